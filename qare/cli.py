@@ -1,0 +1,33 @@
+"""Entry point of the ``qare`` command line.
+
+Each command group lives in its own ``qare.cmd_*`` module and exposes a
+``COMMANDS`` list of click commands; this module only collects them.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from . import __version__
+from .exitcodes import EPILOG
+
+_COMMAND_MODULES = (
+    "qare.cmd_callgraph",  # graph, chain
+    "qare.cmd_javadoc",  # javadoc
+    "qare.cmd_build",  # build
+    "qare.cmd_eval",  # eval, slices, import, baseline, similarity
+    "qare.cmd_sccg",  # sccg extract|redact|execute|score
+)
+
+
+@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="qare")
+def main() -> None:
+    """qare — Java call graphs, API Call Depth/Density and Q-ARE-style datasets."""
+
+
+for _name in _COMMAND_MODULES:
+    for _cmd in importlib.import_module(_name).COMMANDS:
+        main.add_command(_cmd)

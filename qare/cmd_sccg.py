@@ -1,0 +1,3 @@
+"""`qare` commands of this group (filled in by its issue)."""
+
+COMMANDS: list = []
