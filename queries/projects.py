@@ -1,0 +1,440 @@
+"""Project lists: reading them, fetching the projects, and selection (Q-ARE §3.1).
+
+A list is a text file (one project a line: a folder, a git repository, or a
+git URL with an optional ``@commit``; ``#`` starts a comment), a CSV file
+(header row; columns below) or a JSONL file (one JSON object a line), chosen
+by the file's extension (``.csv``, ``.jsonl``/``.ndjson``; anything else is
+text). Columns: ``url`` or ``path`` (or ``source``), ``commit``, ``name``,
+``stars``, ``created_at``, ``classpath`` and ``javadoc``. ``classpath`` and
+``javadoc`` hold paths separated by ``;`` or whitespace in text/CSV (a JSON
+list in JSONL); relative paths resolve against the list file's folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "ProjectSpec",
+    "ProjectListError",
+    "FetchError",
+    "read_project_list",
+    "fetch_project",
+    "Selection",
+    "select_metadata",
+    "select_checkout",
+]
+
+
+class ProjectListError(ValueError):
+    """The project list cannot be read (missing, not UTF-8, bad CSV/JSON, no source column)."""
+
+
+class FetchError(RuntimeError):
+    """A project could not be cloned or checked out."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectSpec:
+    """One line of a project list.
+
+    ``source`` is the location as written (URL, or a path resolved to an
+    absolute path); ``commit`` the requested revision or ``None``; ``name``
+    the project name used in samples (``owner/repo`` for a URL, the folder
+    name for a path, unless the list gives one); ``stars`` and ``created_at``
+    (``datetime.date``) are metadata or ``None``; ``classpath`` and
+    ``javadoc`` absolute paths; ``line`` the 1-based line of the list.
+    """
+
+    source: str
+    commit: str | None = None
+    name: str = ""
+    stars: int | None = None
+    created_at: _dt.date | None = None
+    classpath: tuple[str, ...] = ()
+    javadoc: tuple[str, ...] = ()
+    line: int = 0
+    is_url: bool = False
+
+    @property
+    def key(self) -> str:
+        """A file-name-safe key unique to (source, commit): ``<slug>-<hash10>``."""
+        h = hashlib.sha1(f"{self.source}\0{self.commit or ''}".encode()).hexdigest()[:10]
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name or "project").strip("_")[:60] or "project"
+        return f"{slug}-{h}"
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "commit": self.commit,
+            "name": self.name,
+            "stars": self.stars,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "classpath": list(self.classpath),
+            "javadoc": list(self.javadoc),
+            "line": self.line,
+        }
+
+
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git@[^:]+:)", re.I)
+
+
+def _is_url(s: str) -> bool:
+    return bool(_URL.match(s))
+
+
+def _split_commit(source: str) -> tuple[str, str | None]:
+    """``url@commit`` → (url, commit). Only an ``@`` in the last path
+    segment counts (``git@host:`` and ``user@host`` parts are kept); a local
+    path that exists as written is never split."""
+    if not _is_url(source) and Path(os.path.expanduser(source)).exists():
+        return source, None
+    head, sep, last = source.rpartition("/")
+    if "@" in last and not last.startswith("@"):
+        name, _, rev = last.rpartition("@")
+        if name and rev:
+            return f"{head}{sep}{name}", rev
+    return source, None
+
+
+def _name_from(source: str, is_url: bool) -> str:
+    s = source.rstrip("/")
+    if s.endswith(".git"):
+        s = s[:-4]
+    if is_url:
+        parts = re.split(r"[/:]", s)
+        parts = [p for p in parts if p]
+        return "/".join(parts[-2:]) if len(parts) >= 2 else parts[-1]
+    return Path(s).name
+
+
+def _paths(value, base: Path) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    items = value if isinstance(value, list) else re.split(r"[;\s]+", str(value))
+    out = []
+    for it in items:
+        it = str(it).strip()
+        if not it:
+            continue
+        p = Path(os.path.expanduser(it))
+        out.append(str(p if p.is_absolute() else (base / p).resolve()))
+    return tuple(out)
+
+
+def _date(value, where: str) -> _dt.date | None:
+    if value is None or value == "":
+        return None
+    s = str(value).strip()
+    try:
+        return _dt.date.fromisoformat(s[:10])
+    except ValueError:
+        raise ProjectListError(f"{where}: created_at {s!r} is not an ISO date (YYYY-MM-DD)") from None
+
+
+def _int(value, where: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ProjectListError(f"{where}: stars {value!r} is not an integer") from None
+
+
+def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
+    raw = next((row[k] for k in ("url", "path", "source", "repo") if row.get(k)), None)
+    if not raw:
+        raise ProjectListError(f"{where}: no url/path/source value")
+    raw = str(raw).strip()
+    commit = row.get("commit") or None
+    source, at = _split_commit(raw)
+    commit = (str(commit).strip() if commit else None) or at
+    is_url = _is_url(source)
+    if not is_url:
+        p = Path(os.path.expanduser(source))
+        source = str(p if p.is_absolute() else (base / p).resolve())
+    name = str(row.get("name") or "").strip() or _name_from(source, is_url)
+    return ProjectSpec(
+        source=source,
+        commit=commit,
+        name=name,
+        stars=_int(row.get("stars"), where),
+        created_at=_date(row.get("created_at"), where),
+        classpath=_paths(row.get("classpath"), base),
+        javadoc=_paths(row.get("javadoc"), base),
+        line=line,
+        is_url=is_url,
+    )
+
+
+def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
+    """Read a project list (text, CSV or JSONL; see the module docstring).
+
+    Parameters
+    ----------
+    path : path-like
+        The list file. Relative project paths resolve against its folder.
+
+    Returns
+    -------
+    list of ProjectSpec
+        In file order.
+
+    Raises
+    ------
+    ProjectListError
+        Missing or unreadable file, text that is not UTF-8, a malformed CSV
+        or JSON line, a row without a source, a bad ``stars``/``created_at``
+        value (the message names the file and line).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ProjectListError(f"{p}: cannot read project list ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ProjectListError(f"{p}: not UTF-8 text (byte {e.start})") from None
+    base = p.resolve().parent
+    suffix = p.suffix.lower()
+    specs: list[ProjectSpec] = []
+    if suffix == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        try:
+            for row in reader:
+                row = {(k or "").strip().lower(): (v or "").strip() if isinstance(v, str) else v for k, v in row.items()}
+                if not any(v for v in row.values() if isinstance(v, str)):
+                    continue
+                specs.append(_spec(row, base, reader.line_num, f"{p}:{reader.line_num}"))
+        except csv.Error as e:
+            raise ProjectListError(f"{p}:{reader.line_num}: bad CSV ({e})") from None
+    elif suffix in (".jsonl", ".ndjson"):
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ProjectListError(f"{p}:{i}: bad JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise ProjectListError(f"{p}:{i}: expected a JSON object")
+            specs.append(_spec({str(k).lower(): v for k, v in row.items()}, base, i, f"{p}:{i}"))
+    else:
+        for i, line in enumerate(text.splitlines(), 1):
+            s = line.split("#", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+            if not s:
+                continue
+            specs.append(_spec({"source": s}, base, i, f"{p}:{i}"))
+    return specs
+
+
+# ---------------------------------------------------------------- fetching
+
+
+def _git(args: list[str], cwd: str | os.PathLike | None = None, timeout: float = 600) -> str:
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
+    try:
+        r = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    except FileNotFoundError:
+        raise FetchError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"git {' '.join(args[:2])} timed out after {timeout:.0f} s") from None
+    if r.returncode != 0:
+        msg = (r.stderr or r.stdout).strip().splitlines()
+        raise FetchError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else r.returncode}")
+    return r.stdout.strip()
+
+
+def _head_commit(path: Path) -> str | None:
+    try:
+        return _git(["rev-parse", "HEAD"], cwd=path, timeout=60)
+    except FetchError:
+        return None
+
+
+def _is_bare_repo(path: Path) -> bool:
+    return path.is_dir() and (path / "HEAD").is_file() and (path / "objects").is_dir() and not (path / ".git").exists()
+
+
+def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path, str | None]:
+    """The checkout folder of a project and its pinned commit.
+
+    Local folders are used in place (their ``HEAD`` commit recorded when they
+    are inside a git work tree; a requested commit must equal it). Git URLs
+    and bare repositories are cloned shallowly into
+    ``cache_dir/<spec.key>`` (re-used when present at the right commit); a
+    requested ``commit`` is fetched by id, then checked out.
+
+    Returns
+    -------
+    (Path, str or None)
+        The project root and the full commit id (``None`` for a folder that
+        is not in a git work tree).
+
+    Raises
+    ------
+    FetchError
+        Missing folder, clone/fetch failure, a local checkout at another
+        commit than requested.
+    """
+    src = Path(spec.source)
+    if not spec.is_url and not _is_bare_repo(src):
+        if not src.is_dir():
+            raise FetchError(f"{spec.source}: no such folder")
+        head = _head_commit(src)
+        if spec.commit and head and not head.startswith(spec.commit):
+            raise FetchError(f"{spec.source}: checked out at {head[:12]}, list asks for {spec.commit}")
+        return src, head
+    dest = Path(cache_dir) / spec.key
+    if dest.is_dir() and (dest / ".git").exists():
+        head = _head_commit(dest)
+        if head and (spec.commit is None or head.startswith(spec.commit)):
+            return dest, head
+        shutil.rmtree(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    url = spec.source if spec.is_url else f"file://{src.resolve()}"
+    try:
+        if spec.commit is None:
+            _git(["clone", "--depth", "1", "--no-tags", "-q", url, str(tmp)])
+        else:
+            tmp.mkdir()
+            _git(["init", "-q"], cwd=tmp)
+            _git(["remote", "add", "origin", url], cwd=tmp)
+            try:
+                _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", spec.commit], cwd=tmp)
+            except FetchError:
+                # servers that refuse fetch-by-id (or an abbreviated id): full clone instead
+                _git(["fetch", "-q", "--no-tags", "origin"], cwd=tmp)
+                _git(["checkout", "-q", "--detach", spec.commit], cwd=tmp)
+            else:
+                _git(["checkout", "-q", "--detach", "FETCH_HEAD"], cwd=tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest, _head_commit(dest)
+
+
+# ---------------------------------------------------------------- selection
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Selection criteria (Q-ARE §3.1). ``None``/empty disables a criterion.
+
+    Stars and dates apply when the list gives the metadata; a project
+    without it is kept (with a note) unless ``require_metadata``.
+    """
+
+    min_stars: int | None = None
+    created_after: _dt.date | None = None
+    created_before: _dt.date | None = None
+    require_metadata: bool = False
+    require_tests: bool = False
+    require_libs: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return {
+            "min_stars": self.min_stars,
+            "created_after": self.created_after.isoformat() if self.created_after else None,
+            "created_before": self.created_before.isoformat() if self.created_before else None,
+            "require_metadata": self.require_metadata,
+            "require_tests": self.require_tests,
+            "require_libs": list(self.require_libs),
+        }
+
+
+def select_metadata(spec: ProjectSpec, sel: Selection) -> tuple[bool, str]:
+    """Verdict from the list's metadata alone: ``(keep, reason)``.
+
+    ``created_after`` and ``created_before`` are inclusive bounds.
+    """
+    notes = []
+    if sel.min_stars is not None:
+        if spec.stars is None:
+            if sel.require_metadata:
+                return False, "no stars metadata (--require-metadata)"
+            notes.append("stars unknown")
+        elif spec.stars < sel.min_stars:
+            return False, f"stars {spec.stars} < {sel.min_stars}"
+    if sel.created_after is not None or sel.created_before is not None:
+        if spec.created_at is None:
+            if sel.require_metadata:
+                return False, "no created_at metadata (--require-metadata)"
+            notes.append("created_at unknown")
+        else:
+            if sel.created_after and spec.created_at < sel.created_after:
+                return False, f"created {spec.created_at} before {sel.created_after}"
+            if sel.created_before and spec.created_at > sel.created_before:
+                return False, f"created {spec.created_at} after {sel.created_before}"
+    return True, "; ".join(notes)
+
+
+_IMPORT = re.compile(rb"^\s*import\s+(?:static\s+)?([\w.]+)", re.M)
+_TEST_DIRS = {"test", "tests", "androidTest", "testFixtures", "integrationTest", "it"}
+
+
+def _is_test_path(rel: Path) -> bool:
+    return any(part in _TEST_DIRS for part in rel.parts[:-1]) or rel.name.endswith(("Test.java", "Tests.java", "IT.java"))
+
+
+def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tuple[bool, str]:
+    """Verdict from the checkout: test sources (``--require-tests``) and
+    imported library prefixes (``--require-libs``): ``(keep, reason)``.
+
+    A test source is a ``.java`` file under a folder named ``test``,
+    ``tests``, ``androidTest``, ``testFixtures``, ``integrationTest`` or
+    ``it``, or named ``*Test.java``/``*Tests.java``/``*IT.java``. A library
+    is used when an ``import`` (or ``import static``) names a type under one
+    of the prefixes (``org.springframework`` matches
+    ``org.springframework.web.bind.annotation.GetMapping``).
+    """
+    if not sel.require_tests and not sel.require_libs:
+        return True, ""
+    has_tests = False
+    found_lib = None
+    prefixes = tuple(p.rstrip(".") for p in sel.require_libs)
+    n = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for fn in filenames:
+            if not fn.endswith(".java"):
+                continue
+            n += 1
+            if n > max_files:
+                break
+            rel = Path(dirpath, fn).relative_to(root)
+            if not has_tests and _is_test_path(rel):
+                has_tests = True
+            if prefixes and found_lib is None:
+                try:
+                    with open(Path(dirpath, fn), "rb") as fh:
+                        head = fh.read(200_000)
+                except OSError:
+                    continue
+                for m in _IMPORT.finditer(head):
+                    name = m.group(1).decode("ascii", "replace")
+                    hit = next((p for p in prefixes if name == p or name.startswith(p + ".")), None)
+                    if hit:
+                        found_lib = hit
+                        break
+            if (has_tests or not sel.require_tests) and (found_lib or not prefixes):
+                break
+    if sel.require_tests and not has_tests:
+        return False, "no test sources (--require-tests)"
+    if prefixes and not found_lib:
+        return False, f"imports none of {', '.join(prefixes)} (--require-libs)"
+    return True, ""

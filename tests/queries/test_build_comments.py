@@ -1,0 +1,103 @@
+"""Comment cleaning, query extraction and language detection (queries.comments)."""
+
+import pytest
+
+from queries.comments import clean_comment, detect_lang, extract_query
+
+
+JAVADOC = """/**
+     * Processes a user comment: trims it and
+     * rejects it when {@link #isCommentEmpty(String) empty}.
+     * <p>
+     * Uses {@code StringUtils} from <a href="https://x">commons-lang</a> &amp; more.
+     *
+     * @param text the raw comment
+     * @return the cleaned comment, or {@code null}
+     * @throws IllegalStateException never
+     */"""
+
+
+def test_javadoc_description_stops_at_block_tags_and_drops_markup():
+    assert clean_comment(JAVADOC) == (
+        "Processes a user comment: trims it and\n"
+        "rejects it when empty.\n"
+        "Uses StringUtils from commons-lang & more."
+    )
+
+
+def test_query_is_first_two_description_lines_joined():
+    assert extract_query(JAVADOC) == "Processes a user comment: trims it and rejects it when empty."
+    assert extract_query(JAVADOC, lines=1) == "Processes a user comment: trims it and"
+    assert extract_query(JAVADOC, lines=5).endswith("Uses StringUtils from commons-lang & more.")
+    with pytest.raises(ValueError):
+        extract_query(JAVADOC, lines=0)
+
+
+def test_inline_link_forms():
+    raw = "/** See {@link java.util.List#add(Object)}, {@linkplain Foo label text}, {@link #bar} and {@inheritDoc}. */"
+    assert clean_comment(raw) == "See java.util.List.add, label text, bar and ."
+
+
+def test_nested_inline_tags_and_literal_braces():
+    assert clean_comment("/** Returns {@code Map<String, {@literal List}>} items. */") == (
+        "Returns Map<String, List> items."
+    )
+
+
+def test_code_keeps_generics_and_entities_literal():
+    assert clean_comment("/** Returns a {@code List<String>} of {@code a &amp; b}. */") == (
+        "Returns a List<String> of a &amp; b."
+    )
+
+
+def test_at_line_inside_pre_is_not_a_tag():
+    raw = """/**
+ * Example:
+ * <pre>
+ * @Override
+ * void run() {}
+ * </pre>
+ * Ends here.
+ * @since 1.0
+ */"""
+    assert clean_comment(raw) == "Example:\n@Override\nvoid run() {}\nEnds here."
+
+
+def test_line_comments_and_block_comments():
+    assert clean_comment("// Loads the config file.\n//   Falls back to defaults.") == (
+        "Loads the config file.\nFalls back to defaults."
+    )
+    assert clean_comment("/* plain block\n   second */") == "plain block\nsecond"
+    assert extract_query("/// triple slash") == "triple slash"
+
+
+def test_tags_only_comment_has_empty_description():
+    assert clean_comment("/**\n * @param x the x\n * @return y\n */") == ""
+    assert extract_query(None) == ""
+
+
+def test_br_and_p_break_lines():
+    assert clean_comment("/** One<br>two<p>three</p> */") == "One\ntwo\nthree"
+
+
+def test_chinese_comment_is_zh():
+    raw = "/**\n * 处理用户评论，去掉首尾空白。\n * 如果评论为空则返回 null。\n */"
+    q = extract_query(raw)
+    assert q == "处理用户评论，去掉首尾空白。 如果评论为空则返回 null。"
+    assert detect_lang(q) == "zh"
+
+
+@pytest.mark.parametrize(
+    "text,lang",
+    [
+        ("Returns the user name.", "en"),
+        ("ユーザー名を返す", "ja"),
+        ("사용자 이름을 반환합니다", "ko"),
+        ("Возвращает имя пользователя", "ru"),
+        ("Returns the 用户 name", "zh"),
+        ("123 -- !!", "und"),
+        ("", "und"),
+    ],
+)
+def test_detect_lang_by_script(text, lang):
+    assert detect_lang(text) == lang
