@@ -1,0 +1,945 @@
+"""The classpath signature index: library types from jars, class folders and the JDK.
+
+This is the "classpath → JDK" end of the resolution chain (JavaParser's
+``JarTypeSolver``/``ReflectionTypeSolver`` in spirit): each entry can say
+"no" cheaply from a class-name index built up front (the zip central
+directory, a folder walk, the JDK's ``lib/modules`` location table); a class
+file is parsed only when a type is looked up, and hits and misses are cached.
+
+Names handed out are in *source form*: nested types joined by ``.``
+(``java.util.Map.Entry``), arrays as ``int[]``, a varargs last parameter as
+``java.lang.Object...`` — the same spelling as method ids in DESIGN.md
+"Identifiers". Which ``$`` marks nesting is decided by the class files'
+``InnerClasses`` attributes (JVMS §4.7.6), not by the character.
+
+Public API
+----------
+- :class:`ClasspathIndex` — ``open(entries, jdk=...)``, ``lookup``,
+  ``lookup_result``, ``has_type``, ``types_in_package``, ``is_jdk_package``,
+  ``jdk_packages``, ``warnings``
+- :class:`TypeSig`, :class:`MethodSig`, :class:`FieldSig`, :class:`Solved`,
+  :class:`Unsolved`
+- :func:`discover_classpath`, :func:`maven_build_classpath`, :func:`is_third_party`,
+  :func:`find_jdk`
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from . import _classfile as cf
+from ._jimage import JImage, JImageError
+
+__all__ = [
+    "ClasspathIndex",
+    "TypeSig",
+    "MethodSig",
+    "FieldSig",
+    "Solved",
+    "Unsolved",
+    "is_third_party",
+    "find_jdk",
+]
+
+#: Limits for reading archives (zip bombs, hostile jars).
+MAX_ZIP_ENTRIES = 200_000
+MAX_CLASS_BYTES = 16 * 1024 * 1024
+MAX_POM_PROPERTIES_BYTES = 64 * 1024
+_OPEN_JARS = 64  # at most this many jars held open at once (LRU)
+
+_PRIMITIVES = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int",
+               "J": "long", "S": "short", "Z": "boolean", "V": "void"}
+_IDENT = re.compile(r"[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*\Z")
+
+
+# --------------------------------------------------------------------------- facts
+
+@dataclass(frozen=True, slots=True)
+class MethodSig:
+    """One method or constructor of a library type.
+
+    Attributes
+    ----------
+    name : str
+        Simple name; ``"<init>"`` for constructors.
+    params : tuple[str, ...]
+        Erased parameter types in source form (``"java.lang.String"``, ``"int[]"``,
+        ``"java.util.Map.Entry"``); a varargs last parameter as ``"java.lang.Object..."``.
+        Constructors of inner (non-static) classes leave out the enclosing
+        instance, enum constructors the implicit name/ordinal — as in source.
+    returns : str
+        Erased return type in source form (``"void"`` for constructors).
+    static, varargs, abstract : bool
+    access : str
+        ``"public"`` | ``"protected"`` | ``"package"`` | ``"private"``.
+    generic_returns : str or None
+        The return part of the method's ``Signature`` attribute (JVMS §4.7.9.1),
+        e.g. ``"TE;"``, or None when the method has no Signature attribute.
+    """
+
+    name: str
+    params: tuple[str, ...]
+    returns: str
+    static: bool
+    varargs: bool
+    abstract: bool
+    access: str
+    generic_returns: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSig:
+    """A field: name, erased type in source form, whether it is static."""
+
+    name: str
+    type: str
+    static: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TypeSig:
+    """A library type as declared in its class file.
+
+    Attributes
+    ----------
+    fqn : str
+        Source FQN, nested types joined by ``.`` (``"java.util.Map.Entry"``).
+    kind : str
+        ``"class"`` | ``"interface"`` | ``"enum"`` | ``"record"`` | ``"annotation"``.
+    superclass : str or None
+        Source FQN (None for ``java.lang.Object`` and for interfaces, whose class
+        file names ``java.lang.Object``; see docs/classpath.md).
+    interfaces : tuple[str, ...]
+    methods : tuple[MethodSig, ...]
+        Declared in this type only; synthetic and bridge methods and ``<clinit>`` left out.
+    fields : tuple[FieldSig, ...]
+        Declared in this type only; synthetic fields left out.
+    nested : tuple[str, ...]
+        Source FQNs of the member types.
+    type_params : tuple[str, ...]
+        Names of the type's own type parameters, e.g. ``("K", "V")``.
+    origin : str
+        ``"jdk"`` | ``"jar"`` (a class folder counts as ``"jar"``).
+    library : str or None
+        Maven ``group:artifact:version`` of the jar, or None.
+    location : str
+        The jar or folder path, or ``"jrt:/<module>"`` for the JDK.
+    """
+
+    fqn: str
+    kind: str
+    superclass: str | None
+    interfaces: tuple[str, ...]
+    methods: tuple[MethodSig, ...]
+    fields: tuple[FieldSig, ...]
+    nested: tuple[str, ...]
+    type_params: tuple[str, ...]
+    origin: str
+    library: str | None
+    location: str
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """A successful lookup: ``solved(TypeSig)``."""
+
+    type: TypeSig
+
+
+@dataclass(frozen=True, slots=True)
+class Unsolved:
+    """A failed lookup: ``unsolved(name, reason)``; reason is human-readable."""
+
+    name: str
+    reason: str
+
+
+# --------------------------------------------------------------------------- sources
+
+class _Source:
+    """One classpath entry: a set of internal class names and a way to read them."""
+
+    origin = "jar"
+    library: str | None = None
+    path: str = ""
+
+    names: frozenset[str] | set[str]
+
+    def read(self, name: str) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def location(self, name: str) -> str:
+        return self.path
+
+
+class _JarSource(_Source):
+    def __init__(self, path: Path, warnings: list, lru: "collections.OrderedDict[str, zipfile.ZipFile]"):
+        self.path = str(path)
+        self._lru = lru
+        self._warnings = warnings
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ZIP_ENTRIES:
+                raise _EntryError(f"zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES}); not indexed")
+            names: dict[str, zipfile.ZipInfo] = {}
+            unsafe = 0
+            poms: list[tuple[str, zipfile.ZipInfo]] = []
+            for info in infos:
+                fn = info.filename
+                if fn.startswith("/") or "\\" in fn or ".." in fn.split("/"):
+                    unsafe += 1
+                    continue
+                if fn.endswith(".class"):
+                    # Multi-release jars: base entries only (META-INF/versions/N/ ignored).
+                    if fn.startswith("META-INF/"):
+                        continue
+                    names[fn[:-6]] = info
+                elif fn.startswith("META-INF/maven/") and fn.endswith("/pom.properties"):
+                    poms.append((fn, info))
+            if unsafe:
+                warnings.append((self.path, f"{unsafe} zip entries with unsafe paths ('..', absolute) ignored"))
+            self.library = _library_from_poms(zf, poms, path, warnings) or _library_from_path(path)
+        self._infos = names
+        self.names = names.keys()
+
+    def _zip(self) -> zipfile.ZipFile:
+        zf = self._lru.get(self.path)
+        if zf is not None:
+            self._lru.move_to_end(self.path)
+            return zf
+        zf = zipfile.ZipFile(self.path)
+        self._lru[self.path] = zf
+        if len(self._lru) > _OPEN_JARS:
+            _, old = self._lru.popitem(last=False)
+            old.close()
+        return zf
+
+    def read(self, name: str) -> bytes:
+        info = self._infos[name]
+        if info.file_size > MAX_CLASS_BYTES:
+            raise _EntryError(f"declared size {info.file_size} bytes exceeds limit {MAX_CLASS_BYTES}")
+        with self._zip().open(info) as fh:
+            data = fh.read(MAX_CLASS_BYTES + 1)
+        if len(data) > MAX_CLASS_BYTES:
+            raise _EntryError(f"inflates beyond {MAX_CLASS_BYTES} bytes")
+        return data
+
+
+class _DirSource(_Source):
+    def __init__(self, path: Path, warnings: list):
+        self.path = str(path)
+        root = path.resolve()
+        names = set()
+        seen_dirs = set()
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+            real = os.path.realpath(dirpath)
+            if real in seen_dirs:  # symlink loop
+                dirnames[:] = []
+                continue
+            seen_dirs.add(real)
+            rel = os.path.relpath(dirpath, root)
+            if rel == "." :
+                rel = ""
+            if rel.startswith("META-INF"):
+                dirnames[:] = []
+                continue
+            for fn in filenames:
+                if fn.endswith(".class"):
+                    names.add((rel.replace(os.sep, "/") + "/" if rel else "") + fn[:-6])
+            if len(names) > MAX_ZIP_ENTRIES:
+                warnings.append((self.path, f"more than {MAX_ZIP_ENTRIES} class files; rest not indexed"))
+                break
+        self._root = root
+        self.names = names
+        self.library = None
+
+    def read(self, name: str) -> bytes:
+        p = self._root / (name + ".class")
+        size = p.stat().st_size
+        if size > MAX_CLASS_BYTES:
+            raise _EntryError(f"{size} bytes exceeds limit {MAX_CLASS_BYTES}")
+        return p.read_bytes()
+
+    def location(self, name: str) -> str:
+        return self.path
+
+
+class _JdkSource(_Source):
+    origin = "jdk"
+
+    def __init__(self, image: JImage):
+        self._image = image
+        self.packages = image.packages
+        self.path = str(image.path)
+        self.names = image.classes.keys()
+
+    def read(self, name: str) -> bytes:
+        return self._image.read(self._image.classes[name])
+
+    def location(self, name: str) -> str:
+        return "jrt:/" + self._image.classes[name].module
+
+
+class _CtSymSource(_JarSource):
+    """Fallback JDK source: ``lib/ct.sym`` (``<releases>/<module>/<pkg>/<Cls>.sig`` entries)."""
+
+    origin = "jdk"
+
+    def __init__(self, path: Path, warnings: list, lru):
+        self.path = str(path)
+        self._lru = lru
+        self._warnings = warnings
+        self.library = None
+        best: dict[str, tuple[str, zipfile.ZipInfo, str]] = {}
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ZIP_ENTRIES * 2:
+                raise _EntryError(f"ct.sym has {len(infos)} entries; not indexed")
+            # Release folders are named by the release letters they cover
+            # ("9ABCDEFGHIJ", "N", ...); the newest release is the largest letter.
+            for info in infos:
+                parts = info.filename.split("/")
+                if len(parts) < 3 or not info.filename.endswith(".sig") or ".." in parts:
+                    continue
+                rel, module = parts[0], parts[1]
+                name = "/".join(parts[2:])[:-4]
+                if name.endswith("module-info"):
+                    continue
+                key = max(rel)
+                cur = best.get(name)
+                if cur is None or key > cur[0]:
+                    best[name] = (key, info, module)
+        self._infos = {n: v[1] for n, v in best.items()}
+        self._modules = {n: v[2] for n, v in best.items()}
+        self.names = self._infos.keys()
+
+    def location(self, name: str) -> str:
+        return "jrt:/" + self._modules.get(name, "?")
+
+
+class _EntryError(Exception):
+    pass
+
+
+def _library_from_poms(zf: zipfile.ZipFile, poms, path: Path, warnings: list) -> str | None:
+    """``group:artifact:version`` from META-INF/maven/**/pom.properties.
+
+    One file: use it. Several (shaded jars): the one whose artifactId the jar
+    file name starts with; otherwise none (the path layout may still decide).
+    """
+    found = []
+    for fn, info in poms:
+        if info.file_size > MAX_POM_PROPERTIES_BYTES:
+            continue
+        try:
+            with zf.open(info) as fh:
+                raw = fh.read(MAX_POM_PROPERTIES_BYTES)
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+            warnings.append((str(path), f"{fn}: unreadable ({exc})"))
+            continue
+        props = _parse_properties(raw.decode("latin-1"))
+        g, a, v = props.get("groupId"), props.get("artifactId"), props.get("version")
+        if g and a and v:
+            found.append((g, a, v))
+    if len(found) == 1:
+        return ":".join(found[0])
+    stem = path.name
+    matches = [f for f in found if stem.startswith(f[1] + "-") or stem == f[1] + ".jar"]
+    if len(matches) == 1:
+        return ":".join(matches[0])
+    return None
+
+
+def _parse_properties(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#!":
+            continue
+        m = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+_REPO_MARKERS = (("repository",), ("maven-repo",), ("files-2.1",))
+
+
+def _library_from_path(path: Path) -> str | None:
+    """Coordinates from a repository layout.
+
+    Maven: ``<repo>/g/r/o/u/p/artifact/version/artifact-version[-classifier].jar``
+    where ``<repo>`` is a folder named ``repository`` (``~/.m2/repository``) or
+    ``maven-repo`` (Debian). Gradle: ``files-2.1/group/artifact/version/<sha1>/artifact-version.jar``.
+    """
+    parts = Path(os.path.abspath(path)).parts
+    name = parts[-1]
+    if "files-2.1" in parts:
+        i = len(parts) - 1 - parts[::-1].index("files-2.1")
+        rest = parts[i + 1:]
+        if len(rest) == 5 and name.startswith(f"{rest[1]}-{rest[2]}"):
+            return f"{rest[0]}:{rest[1]}:{rest[2]}"
+        return None
+    for marker in ("repository", "maven-repo"):
+        if marker in parts:
+            i = len(parts) - 1 - parts[::-1].index(marker)
+            rest = parts[i + 1:]
+            if len(rest) >= 4:
+                artifact, version = rest[-3], rest[-2]
+                if name.startswith(f"{artifact}-{version}"):
+                    return f"{'.'.join(rest[:-3])}:{artifact}:{version}"
+    return None
+
+
+# --------------------------------------------------------------------------- JDK
+
+_JDK_CACHE: dict[tuple, tuple] = {}
+
+
+def find_jdk(jdk: str | os.PathLike | None = "auto") -> Path | None:
+    """The JDK home to read.
+
+    Parameters
+    ----------
+    jdk : str, path or None
+        ``"auto"``: ``$JAVA_HOME`` if set and it has ``lib/modules`` (or
+        ``jre/lib/rt.jar``), else the ``java`` on ``PATH`` resolved through
+        symlinks to its home; a path: that home; None: no JDK.
+
+    Returns
+    -------
+    Path or None
+    """
+    if jdk is None:
+        return None
+    if jdk != "auto":
+        return Path(jdk)
+    env = os.environ.get("JAVA_HOME")
+    if env and _looks_like_jdk(Path(env)):
+        return Path(env)
+    exe = shutil.which("java")
+    if exe:
+        home = Path(os.path.realpath(exe)).parent.parent
+        if home.name == "jre" and _looks_like_jdk(home.parent):
+            home = home.parent
+        if _looks_like_jdk(home):
+            return home
+    return None
+
+
+def _looks_like_jdk(home: Path) -> bool:
+    return (home / "lib" / "modules").is_file() or (home / "jre" / "lib" / "rt.jar").is_file() \
+        or (home / "lib" / "rt.jar").is_file() or (home / "lib" / "ct.sym").is_file()
+
+
+def _cache_dir() -> Path | None:
+    env = os.environ.get("QARE_CACHE_DIR")
+    if env is not None:
+        return Path(env) if env not in ("", "0", "off") else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "qare"
+
+
+def _open_jimage(modules: Path, warnings: list) -> JImage:
+    st = modules.stat()
+    key = (str(modules.resolve()), st.st_size, st.st_mtime_ns)
+    hit = _JDK_CACHE.get(key)
+    if hit is not None:
+        return hit[0]
+    index = None
+    packages = None
+    cache = _cache_dir()
+    cache_file = None
+    if cache is not None:
+        import hashlib
+        tag = hashlib.sha1(repr(key).encode()).hexdigest()[:16]
+        cache_file = cache / f"jimage-index-{tag}.json"
+        try:
+            raw = json.loads(cache_file.read_text())
+            if raw.get("key") == list(key):
+                from ._jimage import JImageEntry
+                mods = raw["modules"]
+                index = {n: JImageEntry(mods[m], o, c, s) for n, (m, o, c, s) in raw["classes"].items()}
+                packages = frozenset(raw["packages"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            index = packages = None
+    image = JImage(modules, index=index, packages=packages)
+    if index is None and cache_file is not None:
+        try:
+            mods = sorted({e.module for e in image.classes.values()})
+            mi = {m: i for i, m in enumerate(mods)}
+            payload = {"key": list(key), "modules": mods, "packages": sorted(image.packages),
+                       "classes": {n: [mi[e.module], e.offset, e.compressed, e.size]
+                                   for n, e in image.classes.items()}}
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(payload, separators=(",", ":")))
+            os.replace(tmp, cache_file)
+        except OSError:
+            pass  # the cache is an optimisation only
+    _JDK_CACHE[key] = (image,)
+    return image
+
+
+def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
+    modules = home / "lib" / "modules"
+    if modules.is_file():
+        try:
+            image = _open_jimage(modules, warnings)
+            if image.compressed_count:
+                warnings.append((str(modules), f"{image.compressed_count} class resources are compressed; "
+                                 "'zip' ones are inflated, others reported on lookup"))
+            return _JdkSource(image)
+        except (JImageError, OSError) as exc:
+            warnings.append((str(modules), f"cannot read jimage ({exc}); trying lib/ct.sym"))
+    for rt in (home / "jre" / "lib" / "rt.jar", home / "lib" / "rt.jar"):
+        if rt.is_file():
+            try:
+                src = _JarSource(rt, warnings, lru)
+                src.origin = "jdk"
+                src.library = None
+                return src
+            except (zipfile.BadZipFile, OSError, _EntryError) as exc:
+                warnings.append((str(rt), f"cannot read JDK 8 rt.jar ({exc})"))
+    ctsym = home / "lib" / "ct.sym"
+    if ctsym.is_file():
+        try:
+            src = _CtSymSource(ctsym, warnings, lru)
+            warnings.append((str(ctsym), "JDK types read from ct.sym (the javac API signatures) instead of lib/modules"))
+            return src
+        except (zipfile.BadZipFile, OSError, _EntryError) as exc:
+            warnings.append((str(ctsym), f"cannot read ct.sym ({exc})"))
+    warnings.append((str(home), "no readable JDK class data (lib/modules, rt.jar, ct.sym); JDK types unknown"))
+    return None
+
+
+# --------------------------------------------------------------------------- the index
+
+class ClasspathIndex:
+    """Library types of a classpath (jars, class folders) and the JDK.
+
+    Build with :meth:`open`. Entries are searched JDK first, then in classpath
+    order; the first entry that has a class wins (as on the JVM's class path).
+
+    Attributes
+    ----------
+    jdk_packages : frozenset[str]
+        Packages (dotted) of every module in the JDK image, exported or not.
+    jdk_home : Path or None
+        The JDK whose classes are indexed.
+    warnings : list[tuple[str, str]]
+        ``(path, reason)`` for every problem met: corrupt jar, bad class file,
+        unsafe zip entry, unreadable JDK image.
+    """
+
+    def __init__(self) -> None:
+        self.warnings: list[tuple[str, str]] = []
+        self.jdk_packages: frozenset[str] = frozenset()
+        self.jdk_home: Path | None = None
+        self._sources: list[_Source] = []
+        self._owner: dict[str, _Source] = {}
+        self._cache: dict[str, Solved | Unsolved] = {}
+        self._raw_cache: dict[str, cf.RawClass | None] = {}
+        self._src_name_cache: dict[str, str] = {}
+        self._pkg_types: dict[str, list[str]] | None = None
+        self._lru: collections.OrderedDict = collections.OrderedDict()
+
+    @classmethod
+    def open(cls, entries: Iterable[str | os.PathLike] = (), *, jdk: str | os.PathLike | None = "auto") -> "ClasspathIndex":
+        """Index jars, class folders and the JDK.
+
+        Parameters
+        ----------
+        entries : iterable of str or Path
+            Jar files and class folders, in classpath order. Missing or corrupt
+            entries are recorded in ``warnings`` and skipped.
+        jdk : str, path or None
+            A JDK home, ``"auto"`` (see :func:`find_jdk`) or None for no JDK.
+
+        Returns
+        -------
+        ClasspathIndex
+            Never raises for bad entries.
+        """
+        self = cls()
+        home = find_jdk(jdk)
+        if home is None and jdk is not None:
+            self.warnings.append((str(jdk), "no JDK found (JAVA_HOME, java on PATH); JDK types and packages unknown"))
+        if home is not None:
+            self.jdk_home = home
+            src = _open_jdk(home, self.warnings, self._lru)
+            if src is not None:
+                self._add(src)
+                self.jdk_packages = getattr(src, "packages", None) or frozenset(
+                    n.rpartition("/")[0].replace("/", ".") for n in src.names if "/" in n)
+        for entry in entries:
+            p = Path(entry)
+            try:
+                if p.is_dir():
+                    self._add(_DirSource(p, self.warnings))
+                elif p.is_file():
+                    self._add(_JarSource(p, self.warnings, self._lru))
+                else:
+                    self.warnings.append((str(p), "classpath entry does not exist"))
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                    NotImplementedError, _EntryError) as exc:
+                self.warnings.append((str(p), f"unreadable classpath entry: {type(exc).__name__}: {exc}"))
+        return self
+
+    def _add(self, src: _Source) -> None:
+        self._sources.append(src)
+        owner = self._owner
+        for n in src.names:
+            if n not in owner:
+                owner[n] = src
+
+    def close(self) -> None:
+        """Close the jars held open for lazy reads."""
+        while self._lru:
+            self._lru.popitem()[1].close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---------------------------------------------------------------- name mapping
+
+    def _candidates(self, fqn: str) -> Iterable[str]:
+        """Internal names a source FQN may denote: top-level first, then ever deeper nesting."""
+        parts = fqn.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            yield "/".join(parts[:k]) + "/" + "$".join(parts[k:])
+        if len(parts) == 1:
+            yield fqn
+
+    def _internal(self, fqn: str) -> str | None:
+        owner = self._owner
+        if "/" in fqn:
+            return fqn if fqn in owner else None
+        for c in self._candidates(fqn):
+            if c in owner:
+                return c
+        return None
+
+    def has_type(self, fqn: str) -> bool:
+        """Whether some entry has a class file for this source FQN (no parsing)."""
+        return self._internal(fqn) is not None
+
+    def types_in_package(self, pkg: str) -> list[str]:
+        """Sorted source FQNs of the top-level types of a package (for on-demand imports).
+
+        Names with ``$`` are taken as nested when the part before the last
+        ``$`` is itself a class on the classpath (the class files are not parsed here).
+        """
+        if self._pkg_types is None:
+            by_pkg: dict[str, list[str]] = collections.defaultdict(list)
+            owner = self._owner
+            for n in owner:
+                if n.endswith("package-info") or n.endswith("module-info"):
+                    continue
+                p, _, simple = n.rpartition("/")
+                if "$" in simple:
+                    head = n[: n.rindex("$")]
+                    if head in owner or not simple.rpartition("$")[2] or simple.startswith("$"):
+                        continue
+                by_pkg[p.replace("/", ".")].append(n.replace("/", "."))
+            self._pkg_types = {k: sorted(v) for k, v in by_pkg.items()}
+        return list(self._pkg_types.get(pkg, ()))
+
+    def is_jdk_package(self, pkg: str) -> bool:
+        """Whether ``pkg`` (dotted) is a package of the JDK image's modules."""
+        return pkg in self.jdk_packages
+
+    def _source_name(self, internal: str, inner: dict[str, cf.InnerClass]) -> str:
+        """Source form of an internal class name referenced from a class with these InnerClasses."""
+        ic = inner.get(internal)
+        if ic is not None and ic.outer is not None and ic.simple_name:
+            return self._source_name(ic.outer, inner) + "." + ic.simple_name
+        if "$" not in internal:
+            return internal.replace("/", ".")
+        hit = self._src_name_cache.get(internal)
+        if hit is not None:
+            return hit
+        # Not listed in InnerClasses: decide from the classpath — nested when
+        # the part before the last '$' is a class we know and the rest is an identifier.
+        head, _, tail = internal.rpartition("$")
+        if head and tail and not tail[0].isdigit() and _IDENT.match(tail) and head in self._owner:
+            out = self._source_name(head, inner) + "." + tail
+        else:
+            out = internal.replace("/", ".")
+        self._src_name_cache[internal] = out
+        return out
+
+    # ---------------------------------------------------------------- lookup
+
+    def lookup(self, fqn: str) -> TypeSig | None:
+        """The type's signature, or None (reason via :meth:`lookup_result`)."""
+        r = self.lookup_result(fqn)
+        return r.type if isinstance(r, Solved) else None
+
+    def lookup_result(self, fqn: str) -> Solved | Unsolved:
+        """``Solved(TypeSig)`` or ``Unsolved(fqn, reason)``; never raises.
+
+        Parameters
+        ----------
+        fqn : str
+            Source FQN (``java.util.Map.Entry``); a binary name with ``$`` or an
+            internal name with ``/`` is accepted too.
+        """
+        hit = self._cache.get(fqn)
+        if hit is not None:
+            return hit
+        try:
+            res = self._lookup(fqn)
+        except Exception as exc:  # the contract: never an exception out of lookup
+            res = Unsolved(fqn, f"internal error: {type(exc).__name__}: {exc}")
+        self._cache[fqn] = res
+        return res
+
+    def _lookup(self, fqn: str) -> Solved | Unsolved:
+        internal = self._internal(fqn)
+        if internal is None:
+            return Unsolved(fqn, "not on the classpath")
+        src = self._owner[internal]
+        raw = self._raw(internal)
+        if isinstance(raw, str):
+            return Unsolved(fqn, raw)
+        return self._to_typesig(raw, src, fqn)
+
+    def _raw(self, internal: str) -> cf.RawClass | str:
+        src = self._owner[internal]
+        try:
+            data = src.read(internal)
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError, JImageError,
+                _EntryError, RuntimeError, NotImplementedError) as exc:
+            reason = f"cannot read {internal}.class: {type(exc).__name__}: {exc}"
+            self.warnings.append((src.path, reason))
+            return reason
+        try:
+            raw = cf.parse_class(data)
+        except cf.ClassFormatError as exc:
+            reason = f"bad class file {internal}.class: {exc}"
+            self.warnings.append((src.path, reason))
+            return reason
+        if raw.name != internal:
+            reason = f"{internal}.class declares {raw.name}"
+            self.warnings.append((src.path, reason))
+            return reason
+        return raw
+
+    def _to_typesig(self, raw: cf.RawClass, src: _Source, fqn: str) -> Solved | Unsolved:
+        if raw.access & cf.ACC_MODULE or raw.name.endswith("/module-info"):
+            return Unsolved(fqn, "module-info, not a type")
+        if raw.name.endswith("/package-info") or raw.name == "package-info":
+            return Unsolved(fqn, "package-info, not a type")
+        inner = {ic.inner: ic for ic in raw.inner_classes}
+        own = inner.get(raw.name)
+        if own is not None and (own.outer is None or not own.simple_name):
+            return Unsolved(fqn, "anonymous or local class")
+        if raw.access & cf.ACC_SYNTHETIC:
+            return Unsolved(fqn, "synthetic class")
+        name_of = self._source_name
+        this_fqn = name_of(raw.name, inner)
+
+        if raw.access & cf.ACC_ANNOTATION:
+            kind = "annotation"
+        elif raw.access & cf.ACC_INTERFACE:
+            kind = "interface"
+        elif raw.access & cf.ACC_ENUM:
+            kind = "enum"
+        elif raw.is_record or raw.superclass == "java/lang/Record":
+            kind = "record"
+        else:
+            kind = "class"
+        inner_instance = (own is not None and kind == "class" and not own.access & cf.ACC_STATIC)
+
+        methods = []
+        for m in raw.methods:
+            if m.access & (cf.ACC_SYNTHETIC | cf.ACC_BRIDGE) or m.synthetic_attr or m.name == "<clinit>":
+                continue
+            params, ret = _parse_method_descriptor(m.descriptor, lambda n: name_of(n, inner))
+            varargs = bool(m.access & cf.ACC_VARARGS) and bool(params) and params[-1].endswith("[]")
+            if varargs:
+                params[-1] = params[-1][:-2] + "..."
+            if m.name == "<init>":
+                if inner_instance and params and own is not None and own.outer is not None \
+                        and params[0] == name_of(own.outer, inner):
+                    del params[0]
+                elif kind == "enum" and params[:2] == ["java.lang.String", "int"]:
+                    del params[:2]
+            methods.append(MethodSig(
+                name=m.name, params=tuple(params), returns=ret,
+                static=bool(m.access & cf.ACC_STATIC), varargs=varargs,
+                abstract=bool(m.access & cf.ACC_ABSTRACT), access=_access(m.access),
+                generic_returns=_generic_return(m.signature)))
+        fields = []
+        for f in raw.fields:
+            if f.access & cf.ACC_SYNTHETIC or f.synthetic_attr:
+                continue
+            t, end = _parse_field_type(f.descriptor, 0, lambda n: name_of(n, inner))
+            if end != len(f.descriptor):
+                raise cf.ClassFormatError(f"bad field descriptor {f.descriptor!r}")
+            fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC)))
+        nested = tuple(name_of(ic.inner, inner) for ic in raw.inner_classes
+                       if ic.outer == raw.name and ic.simple_name and not ic.access & cf.ACC_SYNTHETIC)
+        superclass = None if raw.superclass is None else name_of(raw.superclass, inner)
+        if kind in ("interface", "annotation") and superclass == "java.lang.Object":
+            superclass = None
+        return Solved(TypeSig(
+            fqn=this_fqn, kind=kind, superclass=superclass,
+            interfaces=tuple(name_of(i, inner) for i in raw.interfaces),
+            methods=tuple(methods), fields=tuple(fields), nested=nested,
+            type_params=_type_params(raw.signature),
+            origin=src.origin, library=src.library, location=src.location(raw.name)))
+
+
+# --------------------------------------------------------------------------- descriptors
+
+def _access(flags: int) -> str:
+    if flags & cf.ACC_PUBLIC:
+        return "public"
+    if flags & cf.ACC_PROTECTED:
+        return "protected"
+    if flags & cf.ACC_PRIVATE:
+        return "private"
+    return "package"
+
+
+def _parse_field_type(d: str, i: int, name_of) -> tuple[str, int]:
+    dims = 0
+    while d[i] == "[":
+        dims += 1
+        i += 1
+    c = d[i]
+    if c == "L":
+        end = d.index(";", i)
+        t = name_of(d[i + 1:end])
+        i = end + 1
+    elif c in _PRIMITIVES and c != "V":
+        t = _PRIMITIVES[c]
+        i += 1
+    else:
+        raise cf.ClassFormatError(f"bad descriptor {d!r} at {i}")
+    return t + "[]" * dims, i
+
+
+def _parse_method_descriptor(d: str, name_of) -> tuple[list[str], str]:
+    try:
+        if not d.startswith("("):
+            raise cf.ClassFormatError(f"bad method descriptor {d!r}")
+        i = 1
+        params = []
+        while d[i] != ")":
+            t, i = _parse_field_type(d, i, name_of)
+            params.append(t)
+        i += 1
+        if d[i:] == "V":
+            return params, "void"
+        ret, end = _parse_field_type(d, i, name_of)
+        if end != len(d):
+            raise cf.ClassFormatError(f"bad method descriptor {d!r}")
+        return params, ret
+    except (IndexError, ValueError) as exc:
+        if isinstance(exc, cf.ClassFormatError):
+            raise
+        raise cf.ClassFormatError(f"bad method descriptor {d!r}") from None
+
+
+def _generic_return(sig: str | None) -> str | None:
+    if not sig:
+        return None
+    i = _skip_type_params(sig, 0)
+    close = sig.find(")", i)
+    if close < 0:
+        return None
+    ret = sig[close + 1:]
+    return ret.split("^", 1)[0] or None
+
+
+def _skip_type_params(sig: str, i: int) -> int:
+    if i < len(sig) and sig[i] == "<":
+        depth = 0
+        while i < len(sig):
+            if sig[i] == "<":
+                depth += 1
+            elif sig[i] == ">":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+    return i
+
+
+def _type_params(sig: str | None) -> tuple[str, ...]:
+    """Names of the formal type parameters of a class Signature (JVMS §4.7.9.1)."""
+    if not sig or not sig.startswith("<"):
+        return ()
+    out = []
+    i = 1
+    n = len(sig)
+    try:
+        while i < n and sig[i] != ">":
+            colon = sig.index(":", i)
+            out.append(sig[i:colon])
+            i = colon
+            while i < n and sig[i] == ":":  # class bound (may be empty), then interface bounds
+                i += 1
+                if i < n and sig[i] in "LT[":
+                    i = _skip_ref_sig(sig, i)
+    except ValueError:
+        return tuple(out)
+    return tuple(out)
+
+
+def _skip_ref_sig(sig: str, i: int) -> int:
+    while sig[i] == "[":
+        i += 1
+    c = sig[i]
+    if c == "T":
+        return sig.index(";", i) + 1
+    if c != "L":
+        return i + 1  # base type (array element)
+    depth = 0
+    while True:
+        ch = sig[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return i + 1
+        i += 1
+
+
+# --------------------------------------------------------------------------- classification
+
+def is_third_party(fqn_or_package: str, index: ClasspathIndex) -> bool:
+    """Whether a type or package is outside the JDK.
+
+    A dotted name is JDK when it, or a prefix of it ending at a ``.``, is one of
+    ``index.jdk_packages`` (so ``java.util.Map.Entry`` → JDK via ``java.util``;
+    ``javax.servlet.http.HttpServlet`` and ``jakarta.persistence.Entity`` →
+    third-party, ``javax.xml.parsers.DocumentBuilder`` → JDK). The caller
+    excludes the project's own types first. With no JDK indexed everything is
+    third-party (see ``index.warnings``).
+    """
+    name = fqn_or_package
+    pk = index.jdk_packages
+    while name:
+        if name in pk:
+            return False
+        name = name.rpartition(".")[0]
+    return True
+
