@@ -1,0 +1,971 @@
+"""Service-call function extraction (SCCGBench §III-B/III-C) with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import os
+import re
+import sys
+import tokenize
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from ._static import Env, eval_str, literal_value, placeholder, resolve_dict
+
+VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
+_MODULE_CALLS = {
+    **{f"requests.{v}": ("requests", v.upper()) for v in VERBS},
+    "requests.request": ("requests", None),
+    **{f"requests.api.{v}": ("requests", v.upper()) for v in VERBS},
+    **{f"httpx.{v}": ("httpx", v.upper()) for v in VERBS},
+    "httpx.request": ("httpx", None),
+    "httpx.stream": ("httpx", None),
+    "urllib.request.urlopen": ("urllib", None),
+}
+_CLIENTS = {
+    "requests.Session": "requests",
+    "requests.session": "requests",
+    "requests.sessions.Session": "requests",
+    "httpx.Client": "httpx",
+    "httpx.AsyncClient": "httpx",
+    "aiohttp.ClientSession": "aiohttp",
+    "http.client.HTTPSConnection": "http.client",
+    "http.client.HTTPConnection": "http.client",
+}
+_REQUEST_CLASS = "urllib.request.Request"
+_MAX_FILE_BYTES = 1_000_000
+_SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", "build", "dist"}
+_PLACEHOLDER_RE = re.compile(
+    r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
+    re.I,
+)
+_KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth)", re.I)
+#: Comment lines that tool-learning wrapper generators emit verbatim.
+TEMPLATE_COMMENTS = (
+    "define the target rapidapi endpoint url",
+    "set the rapidapi host and key",
+    "send the request to the rapidapi endpoint",
+    "return the json response from the api",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionError:
+    """A file that could not be read or parsed: path relative to the repo and why."""
+
+    repo: str
+    file_path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionResult:
+    """Records (dicts in SCCGBench's schema) kept after dedupe and template
+    filtering, the files that failed, and counts."""
+
+    records: tuple
+    errors: tuple
+    stats: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- imports
+
+
+def _import_map(stmts) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for node in stmts:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    names[a.asname] = a.name
+                else:
+                    top = a.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                if a.name != "*":
+                    names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def _qualname(node: ast.AST, imports: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Name):
+        return imports.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _qualname(node.value, imports)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _target_key(node: ast.AST) -> str | None:
+    """``s`` for a Name, ``self.session`` for an attribute on a name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+# --------------------------------------------------------------------------- module facts
+
+
+@dataclass(slots=True)
+class _Module:
+    tree: ast.Module
+    source: str
+    lines: list
+    imports: dict
+    constants: dict  # name -> value node
+    const_stmts: dict  # name -> statement
+    import_stmts: list
+    clients: dict  # key -> (lib, Call)
+    comment_lines: dict  # lineno -> comment text
+
+
+def _comments(source: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(iter(source.splitlines(keepends=True)).__next__):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.string.lstrip("#").strip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+def _client_of(call: ast.AST, imports) -> str | None:
+    if isinstance(call, ast.Call):
+        return _CLIENTS.get(_qualname(call.func, imports) or "")
+    return None
+
+
+def _collect_clients(body_nodes, imports, into: dict) -> None:
+    for node in body_nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                lib = _client_of(sub.value, imports)
+                key = _target_key(sub.targets[0])
+                if lib and key:
+                    into[key] = (lib, sub.value)
+            elif isinstance(sub, (ast.With, ast.AsyncWith)):
+                for item in sub.items:
+                    lib = _client_of(item.context_expr, imports)
+                    key = _target_key(item.optional_vars) if item.optional_vars is not None else None
+                    if lib and key:
+                        into[key] = (lib, item.context_expr)
+
+
+def _module_facts(source: str) -> _Module:
+    tree = ast.parse(source)
+    imports = _import_map(n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    constants, const_stmts = {}, {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            constants[node.targets[0].id] = node.value
+            const_stmts[node.targets[0].id] = node
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            constants[node.target.id] = node.value
+            const_stmts[node.target.id] = node
+    clients: dict = {}
+    _collect_clients([n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))], imports, clients)
+    return _Module(
+        tree=tree,
+        source=source,
+        lines=source.splitlines(),
+        imports=imports,
+        constants=constants,
+        const_stmts=const_stmts,
+        import_stmts=[n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+        clients=clients,
+        comment_lines=_comments(source),
+    )
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def _kw(call: ast.Call, name: str):
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _arg(call: ast.Call, index: int, name: str):
+    value = _kw(call, name)
+    if value is None and len(call.args) > index and not isinstance(call.args[index], ast.Starred):
+        value = call.args[index]
+    return value
+
+
+def _dict_items(node, env: Env, depth: int = 0) -> list[tuple[str, ast.AST]]:
+    """(key, value node) pairs of the dict *node* denotes, following names,
+    ``**spread`` entries and ``d["k"] = v`` statements."""
+    if node is None or depth > 8:
+        return []
+    if isinstance(node, ast.Name) and not isinstance(env.lookup(node.id), (ast.Dict, type(None), ast.Name)):
+        bound = env.lookup(node.id)
+        if isinstance(bound, ast.Call) and not (isinstance(bound.func, ast.Name) and bound.func.id == "dict"):
+            return _dict_items(bound, env, depth + 1)
+    d = resolve_dict(node, env)
+    items: list[tuple[str, ast.AST]] = []
+    if d is None and isinstance(node, ast.Call):
+        # json.dumps(payload), urlencode(payload).encode(): look through the wrapper
+        inner = node.args[0] if node.args else None
+        if inner is None and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+            inner = node.func.value
+        return _dict_items(inner, env, depth + 1)
+    if d is not None:
+        for k, v in zip(d.keys, d.values):
+            if k is None:
+                items.extend(_dict_items(v, env, depth + 1))
+            else:
+                key = eval_str(k, env)
+                if key is not None:
+                    items.append((key, v))
+    if isinstance(node, ast.Name):
+        for k, v in env.extra.get(node.id, ()):
+            key = eval_str(k, env)
+            if key is not None:
+                items.append((key, v))
+    return items
+
+
+def _value_repr(node: ast.AST, env: Env):
+    lit = literal_value(node)
+    if lit is not None:
+        return lit
+    resolved = eval_str(node, env)
+    return resolved if resolved is not None else placeholder(node)
+
+
+def _split_url(url: str | None) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+    if url is None:
+        return None, None, []
+    text = url.strip()
+    if "://" not in text:
+        if text.startswith("/"):
+            return None, text.split("?", 1)[0] or "/", parse_qsl(text.partition("?")[2], keep_blank_values=True)
+        return None, None, []
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None, None, []
+    host = parts.netloc.rsplit("@", 1)[-1].lower() or None
+    if host and ("{" in host or "}" in host):
+        host = None
+    if host and ":" in host:
+        host = host.split(":", 1)[0]
+    return host, parts.path or "/", parse_qsl(parts.query, keep_blank_values=True)
+
+
+def _join(base: str | None, url: str | None) -> str | None:
+    if not base:
+        return url
+    if url is None:
+        return base
+    if "://" in url:
+        return url
+    return base.rstrip("/") + "/" + url.lstrip("/")
+
+
+@dataclass(slots=True)
+class _Call:
+    lib: str
+    method: str | None
+    url: str | None
+    host: str | None
+    route: str | None
+    params: list  # [{"key","in","value"}]
+    headers: dict
+    line: int
+
+
+def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, requests_vars: dict) -> _Call | None:
+    func = call.func
+    qn = _qualname(func, imports)
+    lib = method = None
+    url_node = None
+    client_call = None
+    if qn in _MODULE_CALLS:
+        lib, method = _MODULE_CALLS[qn]
+        if lib == "urllib":
+            return _urlopen_facts(call, env, imports, requests_vars)
+        if method is None:
+            method_node = _arg(call, 0, "method")
+            m = eval_str(method_node, env) if method_node is not None else None
+            method = m.upper() if m and "{" not in m else None
+            url_node = _arg(call, 1, "url")
+        else:
+            url_node = _arg(call, 0, "url")
+    elif isinstance(func, ast.Attribute):
+        key = _target_key(func.value)
+        client = clients.get(key) if key else None
+        if client is None and isinstance(func.value, ast.Call):
+            lib_ = _client_of(func.value, imports)
+            client = (lib_, func.value) if lib_ else None
+        if client is None:
+            return None
+        lib, client_call = client
+        verb = func.attr
+        if lib == "http.client":
+            if verb != "request":
+                return None
+            return _http_client_facts(call, client_call, env)
+        if verb in VERBS:
+            method = verb.upper()
+            url_node = _arg(call, 0, "url")
+        elif verb in ("request", "stream"):
+            method_node = _arg(call, 0, "method")
+            m = eval_str(method_node, env) if method_node is not None else None
+            method = m.upper() if m and "{" not in m else None
+            url_node = _arg(call, 1, "url")
+        else:
+            return None
+    else:
+        return None
+    url = eval_str(url_node, env) if url_node is not None else None
+    if url is None and url_node is not None:
+        url = placeholder(url_node)
+    params: list[dict] = []
+    headers: dict = {}
+    if client_call is not None:
+        base = _kw(client_call, "base_url")
+        url = _join(eval_str(base, env) if base is not None else None, url)
+        for k, v in _dict_items(_kw(client_call, "headers"), env):
+            headers[k] = _value_repr(v, env)
+        for k, v in _dict_items(_kw(client_call, "params"), env):
+            params.append({"key": k, "in": "query", "value": _value_repr(v, env)})
+    host, route, qkeys = _split_url(url)
+    for k, v in qkeys:
+        params.append({"key": k, "in": "query", "value": v})
+    for k, v in _dict_items(_kw(call, "params"), env):
+        params.append({"key": k, "in": "query", "value": _value_repr(v, env)})
+    for name in ("json", "data"):
+        for k, v in _dict_items(_kw(call, name), env):
+            params.append({"key": k, "in": "body", "value": _value_repr(v, env)})
+    for k, v in _dict_items(_kw(call, "headers"), env):
+        headers[k] = _value_repr(v, env)
+    return _finish(lib, method, url, host, route, params, headers, call.lineno)
+
+
+def _finish(lib, method, url, host, route, params, headers, line) -> _Call:
+    if route:
+        for name in re.findall(r"\{([^{}]*)\}", route):
+            params.append({"key": name, "in": "path", "value": None})
+    for k, v in headers.items():
+        params.append({"key": k, "in": "header", "value": v})
+    seen, unique = set(), []
+    for p in params:
+        if (p["key"], p["in"]) not in seen:
+            seen.add((p["key"], p["in"]))
+            unique.append(p)
+    return _Call(lib, method, url, host, route, unique, headers, line)
+
+
+def _urlopen_facts(call: ast.Call, env: Env, imports: dict, requests_vars: dict) -> _Call:
+    target = _arg(call, 0, "url")
+    req = None
+    if isinstance(target, ast.Call) and _qualname(target.func, imports) == _REQUEST_CLASS:
+        req = target
+    elif isinstance(target, ast.Name) and target.id in requests_vars:
+        req = requests_vars[target.id]
+    data = _arg(call, 1, "data")
+    headers: dict = {}
+    method = None
+    if req is not None:
+        url_node = _arg(req, 0, "url")
+        data = data if data is not None else _arg(req, 1, "data")
+        for k, v in _dict_items(_arg(req, 2, "headers"), env):
+            headers[k] = _value_repr(v, env)
+        m = _kw(req, "method")
+        ms = eval_str(m, env) if m is not None else None
+        method = ms.upper() if ms and "{" not in ms else None
+    else:
+        url_node = target
+    url = eval_str(url_node, env) if url_node is not None else None
+    if url is None and url_node is not None:
+        url = placeholder(url_node)
+    if method is None:
+        method = "POST" if data is not None and not (isinstance(data, ast.Constant) and data.value is None) else "GET"
+    host, route, qkeys = _split_url(url)
+    params = [{"key": k, "in": "query", "value": v} for k, v in qkeys]
+    for k, v in _dict_items(data, env):
+        params.append({"key": k, "in": "body", "value": _value_repr(v, env)})
+    return _finish("urllib", method, url, host, route, params, headers, call.lineno)
+
+
+def _http_client_facts(call: ast.Call, conn: ast.Call, env: Env) -> _Call:
+    host_node = _arg(conn, 0, "host")
+    host = eval_str(host_node, env) if host_node is not None else None
+    if host and ("{" in host or "/" in host):
+        host = None
+    m = eval_str(_arg(call, 0, "method"), env)
+    method = m.upper() if m and "{" not in m else None
+    path_node = _arg(call, 1, "url")
+    path = eval_str(path_node, env) if path_node is not None else None
+    if path is None and path_node is not None:
+        path = placeholder(path_node)
+    url = f"https://{host}{path or ''}" if host else path
+    h, route, qkeys = _split_url(url)
+    headers = {k: _value_repr(v, env) for k, v in _dict_items(_arg(call, 3, "headers"), env)}
+    params = [{"key": k, "in": "query", "value": v} for k, v in qkeys]
+    for k, v in _dict_items(_arg(call, 2, "body"), env):
+        params.append({"key": k, "in": "body", "value": _value_repr(v, env)})
+    return _finish("http.client", method, url, host.lower() if host else h, route, params, headers, call.lineno)
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def _functions(tree: ast.Module):
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node, None
+        elif isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield f"{node.name}.{sub.name}", sub, node
+
+
+def _assignments(fn: ast.AST):
+    """Single-name assignments and ``d["k"] = v`` statements of *fn*, in order."""
+    simple, extra = [], []
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+            t = sub.targets[0]
+            if isinstance(t, ast.Name):
+                simple.append((sub.lineno, t.id, sub.value))
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                extra.append((sub.lineno, t.value.id, t.slice, sub.value))
+        elif isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Name) and sub.value is not None:
+            simple.append((sub.lineno, sub.target.id, sub.value))
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and isinstance(sub.op, ast.Add):
+            simple.append((sub.lineno, sub.target.id, ast.BinOp(ast.Name(sub.target.id), ast.Add(), sub.value)))
+    simple.sort(key=lambda x: x[0])
+    return simple, extra
+
+
+def _env_at(line: int, simple, extra, module: _Module, params: frozenset) -> Env:
+    local: dict = {}
+    for lineno, name, value in simple:
+        if lineno > line and name in local:
+            continue
+        if isinstance(value, ast.BinOp) and isinstance(value.left, ast.Name) and value.left.id == name:
+            # x += y: fold into the earlier binding
+            prev = local.get(name, module.constants.get(name))
+            value = ast.BinOp(prev, ast.Add(), value.right) if prev is not None else value.right
+        local[name] = value
+    ex: dict = defaultdict(list)
+    for lineno, name, key, value in extra:
+        if lineno <= line:
+            ex[name].append((key, value))
+    return Env(local, module.constants, params, ex)
+
+
+def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_Call]:
+    """Every HTTP request the function *fn* issues, in source order."""
+    imports = dict(module.imports)
+    imports.update(_import_map(n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))))
+    clients = dict(module.clients)
+    clients.update(class_clients)
+    _collect_clients([fn], imports, clients)
+    args = fn.args
+    params = frozenset(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
+    simple, extra = _assignments(fn)
+    req_vars = {
+        name: value
+        for _, name, value in simple
+        if isinstance(value, ast.Call) and _qualname(value.func, imports) == _REQUEST_CLASS
+    }
+    calls = []
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.Call):
+            # headers.update({...}) on a session adds default headers
+            env = _env_at(sub.lineno, simple, extra, module, params)
+            facts = _request_facts(sub, env, imports, clients, req_vars)
+            if facts is not None:
+                key = _target_key(sub.func.value) if isinstance(sub.func, ast.Attribute) else None
+                if key in clients:
+                    for k, v in _session_header_updates(fn, key, env):
+                        facts.headers.setdefault(k, v)
+                calls.append(facts)
+    calls.sort(key=lambda c: c.line)
+    for c in calls:
+        _finish_headers(c)
+    return calls
+
+
+def _session_header_updates(fn, key: str, env: Env):
+    out = []
+    for sub in ast.walk(fn):
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "update"
+            and isinstance(sub.func.value, ast.Attribute)
+            and sub.func.value.attr == "headers"
+            and _target_key(sub.func.value.value) == key
+            and sub.args
+        ):
+            out.extend((k, _value_repr(v, env)) for k, v in _dict_items(sub.args[0], env))
+    return out
+
+
+def _finish_headers(c: _Call) -> None:
+    have = {(p["key"], p["in"]) for p in c.params}
+    for k, v in c.headers.items():
+        if (k, "header") not in have:
+            c.params.append({"key": k, "in": "header", "value": v})
+
+
+def _rapidapi_evidence(call: _Call) -> list[str]:
+    ev = []
+    if call.host and call.host.endswith(".p.rapidapi.com"):
+        ev.append("host:*.p.rapidapi.com")
+    lower = {k.lower() for k in call.headers}
+    for h in ("x-rapidapi-host", "x-rapidapi-key"):
+        if h in lower:
+            ev.append(f"header:{h}")
+    return ev
+
+
+# --------------------------------------------------------------------------- code
+
+
+def _strip_docstring(fn):
+    clone = ast.parse(ast.unparse(fn)).body[0]
+    for node in ast.walk(clone):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return clone
+
+
+def normalised_code_hash(fn: ast.AST | str) -> str:
+    """SHA-256 (hex) of ``ast.dump`` of a function without positions or
+    docstrings, so formatting and comment changes do not split duplicates.
+
+    Parameters
+    ----------
+    fn : ast.FunctionDef | ast.AsyncFunctionDef | str
+        A function node, or source whose first statement is the function.
+    """
+    if isinstance(fn, str):
+        fn = ast.parse(fn).body[0]
+    return hashlib.sha256(ast.dump(_strip_docstring(fn), include_attributes=False).encode()).hexdigest()
+
+
+def _structure_hash(fn: ast.AST) -> str:
+    clone = _strip_docstring(fn)
+    for node in ast.walk(clone):
+        if isinstance(node, ast.Constant):
+            node.value = "C"
+        elif isinstance(node, ast.Name):
+            node.id = "N"
+        elif isinstance(node, ast.arg):
+            node.arg = "A"
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.name = "F"
+    return hashlib.sha256(ast.dump(clone, include_attributes=False).encode()).hexdigest()
+
+
+def _segment(module: _Module, first: int, last: int, dedent: bool) -> str:
+    text = "\n".join(module.lines[first - 1 : last])
+    return inspect.cleandoc("\n" + text) if dedent else text
+
+
+def _leading_comment_start(module: _Module, line: int) -> int:
+    start = line
+    while start - 1 >= 1 and module.lines[start - 2].strip().startswith("#"):
+        start -= 1
+    return start
+
+
+def _names_used(nodes) -> set[str]:
+    out = set()
+    for n in nodes:
+        for sub in ast.walk(n):
+            if isinstance(sub, ast.Name):
+                out.add(sub.id)
+    return out
+
+
+def _needed_context(fn, module: _Module):
+    """Module imports and constants the function needs (constants transitively)."""
+    used = _names_used([fn])
+    const_names: list[str] = []
+    todo = [n for n in used if n in module.const_stmts]
+    while todo:
+        name = todo.pop()
+        if name in const_names:
+            continue
+        const_names.append(name)
+        todo.extend(n for n in _names_used([module.const_stmts[name].value]) if n in module.const_stmts)
+        used |= _names_used([module.const_stmts[name].value])
+    imports = []
+    for stmt in module.import_stmts:
+        keep = [a for a in stmt.names if (a.asname or a.name.split(".")[0]) in used or a.name == "*"]
+        if keep:
+            if len(keep) == len(stmt.names):
+                imports.append((stmt, _segment(module, stmt.lineno, stmt.end_lineno, False)))
+            else:
+                clone = ast.ImportFrom(module=stmt.module, names=keep, level=stmt.level) if isinstance(stmt, ast.ImportFrom) else ast.Import(names=keep)
+                imports.append((clone, ast.unparse(clone)))
+    consts = sorted((module.const_stmts[n] for n in const_names), key=lambda s: s.lineno)
+    return imports, [(s, _segment(module, s.lineno, s.end_lineno, False)) for s in consts]
+
+
+def _deps(import_nodes, local_modules: set[str]) -> list[str]:
+    out = set()
+    for node in import_nodes:
+        if isinstance(node, ast.Import):
+            tops = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            tops = [node.module.split(".")[0]]
+        else:
+            continue
+        for t in tops:
+            if t not in sys.stdlib_module_names and t not in local_modules and t != "__future__":
+                out.add(t)
+    return sorted(out)
+
+
+def _function_comments(fn, module: _Module, start: int) -> list[str]:
+    out = []
+    doc = ast.get_docstring(fn)
+    if doc:
+        out.append(doc.strip())
+    block = [module.comment_lines.get(i, "") for i in range(start, (fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno))]
+    block = [b for b in block if b]
+    if block:
+        out.insert(0, "\n".join(block))
+    # comment-only lines opening the body read like a docstring
+    head = [
+        module.comment_lines[i]
+        for i in range(fn.lineno + 1, fn.body[0].lineno)
+        if i in module.comment_lines and module.lines[i - 1].lstrip().startswith("#")
+    ]
+    if head:
+        out.append("\n".join(head))
+    return out
+
+
+def _template_flags(fn, calls: list[_Call], comments: list[str], module: _Module) -> list[str]:
+    flags = []
+    args = fn.args
+    defaults = dict(zip([a.arg for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    for name, d in defaults.items():
+        if _KEY_NAME_RE.search(name) and isinstance(d, ast.Constant) and isinstance(d.value, str) and d.value:
+            flags.append("placeholder_key_param")
+            break
+    body_comments = [
+        module.comment_lines[i].lower() for i in range(fn.lineno, fn.end_lineno + 1) if i in module.comment_lines
+    ] + [c.lower() for c in comments]
+    if any(t in c for c in body_comments for t in TEMPLATE_COMMENTS):
+        flags.append("template_comment")
+    for c in calls:
+        if any(
+            _KEY_NAME_RE.search(k) and isinstance(v, str) and _PLACEHOLDER_RE.search(v) for k, v in c.headers.items()
+        ):
+            flags.append("placeholder_key_value")
+            break
+    return flags
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _primary(calls: list[_Call]) -> _Call:
+    for c in calls:
+        if _rapidapi_evidence(c):
+            return c
+    for c in calls:
+        if c.host:
+            return c
+    return calls[0]
+
+
+def _api_host(call: _Call) -> str | None:
+    if call.host:
+        return call.host
+    for k, v in call.headers.items():
+        if k.lower() == "x-rapidapi-host" and isinstance(v, str) and "{" not in v:
+            return v.lower()
+    return None
+
+
+def _safe_headers(headers: dict) -> dict:
+    """Header values with literal credentials replaced by ``<REDACTED>``."""
+    out = {}
+    for k, v in headers.items():
+        if isinstance(v, str) and _KEY_NAME_RE.search(k) and "{" not in v and not k.lower().endswith("host"):
+            out[k] = "<REDACTED>"
+        else:
+            out[k] = v
+    return out
+
+
+def _call_dict(c: _Call) -> dict:
+    params = [
+        dict(p, value="<REDACTED>") if p["in"] == "header" and _safe_headers({p["key"]: p["value"]})[p["key"]] == "<REDACTED>" else p
+        for p in c.params
+    ]
+    return {
+        "library": c.lib,
+        "method": c.method,
+        "url": c.url,
+        "host": c.host,
+        "route": c.route,
+        "headers": _safe_headers(c.headers),
+        "params": params,
+        "line": c.line,
+    }
+
+
+def sample_id(repo: str, file_path: str, function_name: str) -> str:
+    """``sccg-`` + the first 12 hex digits of SHA-1 over ``repo/path::function``."""
+    return "sccg-" + hashlib.sha1(f"{repo}/{file_path}::{function_name}".encode()).hexdigest()[:12]
+
+
+def extract_source(
+    source: str,
+    *,
+    repo: str = "",
+    file_path: str = "<string>",
+    repo_url: str | None = None,
+    local_modules: frozenset = frozenset(),
+    rapidapi_only: bool = False,
+) -> list[dict]:
+    """Service-call functions of one Python module, as SCCGBench records.
+
+    Parameters
+    ----------
+    source : str
+        Module text.
+    repo, file_path : str
+        Provenance written to ``github_info`` (``file_path`` relative, POSIX).
+    repo_url : str, optional
+        ``https://github.com/owner/name``; with it ``file_url`` is
+        ``{repo_url}/blob/HEAD/{file_path}#L{start}-L{end}``.
+    local_modules : frozenset of str
+        Top-level module names that belong to the repository (not dependencies).
+    rapidapi_only : bool
+        Keep only functions whose request shows RapidAPI evidence.
+
+    Returns
+    -------
+    list of dict
+        One record per function issuing at least one HTTP request, in source
+        order, before dedupe and template filtering (see ``docs/sccg.md``).
+
+    Raises
+    ------
+    SyntaxError
+        When *source* does not parse.
+    """
+    module = _module_facts(source)
+    out = []
+    class_clients_cache: dict = {}
+    for name, fn, cls in _functions(module.tree):
+        class_clients: dict = {}
+        if cls is not None:
+            if id(cls) not in class_clients_cache:
+                cc: dict = {}
+                _collect_clients([cls], {**module.imports, **_import_map(n for n in ast.walk(cls) if isinstance(n, (ast.Import, ast.ImportFrom)))}, cc)
+                class_clients_cache[id(cls)] = {k: v for k, v in cc.items() if "." in k}
+            class_clients = class_clients_cache[id(cls)]
+        calls = function_calls(fn, module, class_clients)
+        if not calls:
+            continue
+        evidence = sorted({e for c in calls for e in _rapidapi_evidence(c)})
+        if rapidapi_only and not evidence:
+            continue
+        first = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
+        start = _leading_comment_start(module, first)
+        original = _segment(module, first, fn.end_lineno, cls is not None)
+        annotated = _segment(module, start, fn.end_lineno, cls is not None)
+        imports, consts = _needed_context(fn, module)
+        complete = "\n".join([s for _, s in imports] + ([""] if imports and consts else []) + [s for _, s in consts])
+        complete = (complete + "\n\n\n" if complete else "") + annotated
+        comments = _function_comments(fn, module, start)
+        import_nodes = [n for n, _ in imports] + [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        primary = _primary(calls)
+        host = _api_host(primary)
+        params = [p for p in _call_dict(primary)["params"]]
+        out.append(
+            {
+                "sample_id": sample_id(repo, file_path, name),
+                "api_name": host.split(".")[0] if host else None,
+                "api_host": host,
+                "function_name": name,
+                "language": "python",
+                "github_info": {
+                    "repo": repo,
+                    "file_path": file_path,
+                    "file_url": f"{repo_url.rstrip('/')}/blob/HEAD/{file_path}#L{first}-L{fn.end_lineno}" if repo_url else None,
+                    "start_line": first,
+                    "end_line": fn.end_lineno,
+                    "stars": None,
+                    "forks": None,
+                    "license": None,
+                    "updated_at": None,
+                },
+                "code": {
+                    "complete_function": complete,
+                    "original_function": original,
+                    "annotated_function": annotated,
+                    "has_comments": bool(comments),
+                },
+                "api_metadata": {
+                    "url": primary.url,
+                    "method": primary.method,
+                    "headers": _safe_headers(primary.headers),
+                    "params": [],
+                    "route": primary.route,
+                    "endpoint_id": None,
+                    "endpoint_name": None,
+                    "doc_match_type": None,
+                    "code_params": params,
+                    "library": primary.lib,
+                },
+                "comments": comments,
+                "comments_source": "original" if comments else None,
+                "dependencies": _deps(import_nodes, set(local_modules)),
+                "extraction": {
+                    "calls": [_call_dict(c) for c in calls],
+                    "rapidapi_evidence": evidence,
+                    "template_flags": _template_flags(fn, calls, comments, module),
+                    "code_hash": normalised_code_hash(fn),
+                    "structure_hash": _structure_hash(fn),
+                    "is_method": cls is not None,
+                },
+            }
+        )
+    return out
+
+
+def _read_python(path: Path) -> str:
+    if path.stat().st_size > _MAX_FILE_BYTES:
+        raise ValueError(f"larger than {_MAX_FILE_BYTES} bytes")
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        enc, _ = tokenize.detect_encoding(iter(raw.splitlines(keepends=True)).__next__)
+        return raw.decode(enc)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not decodable: {exc}") from None
+
+
+def _python_files(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for f in sorted(filenames):
+            if f.endswith(".py"):
+                p = Path(dirpath) / f
+                if p.is_file() and not p.is_symlink():
+                    yield p
+
+
+def _local_modules(root: Path) -> frozenset:
+    names = set()
+    for p in _python_files(root):
+        rel = p.relative_to(root).parts
+        names.add(p.stem)
+        names.update(rel[:-1])
+    return frozenset(names)
+
+
+def extract_repos(
+    repos,
+    *,
+    repo_urls: dict | None = None,
+    rapidapi_only: bool = False,
+    keep_templates: bool = False,
+    keep_duplicates: bool = False,
+    cluster_min: int = 3,
+) -> ExtractionResult:
+    """Extract, flag templates and dedupe over several repository folders.
+
+    Parameters
+    ----------
+    repos : iterable of path-like
+        Repository roots; each repo's name is its folder name.
+    repo_urls : dict, optional
+        Folder name → GitHub URL, for ``file_url``.
+    rapidapi_only : bool
+        Keep only functions with RapidAPI evidence.
+    keep_templates : bool
+        Keep records flagged as template/wrapper code (flag stays in
+        ``extraction.template_flags``).
+    keep_duplicates : bool
+        Keep records whose normalised code hash was seen before.
+    cluster_min : int
+        A function shape (constants, names and arguments erased) seen in at
+        least this many functions across at least two files is flagged
+        ``template_cluster``.
+
+    Returns
+    -------
+    ExtractionResult
+        Files that do not decode or parse are reported in ``errors``; the rest
+        goes on.
+    """
+    records, errors = [], []
+    stats = defaultdict(int)
+    for root in repos:
+        root = Path(root)
+        if not root.is_dir():
+            errors.append(ExtractionError(str(root), "", "not a directory"))
+            continue
+        local = _local_modules(root)
+        for path in _python_files(root):
+            rel = path.relative_to(root).as_posix()
+            stats["files"] += 1
+            try:
+                src = _read_python(path)
+                records.extend(
+                    extract_source(
+                        src,
+                        repo=root.name,
+                        file_path=rel,
+                        repo_url=(repo_urls or {}).get(root.name),
+                        local_modules=local,
+                        rapidapi_only=rapidapi_only,
+                    )
+                )
+            except (SyntaxError, ValueError, OSError, RecursionError) as exc:
+                errors.append(ExtractionError(root.name, rel, f"{type(exc).__name__}: {exc}"))
+    stats["functions"] = len(records)
+    shapes: dict = defaultdict(list)
+    for r in records:
+        shapes[r["extraction"]["structure_hash"]].append(r)
+    for group in shapes.values():
+        files = {(r["github_info"]["repo"], r["github_info"]["file_path"]) for r in group}
+        if len(group) >= cluster_min and len(files) >= 2:
+            for r in group:
+                r["extraction"]["template_flags"].append("template_cluster")
+    kept, seen = [], {}
+    for r in records:
+        flags = r["extraction"]["template_flags"]
+        r["extraction"]["is_template"] = any(f in flags for f in ("placeholder_key_param", "template_comment", "template_cluster"))
+        if r["extraction"]["is_template"] and not keep_templates:
+            stats["templates_dropped"] += 1
+            continue
+        h = r["extraction"]["code_hash"]
+        if h in seen and not keep_duplicates:
+            seen[h]["extraction"]["duplicates"].append(f"{r['github_info']['repo']}/{r['github_info']['file_path']}::{r['function_name']}")
+            stats["duplicates_dropped"] += 1
+            continue
+        r["extraction"]["duplicates"] = []
+        seen.setdefault(h, r)
+        kept.append(r)
+    stats["records"] = len(kept)
+    stats["errors"] = len(errors)
+    return ExtractionResult(tuple(kept), tuple(errors), dict(stats))

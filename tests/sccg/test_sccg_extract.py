@@ -1,0 +1,222 @@
+"""Extraction records for the fixture repositories in fixtures/sccg/repos."""
+
+from pathlib import Path
+
+import pytest
+
+from queries.sccg import extract_repos, extract_source, normalised_code_hash, sample_id
+
+REPOS = Path(__file__).resolve().parents[2] / "fixtures" / "sccg" / "repos"
+NAMES = ["weather_app", "httpx_client", "aio_bot", "legacy_urllib", "wrappers"]
+
+
+@pytest.fixture(scope="module")
+def result():
+    return extract_repos([REPOS / n for n in NAMES])
+
+
+@pytest.fixture(scope="module")
+def by_name(result):
+    return {r["function_name"]: r for r in result.records}
+
+
+def _params(rec):
+    return [(p["key"], p["in"], p["value"]) for p in rec["api_metadata"]["code_params"]]
+
+
+def test_kept_functions_and_counts(result, by_name):
+    # format_temp/dump have no HTTP call; the copy in wrappers/dup is a
+    # duplicate; endpoint_a1/a2 (placeholder key param + template comment) and
+    # lookup1..3 (same shape in three files) are template code.
+    assert sorted(by_name) == sorted(
+        [
+            "get_forecast",
+            "current_by_location",
+            "Catalog.search",
+            "fetch_item",
+            "create_order",
+            "translate",
+            "detect",
+            "random_quote",
+            "post_feedback",
+            "movie",
+        ]
+    )
+    assert result.stats == {
+        "files": 12,
+        "functions": 16,
+        "duplicates_dropped": 1,
+        "templates_dropped": 5,
+        "records": 10,
+        "errors": 2,
+    }
+    assert [(e.repo, e.file_path, e.reason.split(":")[0]) for e in result.errors] == [
+        ("wrappers", "tools/broken.py", "SyntaxError"),
+        ("wrappers", "tools/latin.py", "ValueError"),
+    ]
+
+
+def test_requests_rapidapi_with_constants(by_name):
+    rec = by_name["get_forecast"]
+    assert rec["sample_id"] == sample_id("weather_app", "app/weather.py", "get_forecast")
+    assert rec["api_host"] == "weatherapi-com.p.rapidapi.com"
+    assert rec["api_name"] == "weatherapi-com"
+    meta = rec["api_metadata"]
+    assert (meta["url"], meta["method"], meta["route"], meta["library"]) == (
+        "https://weatherapi-com.p.rapidapi.com/forecast.json",
+        "GET",
+        "/forecast.json",
+        "requests",
+    )
+    assert _params(rec) == [
+        ("q", "query", "{city}"),
+        ("days", "query", "{days}"),
+        ("lang", "query", "en"),
+        ("X-RapidAPI-Key", "header", "{API_KEY}"),
+        ("X-RapidAPI-Host", "header", "weatherapi-com.p.rapidapi.com"),
+    ]
+    assert rec["dependencies"] == ["requests"]  # os/json stdlib, app is local
+    assert rec["comments"] == ["Fetch the three-day forecast for a city.", "Return the forecast JSON for *city*."]
+    assert rec["comments_source"] == "original" and rec["code"]["has_comments"]
+    assert rec["extraction"]["rapidapi_evidence"] == [
+        "header:x-rapidapi-host",
+        "header:x-rapidapi-key",
+        "host:*.p.rapidapi.com",
+    ]
+    assert rec["github_info"]["start_line"] == 17 and rec["github_info"]["end_line"] == 28
+    complete = rec["code"]["complete_function"]
+    assert complete.splitlines()[:8] == [
+        "import os",
+        "import requests",
+        "from app.settings import TIMEOUT",
+        "",
+        'RAPIDAPI_HOST = "weatherapi-com.p.rapidapi.com"',
+        'BASE_URL = "https://" + RAPIDAPI_HOST',
+        'API_KEY = os.environ.get("RAPIDAPI_KEY", "")',
+        "",
+    ]
+    assert "UNUSED" not in complete and "import json" not in complete
+    assert complete.endswith(rec["code"]["original_function"])
+    assert rec["code"]["annotated_function"].startswith("# Fetch the three-day forecast")
+    compile(complete, "complete", "exec")
+
+
+def test_format_route_and_secret_redacted(by_name):
+    rec = by_name["current_by_location"]
+    meta = rec["api_metadata"]
+    assert (meta["method"], meta["route"]) == ("POST", "/current/{location}")
+    assert _params(rec) == [
+        ("units", "body", "metric"),
+        ("aqi", "body", "no"),
+        ("location", "path", None),
+        ("x-rapidapi-key", "header", "<REDACTED>"),
+        ("x-rapidapi-host", "header", "weatherapi-com.p.rapidapi.com"),
+    ]
+    assert meta["headers"]["x-rapidapi-key"] == "<REDACTED>"
+    assert rec["extraction"]["duplicates"] == ["wrappers/dup/copy.py::current_by_location"]
+    assert rec["comments"] == [] and rec["comments_source"] is None
+
+
+def test_httpx_client_objects(by_name):
+    search = by_name["Catalog.search"]
+    assert search["api_metadata"]["url"] == "https://api.example.org/v2/products/search"
+    assert _params(search) == [
+        ("term", "query", "{term}"),
+        ("page", "query", "{page}"),
+        ("Authorization", "header", "Bearer {token}"),
+    ]
+    assert search["extraction"]["is_method"] is True
+    item = by_name["fetch_item"]
+    assert (item["api_metadata"]["route"], item["api_metadata"]["library"]) == ("/v2/items/{item_id}", "httpx")
+    assert _params(item) == [("item_id", "path", None), ("Accept", "header", "application/json")]
+    order = by_name["create_order"]
+    assert (order["api_metadata"]["method"], order["api_metadata"]["url"]) == ("POST", "https://api.example.org/v2/orders")
+    assert _params(order) == [("sku", "body", "{sku}"), ("qty", "body", 1)]
+    assert order["dependencies"] == ["httpx"]
+
+
+def test_aiohttp_sessions(by_name):
+    tr = by_name["translate"]
+    assert (tr["api_host"], tr["api_metadata"]["method"], tr["api_metadata"]["route"]) == (
+        "google-translate1.p.rapidapi.com",
+        "POST",
+        "/language/translate/v2",
+    )
+    assert _params(tr) == [
+        ("q", "body", "{text}"),
+        ("target", "body", "{target}"),
+        ("X-RapidAPI-Host", "header", "google-translate1.p.rapidapi.com"),
+        ("X-RapidAPI-Key", "header", "<REDACTED>"),
+    ]
+    assert tr["extraction"]["template_flags"] == ["placeholder_key_value"]
+    assert tr["comments"] == ["Translate a chat message before posting it."]
+    det = by_name["detect"]
+    assert det["api_metadata"]["route"] == "/language/translate/v2/detect"
+    assert _params(det) == [("q", "query", "{text}")]
+    assert det["dependencies"] == ["aiohttp"]
+
+
+def test_urllib_and_http_client(by_name):
+    q = by_name["random_quote"]
+    assert q["api_metadata"]["url"] == "https://quotes15.p.rapidapi.com/quotes/random/?language_code={language_code}"
+    assert (q["api_metadata"]["method"], q["api_metadata"]["library"]) == ("GET", "urllib")
+    assert _params(q) == [
+        ("language_code", "query", "{language_code}"),
+        ("X-RapidAPI-Host", "header", "quotes15.p.rapidapi.com"),
+    ]
+    fb = by_name["post_feedback"]
+    assert (fb["api_host"], fb["api_metadata"]["method"]) == ("feedback.example.net", "POST")
+    assert _params(fb) == [("message", "body", "{message}"), ("rating", "body", 5)]
+    mv = by_name["movie"]
+    assert (mv["api_host"], mv["api_metadata"]["route"], mv["api_metadata"]["library"]) == (
+        "imdb8.p.rapidapi.com",
+        "/title/find",
+        "http.client",
+    )
+    assert _params(mv)[0] == ("q", "query", "{title}")
+
+
+def test_templates_kept_on_request():
+    res = extract_repos([REPOS / "wrappers"], keep_templates=True)
+    flags = {r["function_name"]: r["extraction"]["template_flags"] for r in res.records}
+    assert flags == {
+        "current_by_location": [],
+        "endpoint_a1": ["placeholder_key_param", "template_comment"],
+        "endpoint_a2": ["placeholder_key_param", "template_comment"],
+        "lookup1": ["template_cluster"],
+        "lookup2": ["template_cluster"],
+        "lookup3": ["template_cluster"],
+    }
+
+
+def test_no_http_function_gives_no_record():
+    assert extract_source("def f(x):\n    return x + 1\n") == []
+
+
+def test_rapidapi_only_filter():
+    src = (
+        "import requests\n"
+        "def a():\n    return requests.get('https://api.github.com/users')\n"
+        "def b():\n    return requests.get('https://x.p.rapidapi.com/v1')\n"
+    )
+    assert [r["function_name"] for r in extract_source(src)] == ["a", "b"]
+    assert [r["function_name"] for r in extract_source(src, rapidapi_only=True)] == ["b"]
+
+
+def test_code_hash_ignores_layout_comments_docstrings():
+    a = "def f(x):\n    '''Doc.'''\n    # c\n    return g(x,  1)\n"
+    b = "def f(x):\n    return g(x, 1)\n"
+    c = "def f(x):\n    return g(x, 2)\n"
+    assert normalised_code_hash(a) == normalised_code_hash(b) != normalised_code_hash(c)
+
+
+def test_percent_format_and_method_kw():
+    src = (
+        "import requests as rq\n"
+        "BASE = 'https://h.example.com'\n"
+        "def f(sym):\n"
+        "    path = '/quote/%s/daily' % sym\n"
+        "    return rq.request(method='put', url=BASE + path, data={'a': 1})\n"
+    )
+    rec = extract_source(src)[0]
+    assert (rec["api_metadata"]["method"], rec["api_metadata"]["route"]) == ("PUT", "/quote/{sym}/daily")
