@@ -1,3 +1,120 @@
-"""`qare` commands of this group (filled in by its issue)."""
+"""``qare build``: a Q-ARE-style dataset from a project list."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+
+import click
+
+from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+
+
+def _date(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        return _dt.date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _range(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        a, b = (float(x) for x in value.split(":"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not A:B (e.g. 2:5)") from None
+    if a > b:
+        raise click.BadParameter(f"{value!r}: A must not exceed B")
+    return (a, b)
+
+
+@click.command("build", epilog=EPILOG)
+@click.argument("project_list", type=click.Path(dir_okay=False))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder (re-running resumes).")
+@click.option("--min-stars", type=int, default=None, help="Keep projects with at least N stars (when the list gives stars).")
+@click.option("--created-after", callback=_date, default=None, help="Keep projects created on or after this date.")
+@click.option("--created-before", callback=_date, default=None, help="Keep projects created on or before this date.")
+@click.option("--require-metadata", is_flag=True, help="Drop projects whose stars/created_at are missing when a criterion needs them.")
+@click.option("--require-tests", is_flag=True, help="Drop projects without test sources.")
+@click.option("--require-libs", multiple=True, metavar="PREFIX", help="Drop projects importing no type under PREFIX (repeatable).")
+@click.option("--include-tests", is_flag=True, help="Take candidate methods from test sources too.")
+@click.option("--query-lines", type=click.IntRange(min=1), default=2, show_default=True, help="Description lines that make the query.")
+@click.option("--api-count-range", callback=_range, default=None, metavar="A:B", help="Keep methods with A..B direct third-party APIs (default: the IQR of the build).")
+@click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
+@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True)
+@click.option("--max-depth", type=click.IntRange(min=2), default=None, help="Longest chain kept (depth counts both ends).")
+@click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
+@click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
+@click.option("--translate-cmd", default=None, metavar="CMD", help="Command reading a non-English query on stdin, printing its translation.")
+@click.option("--discover-classpath/--no-discover-classpath", default=True, show_default=True, help="Add dependency jars found in local Maven repositories.")
+@click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
+@click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
+@click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Projects analysed in parallel processes.")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Run on a dask.distributed cluster instead.")
+@click.option("--no-resume", is_flag=True, help="Re-analyse projects already finished in --out.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def build(project_list, out, **kw):
+    """Build a Q-ARE-style dataset (samples.jsonl, apis.jsonl, projects.jsonl,
+    manifest.json) from PROJECT_LIST: a text file (folder, git repository or
+    git URL[@commit] per line), or a CSV/JSONL with url/path, commit, stars,
+    created_at, classpath and javadoc columns. See docs/dataset.md."""
+    from queries.build import BuildError, BuildOptions, build_dataset, summary_table
+    from queries.projects import Selection
+
+    sel = Selection(
+        min_stars=kw["min_stars"],
+        created_after=kw["created_after"],
+        created_before=kw["created_before"],
+        require_metadata=kw["require_metadata"],
+        require_tests=kw["require_tests"],
+        require_libs=tuple(kw["require_libs"]),
+    )
+    opts = BuildOptions(
+        selection=sel,
+        include_tests=kw["include_tests"],
+        query_lines=kw["query_lines"],
+        api_count_range=kw["api_count_range"],
+        keep_unresolved=kw["keep_unresolved"],
+        dispatch=kw["dispatch"],
+        max_depth=kw["max_depth"],
+        require_docs=kw["require_docs"],
+        drop_leaky=kw["drop_leaky"],
+        translate_cmd=kw["translate_cmd"],
+        discover_classpath=kw["discover_classpath"],
+        jdk=None if kw["jdk"] == "none" else kw["jdk"],
+        loc_mode=kw["loc_mode"],
+        cache_dir=kw["cache_dir"] or "",
+    )
+    import os
+
+    if not os.path.isfile(project_list):
+        click.echo(f"error: {project_list}: no such file", err=True)
+        sys.exit(NO_INPUT)
+    try:
+        result = build_dataset(
+            project_list,
+            out,
+            opts,
+            jobs=kw["jobs"],
+            scheduler=kw["scheduler"],
+            formats=tuple(dict.fromkeys(("jsonl", *kw["formats"]))),
+            quiet=kw["quiet"],
+            resume=not kw["no_resume"],
+        )
+    except BuildError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(FATAL)
+    click.echo(summary_table(result))
+    click.echo(f"written to {result.out}")
+    if not result.projects:
+        sys.exit(NO_INPUT)
+    if result.failed:
+        sys.exit(PARTIAL)
+
+
+COMMANDS = [build]

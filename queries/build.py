@@ -1,0 +1,873 @@
+"""The dataset builder: a project list → a Q-ARE-style dataset folder.
+
+Two stages (DESIGN.md "A dataset on disk", Q-ARE §3):
+
+1. **Per project** (:func:`analyse_project`, run in a process pool or on a
+   ``dask.distributed`` cluster): fetch, select, build the call graph, and
+   collect every *candidate* method (a project method with a comment whose
+   description is not empty) with its query, language, direct third-party
+   API count and targets, plus the documentation of every target API. The
+   result is written atomically to ``OUT/.parts/<key>.json`` — its presence
+   is the "project finished" marker a resumed build skips on.
+2. **Merge** (:func:`merge_parts`): the interquartile-range filter over the
+   direct-API counts of *all* candidates of the build, the documentation
+   filter, translation, the leakage check, stable ids, and the files
+   ``samples.jsonl``, ``apis.jsonl``, ``projects.jsonl``, ``manifest.json``
+   (and Parquet copies).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+import traceback
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .comments import clean_comment, detect_lang, extract_query
+from .projects import (
+    ProjectSpec,
+    Selection,
+    fetch_project,
+    read_project_list,
+    select_checkout,
+    select_metadata,
+)
+from .schema import (
+    APIS_FILE,
+    MANIFEST_FILE,
+    PROJECTS_FILE,
+    SAMPLES_FILE,
+    ApiRecord,
+    SampleRecord,
+    TargetRecord,
+)
+
+__all__ = ["BuildOptions", "BuildResult", "BuildError", "analyse_project", "merge_parts", "build_dataset", "summary_table"]
+
+PART_FORMAT = 1
+PARTS_DIR = ".parts"
+_TRANSLATIONS = ".translations.json"
+
+
+class BuildError(RuntimeError):
+    """The build cannot proceed at all (unreadable list, unwritable output folder, bad option)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """Every parameter of a build (recorded whole in ``manifest.json``).
+
+    Attributes
+    ----------
+    selection : Selection
+        Project selection criteria (Q-ARE §3.1).
+    include_tests : bool
+        Candidates from test sources too (default: main sources only).
+    query_lines : int
+        Description lines that make the query (Q-ARE: 2).
+    api_count_range : (float, float) or None
+        Inclusive range of direct third-party API counts kept; ``None`` =
+        the interquartile range [Q1, Q3] over all candidate methods of the
+        build (numpy ``percentile``, method ``"linear"``).
+    keep_unresolved : bool
+        Follow ``name`` edges (receiver type unknown) to targets.
+    dispatch : str
+        ``"cha"`` or ``"declared"`` (see ``ProjectGraph.reach``).
+    max_depth : int or None
+        Longest chain kept (depth counts both ends); ``None`` = unbounded.
+    require_docs : bool
+        Drop undocumented target APIs and every sample that reaches one.
+    drop_leaky : bool
+        Drop samples whose query names one of its targets.
+    translate_cmd : str or None
+        Shell-free command (split with ``shlex``) that reads a non-English
+        query on stdin and writes its translation on stdout.
+    discover_classpath : bool
+        Add the dependency jars found by ``callgraph.classpath.discover_classpath``.
+    jdk : str or None
+        Passed to ``build_project_graph``.
+    loc_mode : str
+        ``"physical"`` or ``"code"`` (DESIGN.md LOC).
+    cache_dir : str
+        Where git URLs are cloned.
+    """
+
+    selection: Selection = field(default_factory=Selection)
+    include_tests: bool = False
+    query_lines: int = 2
+    api_count_range: tuple[float, float] | None = None
+    keep_unresolved: bool = False
+    dispatch: str = "cha"
+    max_depth: int | None = None
+    require_docs: bool = True
+    drop_leaky: bool = False
+    translate_cmd: str | None = None
+    discover_classpath: bool = True
+    jdk: str | None = "auto"
+    loc_mode: str = "physical"
+    cache_dir: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f: getattr(self, f) for f in self.__slots__}
+        d["selection"] = self.selection.to_dict()
+        d["api_count_range"] = list(self.api_count_range) if self.api_count_range else None
+        return d
+
+    def fingerprint(self) -> str:
+        """Hash of the parameters that change a project's part file (not the
+        merge-stage ones), so a resumed build with other analysis parameters
+        re-analyses instead of mixing results."""
+        d = self.to_dict()
+        for k in ("api_count_range", "require_docs", "drop_leaky", "translate_cmd", "cache_dir"):
+            d.pop(k)
+        return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- seams to callgraph / javadoc
+# Module-level so tests (and other front ends) can substitute them.
+
+
+def _build_graph(root: Path, classpath: list[str], opts: BuildOptions, progress: bool):
+    from callgraph import build_project_graph
+
+    return build_project_graph(root, classpath=classpath, jdk=opts.jdk, progress=progress, loc_mode=opts.loc_mode)
+
+
+def _discover_classpath(root: Path) -> list[str]:
+    from callgraph.classpath import discover_classpath
+
+    return [str(p) for p in discover_classpath(root)]
+
+
+def _open_docs(paths: list[str]):
+    from javadoc import DocIndex
+
+    return DocIndex.open(*paths)
+
+
+# ---------------------------------------------------------------- per project
+
+
+def _doc_paths_next_to(jars: Iterable[str]) -> list[str]:
+    """``foo-1.0-javadoc.jar`` / ``foo-1.0-sources.jar`` beside each ``foo-1.0.jar``."""
+    out = []
+    for j in jars:
+        p = Path(j)
+        if p.suffix != ".jar" or p.stem.endswith(("-javadoc", "-sources")):
+            continue
+        for suffix in ("-javadoc.jar", "-sources.jar"):
+            q = p.with_name(p.stem + suffix)
+            if q.is_file():
+                out.append(str(q))
+    return out
+
+
+def _tb_summary(exc: BaseException, frames: int = 6) -> list[str]:
+    tb = traceback.extract_tb(exc.__traceback__)[-frames:]
+    return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in tb]
+
+
+def _doc_record(index, target) -> dict | None:
+    """The ApiRecord dict of a target from the doc index, or ``None``.
+
+    Join: the method id exactly; when the target has no signature (``(*)``
+    node) or the id misses, the API name — used only when the name has a
+    single documented overload, or (signature-less targets) the first
+    overload in method-id order."""
+    if index is None:
+        return None
+    doc = None
+    if target["signature"]:
+        doc = index.get(target["signature"])
+    if doc is None:
+        docs = sorted(index.by_name(target["api"]) or (), key=lambda d: d.to_dict().get("signature") or "")
+        if len(docs) == 1 or (docs and not target["signature"]):
+            doc = docs[0]
+    if doc is None:
+        return None
+    d = dict(doc.to_dict())
+    # identity comes from the call graph; only the documentation from the doc index
+    d.update(api=target["api"], signature=target["signature"], **{"class": target["class"]})
+    if target.get("library"):
+        d["library"] = target["library"]
+    return ApiRecord.from_dict(d).to_dict()
+
+
+def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = False) -> dict[str, Any]:
+    """Analyse one project into a *part* (a JSON-ready dict). Never raises
+    for a project's own failure: the part then has ``verdict == "failed"``,
+    ``error`` and ``traceback``.
+
+    Returns
+    -------
+    dict
+        ``format``, ``fingerprint``, ``key``, ``spec`` (the list entry),
+        ``project`` (name), ``commit``, ``root``, ``verdict``
+        (``kept``/``dropped``/``failed``), ``reason``, ``error``,
+        ``traceback``, ``counts``, ``timings`` (seconds), ``candidates``
+        (one dict per candidate method: ``method``, ``file``,
+        ``start_line``, ``end_line``, ``loc``, ``comment``, ``description``,
+        ``query``, ``lang``, ``n_direct_apis``, ``targets`` (TargetRecord
+        dicts), ``depth_max``, ``depth_min``, ``density``), ``apis``
+        (target node id → ApiRecord dict, or ``None`` when undocumented),
+        ``warnings``.
+    """
+    part: dict[str, Any] = {
+        "format": PART_FORMAT,
+        "fingerprint": opts.fingerprint(),
+        "key": spec.key,
+        "spec": spec.to_dict(),
+        "project": spec.name,
+        "commit": None,
+        "root": None,
+        "verdict": "kept",
+        "reason": "",
+        "error": None,
+        "traceback": None,
+        "counts": {},
+        "timings": {},
+        "candidates": [],
+        "apis": {},
+        "warnings": [],
+    }
+    timings = part["timings"]
+    t_all = time.perf_counter()
+    try:
+        keep, reason = select_metadata(spec, opts.selection)
+        if not keep:
+            part.update(verdict="dropped", reason=reason)
+            return part
+        notes = [reason] if reason else []
+        t = time.perf_counter()
+        root, commit = fetch_project(spec, opts.cache_dir or _default_cache())
+        part.update(root=str(root), commit=commit)
+        timings["fetch"] = round(time.perf_counter() - t, 3)
+        t = time.perf_counter()
+        keep, reason = select_checkout(root, opts.selection)
+        timings["select"] = round(time.perf_counter() - t, 3)
+        if not keep:
+            part.update(verdict="dropped", reason=reason)
+            return part
+        classpath = list(spec.classpath)
+        if opts.discover_classpath:
+            try:
+                classpath += [p for p in _discover_classpath(root) if p not in classpath]
+            except Exception as e:  # discovery is best effort; the graph still builds without it
+                part["warnings"].append(f"classpath discovery failed: {type(e).__name__}: {e}")
+        t = time.perf_counter()
+        pg = _build_graph(root, classpath, opts, progress)
+        timings["graph"] = round(time.perf_counter() - t, 3)
+        t = time.perf_counter()
+        counts = part["counts"]
+        summary = getattr(pg, "summary", None)
+        for attr in ("files", "call_sites"):
+            v = getattr(summary, attr, None)
+            if isinstance(v, int):
+                counts[attr] = v
+        for attr in ("parse_errors", "skipped"):
+            v = getattr(summary, attr, None)
+            if isinstance(v, (list, tuple)):
+                counts[attr] = len(v)
+        mids = list(pg.methods())
+        counts["methods"] = len(mids)
+        source_sets = ("main", "test") if opts.include_tests else ("main",)
+        commented = empty = 0
+        node_loc: dict[str, int] = {}
+        it = mids
+        if progress:
+            from tqdm import tqdm
+
+            it = tqdm(mids, desc=spec.name[:30], unit="method", leave=False, position=1, file=sys.stderr)
+        for mid in it:
+            info = pg.method(mid)
+            if info.source_set not in source_sets or not info.comment:
+                continue
+            commented += 1
+            description = clean_comment(info.comment)
+            if not description:
+                empty += 1
+                continue
+            query = extract_query(info.comment, opts.query_lines)
+            targets = [
+                t.to_dict()
+                for t in pg.reach(
+                    mid,
+                    max_depth=opts.max_depth,
+                    dispatch=opts.dispatch,
+                    include_unresolved=opts.keep_unresolved,
+                )
+            ]
+            targets.sort(key=lambda d: (d["depth"], d["chain"][-1]))
+            direct = {d["chain"][-1] for d in targets if d["depth"] == 2}
+            cand = {
+                "method": mid,
+                "file": info.file,
+                "start_line": info.start_line,
+                "end_line": info.end_line,
+                "loc": info.loc,
+                "comment": info.comment,
+                "description": description,
+                "query": query,
+                "lang": detect_lang(description),
+                "n_direct_apis": len(direct),
+                "targets": targets,
+                "depth_max": None,
+                "depth_min": None,
+                "density": None,
+            }
+            if targets:
+                union = set()
+                for d in targets:
+                    union.update(d["chain"][:-1])
+                total = 0
+                for m in union:
+                    if m not in node_loc:
+                        node_loc[m] = int(pg.method(m).loc)
+                    total += node_loc[m]
+                cand["depth_max"] = max(d["depth"] for d in targets)
+                cand["depth_min"] = min(d["depth"] for d in targets)
+                cand["density"] = 1.0 / total if total > 0 else None
+            part["candidates"].append(cand)
+        counts["commented"] = commented
+        counts["empty_description"] = empty
+        counts["candidates"] = len(part["candidates"])
+        counts["with_targets"] = sum(1 for c in part["candidates"] if c["targets"])
+        timings["methods"] = round(time.perf_counter() - t, 3)
+        # documentation of every target API
+        t = time.perf_counter()
+        targets_by_node: dict[str, dict] = {}
+        for c in part["candidates"]:
+            for d in c["targets"]:
+                targets_by_node.setdefault(d["chain"][-1], d)
+        counts["distinct_apis"] = len(targets_by_node)
+        doc_paths = list(spec.javadoc) + [p for p in _doc_paths_next_to(classpath) if p not in spec.javadoc]
+        part["doc_paths"] = doc_paths
+        index = None
+        if targets_by_node and doc_paths:
+            index = _open_docs(doc_paths)
+            for w in getattr(index, "warnings", ()) or ():
+                part["warnings"].append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
+        for node, d in sorted(targets_by_node.items()):
+            part["apis"][node] = _doc_record(index, d)
+        counts["documented_apis"] = sum(1 for v in part["apis"].values() if v)
+        timings["docs"] = round(time.perf_counter() - t, 3)
+        part["reason"] = "; ".join(notes)
+    except Exception as e:
+        part.update(
+            verdict="failed",
+            reason="error",
+            error=f"{type(e).__name__}: {e}",
+            traceback=_tb_summary(e),
+            candidates=[],
+            apis={},
+        )
+    finally:
+        timings["total"] = round(time.perf_counter() - t_all, 3)
+    return part
+
+
+def _default_cache() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "qare", "repos")
+
+
+# ---------------------------------------------------------------- merge
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _jsonl(records: Iterable[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def sample_id(project: str, commit: str | None, method: str) -> str:
+    """Stable sample id: the first 16 hex digits of SHA-1 over
+    ``project NUL commit NUL method`` (commit ``""`` when unknown)."""
+    return hashlib.sha1(f"{project}\0{commit or ''}\0{method}".encode()).hexdigest()[:16]
+
+
+def _leak_names(target: dict) -> set[str]:
+    cls = target["class"].rsplit(".", 1)[-1]
+    meth = target["api"].rsplit(".", 1)[-1]
+    return {cls} if meth == "<init>" else {cls, meth}
+
+
+def find_leaks(query: str, targets: Iterable[dict]) -> list[str]:
+    """Target class simple names and method names the query contains as whole
+    words (exact case; ``$``/``_``/letters/digits are word characters), sorted."""
+    names = set()
+    for t in targets:
+        names |= _leak_names(t)
+    return sorted(n for n in names if n and re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", query))
+
+
+def _translate(cmd: str, text: str, cache: dict[str, str]) -> tuple[str, str | None]:
+    if text in cache:
+        return cache[text], None
+    try:
+        r = subprocess.run(shlex.split(cmd), input=text, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return text, f"{type(e).__name__}: {e}"
+    out = r.stdout.strip()
+    if r.returncode != 0 or not out:
+        err = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        return text, f"translator failed: {err}" if r.returncode else "translator printed nothing"
+    cache[text] = " ".join(out.split())
+    return cache[text], None
+
+
+def _api_count_range(parts: list[dict], fixed: tuple[float, float] | None) -> dict[str, Any]:
+    import numpy as np
+
+    counts = [c["n_direct_apis"] for p in parts for c in p["candidates"]]
+    if fixed is not None:
+        return {"mode": "fixed", "low": fixed[0], "high": fixed[1], "n": len(counts)}
+    if not counts:
+        return {"mode": "iqr", "low": None, "high": None, "n": 0, "method": "linear"}
+    q1, q3 = np.percentile(np.asarray(counts, dtype=float), [25, 75], method="linear")
+    return {"mode": "iqr", "low": float(q1), "high": float(q3), "n": len(counts), "method": "linear"}
+
+
+def merge_parts(parts: list[dict], opts: BuildOptions, out: Path, *, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Filter the candidates of all parts and write the dataset files.
+
+    Order: IQR on ``n_direct_apis`` → candidates without targets dropped →
+    documentation (``require_docs``) → translation → leaks (``drop_leaky``).
+
+    Returns
+    -------
+    dict
+        ``counts`` (per stage), ``api_count_range``, ``depth_histogram``
+        (target depth → targets), ``sample_depth_histogram`` (depth_max →
+        samples), ``density_histogram`` (bin label → samples),
+        ``translation_errors``.
+    """
+    rng = _api_count_range([p for p in parts if p["verdict"] == "kept"], opts.api_count_range)
+    stats = Counter()
+    samples: list[SampleRecord] = []
+    apis: dict[str, dict] = {}
+    undocumented: set[str] = set()
+    per_project: dict[str, Counter] = {}
+    tr_cache: dict[str, str] = {}
+    tr_path = out / _TRANSLATIONS
+    if opts.translate_cmd and tr_path.is_file():
+        try:
+            tr_cache = json.loads(tr_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            tr_cache = {}
+    tr_errors: list[str] = []
+    for p in parts:
+        pc = per_project.setdefault(p["key"], Counter())
+        if p["verdict"] != "kept":
+            continue
+        for c in p["candidates"]:
+            stats["candidates"] += 1
+            n = c["n_direct_apis"]
+            if rng["low"] is not None and not (rng["low"] <= n <= rng["high"]):
+                stats["dropped_api_count"] += 1
+                continue
+            if not c["targets"]:
+                stats["dropped_no_targets"] += 1
+                continue
+            missing = [t["chain"][-1] for t in c["targets"] if not p["apis"].get(t["chain"][-1])]
+            if missing:
+                undocumented.update(missing)
+                if opts.require_docs:
+                    stats["dropped_undocumented"] += 1
+                    continue
+            query = c["query"]
+            if opts.translate_cmd and c["lang"] not in ("en", "und"):
+                query, err = _translate(opts.translate_cmd, query, tr_cache)
+                if err:
+                    tr_errors.append(f"{p['project']} {c['method']}: {err}")
+                else:
+                    stats["translated"] += 1
+            leaks = find_leaks(query, c["targets"])
+            if leaks:
+                stats["leaky"] += 1
+                if opts.drop_leaky:
+                    stats["dropped_leaky"] += 1
+                    continue
+            rec = SampleRecord(
+                id=sample_id(p["project"], p["commit"], c["method"]),
+                project=p["project"],
+                commit=p["commit"],
+                file=c["file"],
+                method=c["method"],
+                start_line=c["start_line"],
+                end_line=c["end_line"],
+                loc=c["loc"],
+                query=query,
+                comment=c["comment"],
+                lang=c["lang"],
+                n_direct_apis=n,
+                targets=tuple(TargetRecord.from_dict(t) for t in c["targets"]),
+                depth_max=c["depth_max"],
+                depth_min=c["depth_min"],
+                density=c["density"],
+                leaks=tuple(leaks),
+            )
+            samples.append(rec)
+            pc["samples"] += 1
+            for t in c["targets"]:
+                node = t["chain"][-1]
+                doc = p["apis"].get(node)
+                if node not in apis or (apis[node]["doc_source"] is None and doc):
+                    apis[node] = doc or ApiRecord(
+                        api=t["api"], signature=t["signature"], class_=t["class"], library=t["library"]
+                    ).to_dict()
+    if opts.translate_cmd and tr_cache:
+        _write_atomic(tr_path, json.dumps(tr_cache, ensure_ascii=False))
+    stats["samples"] = len(samples)
+    stats["apis"] = len(apis)
+    stats["undocumented_apis"] = len(undocumented)
+    samples.sort(key=lambda s: (s.project, s.file, s.start_line, s.method))
+    _write_atomic(out / SAMPLES_FILE, _jsonl(s.to_dict() for s in samples))
+    api_rows = [apis[k] for k in sorted(apis)]
+    _write_atomic(out / APIS_FILE, _jsonl(api_rows))
+    depth_hist = Counter(t.depth for s in samples for t in s.targets)
+    sample_depth = Counter(s.depth_max for s in samples)
+    return {
+        "counts": dict(stats),
+        "api_count_range": rng,
+        "depth_histogram": {str(k): depth_hist[k] for k in sorted(depth_hist)},
+        "sample_depth_histogram": {str(k): sample_depth[k] for k in sorted(sample_depth)},
+        "density_histogram": _density_histogram([s.density for s in samples]),
+        "translation_errors": tr_errors,
+        "samples_per_project": {k: v["samples"] for k, v in per_project.items()},
+        "_samples": samples,
+        "_apis": api_rows,
+    }
+
+
+DENSITY_BINS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+def _density_histogram(values: list[float]) -> dict[str, int]:
+    """Samples per density bin (lower bound exclusive, upper inclusive)."""
+    out = {}
+    for lo, hi in zip(DENSITY_BINS, DENSITY_BINS[1:]):
+        out[f"({lo:g}, {hi:g}]"] = sum(1 for v in values if v is not None and lo < v <= hi)
+    return out
+
+
+# ---------------------------------------------------------------- the whole build
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What :func:`build_dataset` did. ``projects`` are the ``projects.jsonl`` rows."""
+
+    out: Path
+    projects: tuple[dict, ...]
+    counts: dict[str, Any]
+    merge: dict[str, Any]
+    analysed: tuple[str, ...]
+    resumed: tuple[str, ...]
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for p in self.projects if p["verdict"] == "failed")
+
+
+def _project_row(part: dict) -> dict[str, Any]:
+    return {
+        "project": part["project"],
+        "source": part["spec"]["source"],
+        "requested_commit": part["spec"]["commit"],
+        "commit": part["commit"],
+        "line": part["spec"]["line"],
+        "verdict": part["verdict"],
+        "reason": part["reason"],
+        "counts": part["counts"],
+        "timings": part["timings"],
+        "error": part["error"],
+        "traceback": part["traceback"],
+        "warnings": part["warnings"][:50],
+    }
+
+
+def _load_part(path: Path, fingerprint: str) -> dict | None:
+    try:
+        part = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if part.get("format") != PART_FORMAT or part.get("fingerprint") != fingerprint or part.get("verdict") == "failed":
+        return None
+    return part
+
+
+def _run_one(spec: ProjectSpec, opts: BuildOptions, progress: bool) -> dict:
+    return analyse_project(spec, opts, progress=progress)
+
+
+def build_dataset(
+    project_list: str | os.PathLike | list[ProjectSpec],
+    out: str | os.PathLike,
+    opts: BuildOptions | None = None,
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    formats: tuple[str, ...] = ("jsonl",),
+    quiet: bool = False,
+    resume: bool = True,
+) -> BuildResult:
+    """Build a dataset folder from a project list.
+
+    Parameters
+    ----------
+    project_list : path-like or list of ProjectSpec
+        The list file (see :mod:`queries.projects`) or parsed entries.
+    out : path-like
+        The output folder; created if missing. Finished projects' parts in
+        ``out/.parts`` are re-used (``resume``); failed ones are retried.
+    opts : BuildOptions
+    jobs : int
+        Projects analysed in parallel processes (1 = in this process).
+    scheduler : str or None
+        ``tcp://host:port`` of a ``dask.distributed`` scheduler (extra
+        ``dist``); overrides ``jobs``.
+    formats : tuple of str
+        ``"jsonl"`` always; ``"parquet"`` adds ``samples.parquet``,
+        ``apis.parquet`` and ``projects.parquet`` (extra ``parquet``).
+    quiet : bool
+        No progress bars.
+
+    Returns
+    -------
+    BuildResult
+
+    Raises
+    ------
+    BuildError
+        Unreadable list (wraps ``ProjectListError``), unwritable output
+        folder, a missing optional dependency.
+    """
+    from .projects import ProjectListError
+
+    opts = opts or BuildOptions()
+    if not opts.cache_dir:
+        opts = replace(opts, cache_dir=_default_cache())
+    started = _dt.datetime.now(_dt.timezone.utc)
+    if isinstance(project_list, (list, tuple)):
+        specs = list(project_list)
+        list_name = None
+    else:
+        try:
+            specs = read_project_list(project_list)
+        except ProjectListError as e:
+            raise BuildError(str(e)) from None
+        list_name = str(Path(project_list).resolve())
+    if "parquet" in formats:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise BuildError("--format parquet needs pyarrow: pip install 'qare[parquet]'") from None
+    out = Path(out)
+    parts_dir = out / PARTS_DIR
+    try:
+        parts_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BuildError(f"{out}: cannot create output folder ({e.strerror or e})") from None
+    fp = opts.fingerprint()
+    # duplicate list entries (same source and commit) are analysed once
+    seen: dict[str, ProjectSpec] = {}
+    for s in specs:
+        seen.setdefault(s.key, s)
+    unique = list(seen.values())
+    parts: dict[str, dict] = {}
+    resumed = []
+    if resume:
+        for s in unique:
+            part = _load_part(parts_dir / f"{s.key}.json", fp)
+            if part is not None:
+                parts[s.key] = part
+                resumed.append(s.key)
+    todo = [s for s in unique if s.key not in parts]
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(unique), initial=len(resumed), desc="projects", unit="project", disable=quiet, file=sys.stderr)
+
+    def finish(spec: ProjectSpec, part: dict) -> None:
+        parts[spec.key] = part
+        _write_atomic(parts_dir / f"{spec.key}.json", json.dumps(part, ensure_ascii=False))
+        bar.set_postfix_str(f"{spec.name[:30]}: {part['verdict']}")
+        bar.update(1)
+
+    def crashed(spec: ProjectSpec, e: BaseException) -> dict:
+        return _failed_part(spec, opts, e)
+
+    try:
+        if scheduler:
+            try:
+                from distributed import Client, as_completed as dask_completed
+            except ImportError:
+                raise BuildError("--scheduler needs dask.distributed: pip install 'qare[dist]'") from None
+            with Client(scheduler) as client:
+                futs = {client.submit(_run_one, s, opts, False, pure=False): s for s in todo}
+                for fut in dask_completed(futs):
+                    s = futs[fut]
+                    try:
+                        finish(s, fut.result())
+                    except Exception as e:
+                        finish(s, crashed(s, e))
+        elif jobs <= 1 or len(todo) <= 1:
+            for s in todo:
+                try:
+                    part = _run_one(s, opts, not quiet)
+                except Exception as e:  # analyse_project catches its own; this is a last guard
+                    part = crashed(s, e)
+                finish(s, part)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futs = {pool.submit(_run_one, s, opts, False): s for s in todo}
+                for fut in as_completed(futs):
+                    s = futs[fut]
+                    try:
+                        part = fut.result()
+                    except Exception as e:  # e.g. BrokenProcessPool: a worker died (out of memory, a signal)
+                        part = crashed(s, e)
+                    finish(s, part)
+    finally:
+        bar.close()
+
+    ordered = [parts[s.key] for s in unique]
+    merge = merge_parts(ordered, opts, out)
+    rows = []
+    for p in ordered:
+        row = _project_row(p)
+        row["counts"] = dict(row["counts"], samples=merge["samples_per_project"].get(p["key"], 0))
+        rows.append(row)
+    _write_atomic(out / PROJECTS_FILE, _jsonl(rows))
+    verdicts = Counter(r["verdict"] for r in rows)
+    counts = {
+        "projects": len(rows),
+        "kept": verdicts.get("kept", 0),
+        "dropped": verdicts.get("dropped", 0),
+        "failed": verdicts.get("failed", 0),
+        "list_entries": len(specs),
+        "resumed": len(resumed),
+        **merge["counts"],
+    }
+    if "parquet" in formats:
+        _write_parquet(out, merge["_samples"], merge["_apis"], rows)
+    ended = _dt.datetime.now(_dt.timezone.utc)
+    from qare import __version__
+
+    manifest = {
+        "tool": "qare",
+        "version": __version__,
+        "project_list": list_name,
+        "out": str(out.resolve()),
+        "parameters": {**opts.to_dict(), "jobs": jobs, "scheduler": scheduler, "formats": list(formats)},
+        "api_count_range": merge["api_count_range"],
+        "counts": counts,
+        "depth_histogram": merge["depth_histogram"],
+        "sample_depth_histogram": merge["sample_depth_histogram"],
+        "density_histogram": merge["density_histogram"],
+        "translation_errors": merge["translation_errors"][:100],
+        "started": started.isoformat(timespec="seconds"),
+        "ended": ended.isoformat(timespec="seconds"),
+        "seconds": round((ended - started).total_seconds(), 3),
+        "python": sys.version.split()[0],
+    }
+    _write_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    public_merge = {k: v for k, v in merge.items() if not k.startswith("_")}
+    return BuildResult(
+        out=out,
+        projects=tuple(rows),
+        counts=counts,
+        merge=public_merge,
+        analysed=tuple(s.key for s in todo),
+        resumed=tuple(resumed),
+    )
+
+
+def _failed_part(spec: ProjectSpec, opts: BuildOptions, e: BaseException) -> dict:
+    return {
+        "format": PART_FORMAT,
+        "fingerprint": opts.fingerprint(),
+        "key": spec.key,
+        "spec": spec.to_dict(),
+        "project": spec.name,
+        "commit": None,
+        "root": None,
+        "verdict": "failed",
+        "reason": "error",
+        "error": f"{type(e).__name__}: {e}",
+        "traceback": _tb_summary(e),
+        "counts": {},
+        "timings": {},
+        "candidates": [],
+        "apis": {},
+        "warnings": [],
+    }
+
+
+def _write_parquet(out: Path, samples: list[SampleRecord], apis: list[dict], rows: list[dict]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def write(name: str, records: list[dict]) -> None:
+        tmp = out / f".{name}.tmp"
+        table = pa.Table.from_pylist(records) if records else pa.table({})
+        pq.write_table(table, tmp)
+        os.replace(tmp, out / name)
+
+    write("samples.parquet", [s.to_dict() for s in samples])
+    write("apis.parquet", apis)
+    # free-form nested dicts (counts, timings) as JSON text: their keys vary between projects
+    flat = [{k: (json.dumps(v) if isinstance(v, dict) else v) for k, v in r.items()} for r in rows]
+    write("projects.parquet", flat)
+
+
+def summary_table(result: BuildResult) -> str:
+    """The human summary printed at the end of ``qare build``."""
+    c = result.counts
+    m = result.merge
+    lines = [
+        f"projects  {c['projects']:>7}  kept {c['kept']}, dropped {c['dropped']}, failed {c['failed']}"
+        + (f"  (resumed {c['resumed']})" if c.get("resumed") else ""),
+        f"candidates{c.get('candidates', 0):>7}",
+    ]
+    rng = m["api_count_range"]
+    if rng["low"] is not None:
+        label = "IQR" if rng["mode"] == "iqr" else "fixed range"
+        lines.append(
+            f"  direct-API count {label} [{rng['low']:g}, {rng['high']:g}] over {rng['n']} methods: "
+            f"dropped {c.get('dropped_api_count', 0)}"
+        )
+    lines.append(f"  without targets: dropped {c.get('dropped_no_targets', 0)}")
+    lines.append(
+        f"  undocumented APIs {c.get('undocumented_apis', 0)}: samples dropped {c.get('dropped_undocumented', 0)}"
+    )
+    lines.append(f"  leaky queries {c.get('leaky', 0)}: dropped {c.get('dropped_leaky', 0)}")
+    lines.append(f"samples   {c.get('samples', 0):>7}")
+    lines.append(f"APIs      {c.get('apis', 0):>7}")
+    if m["depth_histogram"]:
+        lines.append("target depth   " + "  ".join(f"{k}:{v}" for k, v in m["depth_histogram"].items()))
+        lines.append("sample depth_max " + "  ".join(f"{k}:{v}" for k, v in m["sample_depth_histogram"].items()))
+        lines.append("sample density " + "  ".join(f"{k}:{v}" for k, v in m["density_histogram"].items() if v))
+    for r in result.projects:
+        if r["verdict"] != "kept":
+            lines.append(f"  {r['verdict']:<8}{r['project']}: {r['error'] or r['reason']}")
+    return "\n".join(lines)
