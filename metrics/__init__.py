@@ -8,6 +8,8 @@ Public API (Q-ARE / APIBench-Q side)::
 Definitions, edge cases and sources: ``docs/metrics.md``.
 """
 
+from .dataset import Dataset, DatasetError, Problem, load_dataset, load_predictions, write_dataset, write_predictions
+from .evaluate import DEFAULT_KS, EvalReport, StratumScores, evaluate, gold_names, metric_names
 from .names import LEVELS, ParsedApi, normalise_api, normalise_many, parse_api, simple_name
 from .scores import (
     SetScores,
@@ -21,6 +23,8 @@ from .scores import (
     set_scores,
     success_at_k,
 )
+from .plots import plot_report, plot_series
+from .strata import STRATA, bootstrap_ci, density_bin, density_bins, loc_band, stratify
 
 __all__: list[str] = [
     # names
@@ -41,4 +45,28 @@ __all__: list[str] = [
     "map_at_k_apibench_recipe",
     "mrr",
     "ndcg_at_k",
+    # dataset files
+    "Dataset",
+    "DatasetError",
+    "Problem",
+    "load_dataset",
+    "write_dataset",
+    "load_predictions",
+    "write_predictions",
+    # evaluation and strata
+    "DEFAULT_KS",
+    "EvalReport",
+    "StratumScores",
+    "evaluate",
+    "gold_names",
+    "metric_names",
+    "STRATA",
+    "stratify",
+    "density_bins",
+    "density_bin",
+    "loc_band",
+    "bootstrap_ci",
+    # plots
+    "plot_series",
+    "plot_report",
 ]

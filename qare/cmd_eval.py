@@ -1,3 +1,151 @@
-"""`qare` commands of this group (filled in by its issue)."""
+"""`qare eval`, `qare slices`, `qare import`, `qare baseline`, `qare similarity`:
+the evaluation side (package ``metrics``)."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import exitcodes
+from .exitcodes import EPILOG
+
+
+def _csv_list(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(int(v) for v in _csv_list(value))
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated positive integers, got {value!r}")
+    if not ks or any(k < 1 for k in ks):
+        raise click.BadParameter(f"expected comma-separated positive integers, got {value!r}")
+    return ks
+
+
+def _bins(value: str | None):
+    if value is None:
+        return None
+    items = _csv_list(value)
+    try:
+        if len(items) == 1:
+            return int(items[0])
+        return [float(v) for v in items]
+    except ValueError:
+        raise click.BadParameter(f"expected a bin count or comma-separated edges, got {value!r}")
+
+
+def _load(path: str):
+    from metrics import DatasetError, load_dataset
+
+    try:
+        return load_dataset(path)
+    except DatasetError as e:
+        raise _Exit(str(e), exitcodes.NO_INPUT if e.no_input else exitcodes.FATAL)
+
+
+class _Exit(click.ClickException):
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.exit_code = code
+
+
+def _fmt_table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for j, r in enumerate(rows):
+        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _report_text(report) -> str:
+    from metrics.evaluate import metric_names
+
+    names = metric_names(report.ks)
+    head = ["group", "n"] + [n.upper() if n == "aem" else n for n in names] + ["P 95% CI"]
+
+    def row(label, g):
+        ci = g.ci.get("precision")
+        return [label, str(g.n)] + [f"{g.scores[n]:.4f}" for n in names] + [f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "-"]
+
+    out = [f"level: {report.level}; scored {report.n_scored} of {report.n_samples} samples"]
+    out.append(_fmt_table([head, row("all", report.overall)]))
+    m = report.overall.micro
+    out.append(f"micro: precision {m['precision']:.4f}  recall {m['recall']:.4f}  f1 {m['f1']:.4f}")
+    for by, groups in report.strata.items():
+        out.append("")
+        out.append(f"by {by}:")
+        out.append(_fmt_table([head] + [row(g.label, g) for g in groups]))
+    notes = []
+    if report.missing:
+        notes.append(f"{len(report.missing)} sample(s) without predictions (scored as empty): {', '.join(report.missing[:10])}")
+    if report.unknown_ids:
+        notes.append(f"{len(report.unknown_ids)} prediction id(s) not in the dataset: {', '.join(report.unknown_ids[:10])}")
+    if report.no_gold:
+        notes.append(f"{len(report.no_gold)} sample(s) with no gold at this level, not scored")
+    for p in report.problems[:20]:
+        notes.append(f"problem: {p}")
+    if len(report.problems) > 20:
+        notes.append(f"... {len(report.problems) - 20} more problems (see --json)")
+    for text, n in list(report.name_problems.items())[:10]:
+        notes.append(f"name ({n}x): {text}")
+    if notes:
+        out.append("")
+        out.extend(notes)
+    return "\n".join(out)
+
+
+@click.command("eval", epilog=EPILOG)
+@click.argument("predictions", type=click.Path(dir_okay=False))
+@click.option("--gold", "gold", required=True, type=click.Path(), help="Dataset folder (samples.jsonl, apis.jsonl, ...).")
+@click.option("--by", default="", help="Comma-separated strata: depth, depth_min, density, loc, project, target_depth, target_density, target_loc, library.")
+@click.option("--level", type=click.Choice(["class", "name", "signature"]), default="name", show_default=True, help="Granularity of the comparison.")
+@click.option("--k", "ks", default="1,3,5,10", show_default=True, help="Cut-offs for SR@k, MAP@k, NDCG@k.")
+@click.option("--simple-names", is_flag=True, help="Compare without package prefixes (DeepAPI-style output).")
+@click.option("--set-cutoff", type=click.IntRange(min=1), default=None, help="Use only the top N predictions for Precision/Recall/F1/AEM (default: all).")
+@click.option("--density-bins", default=None, help="Number of equal density bins on [0, 1/3] (default 6, as Q-ARE) or comma-separated edges.")
+@click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples for the 95% intervals.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, help="Write one PNG (+ JSON of its series) per stratum here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density_bins, resamples, seed, plot_dir, as_json):
+    """Score ranked predictions (JSONL: id, predictions) against a dataset:
+    Precision, Recall, F1, API Exact Match, SR@k, MAP@k, NDCG@k, MRR, overall
+    and per stratum, with 95% bootstrap intervals."""
+    from metrics import STRATA, evaluate, load_predictions, plot_report
+
+    strata = _csv_list(by)
+    for b in strata:
+        if b not in STRATA:
+            raise click.BadParameter(f"unknown stratum {b!r}; one of {', '.join(STRATA)}", param_hint="--by")
+    ks_t = _ks(ks)
+    bins = _bins(density_bins)
+    dataset = _load(gold)
+    try:
+        preds, problems = load_predictions(predictions)
+    except (FileNotFoundError, IsADirectoryError) as e:
+        raise _Exit(f"{predictions}: cannot read predictions ({e.strerror or e})", exitcodes.NO_INPUT)
+    if not dataset.samples:
+        raise _Exit(f"{gold}: no samples to score", exitcodes.NO_INPUT)
+    try:
+        report = evaluate(
+            preds, dataset, level=level, ks=ks_t, by=strata, simple=simple_names, set_cutoff=set_cutoff,
+            density_bins=bins, n_resamples=resamples, seed=seed, problems=problems,
+        )
+    except ValueError as e:
+        raise click.UsageError(str(e))
+    if plot_dir:
+        plot_report(report, plot_dir)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(_report_text(report))
+    sys.exit(exitcodes.PARTIAL if report.partial else exitcodes.OK)
+
+
+COMMANDS: list = [eval_cmd]
