@@ -29,12 +29,18 @@ from ._extract import (
     normalised_code_hash,
     sample_id,
 )
+from ._redact import Gold, LeakCheck, LeakReport, leak_check, redact_code
 
 __all__ = [
     "ExtractionError",
+    "Gold",
+    "LeakCheck",
+    "LeakReport",
     "ExtractionResult",
     "extract_repos",
     "extract_source",
+    "leak_check",
     "normalised_code_hash",
+    "redact_code",
     "sample_id",
 ]

@@ -43,7 +43,7 @@ _PLACEHOLDER_RE = re.compile(
     r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
     re.I,
 )
-_KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth)", re.I)
+_KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
 #: Comment lines that tool-learning wrapper generators emit verbatim.
 TEMPLATE_COMMENTS = (
     "define the target rapidapi endpoint url",
