@@ -184,7 +184,8 @@ def _doc_record(index, target) -> dict | None:
     Join: the method id exactly; when the target has no signature (``(*)``
     node) or the id misses, the API name — used only when the name has a
     single documented overload, or (signature-less targets) the first
-    overload in method-id order."""
+    overload in method-id order. A method found without any description
+    (a sources file whose method has no doc comment) counts as undocumented."""
     if index is None:
         return None
     doc = None
@@ -197,6 +198,9 @@ def _doc_record(index, target) -> dict | None:
     if doc is None:
         return None
     d = dict(doc.to_dict())
+    if not (d.get("description") or d.get("first_sentence")):
+        # found in the sources but without a doc comment: nothing describes it
+        return None
     # identity comes from the call graph; only the documentation from the doc index
     d.update(api=target["api"], signature=target["signature"], **{"class": target["class"]})
     if target.get("library"):

@@ -1,7 +1,10 @@
 """Project lists: reading them, fetching the projects, and selection (Q-ARE §3.1).
 
 A list is a text file (one project a line: a folder, a git repository, or a
-git URL with an optional ``@commit``; ``#`` starts a comment), a CSV file
+git URL with an optional ``@commit``, optionally followed by ``KEY=VALUE``
+words for the columns below, e.g. ``javadoc=libs/a.jar;libs/b-sources.jar``;
+a line starting with ``#``, or the rest of a line after `` #``, is a
+comment), a CSV file
 (header row; columns below) or a JSONL file (one JSON object a line), chosen
 by the file's extension (``.csv``, ``.jsonl``/``.ndjson``; anything else is
 text). Columns: ``url`` or ``path`` (or ``source``), ``commit``, ``name``,
@@ -176,6 +179,9 @@ def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
     )
 
 
+_TEXT_KEYS = {"commit", "name", "stars", "created_at", "classpath", "javadoc"}
+
+
 def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
     """Read a project list (text, CSV or JSONL; see the module docstring).
 
@@ -231,10 +237,19 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
             specs.append(_spec({str(k).lower(): v for k, v in row.items()}, base, i, f"{p}:{i}"))
     else:
         for i, line in enumerate(text.splitlines(), 1):
-            s = line.split("#", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+            s = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
             if not s:
                 continue
-            specs.append(_spec({"source": s}, base, i, f"{p}:{i}"))
+            first, *rest = s.split()
+            row = {"source": first}
+            for tok in rest:
+                k, eq, v = tok.partition("=")
+                if not eq or k.lower() not in _TEXT_KEYS:
+                    raise ProjectListError(
+                        f"{p}:{i}: expected KEY=VALUE with KEY one of {', '.join(sorted(_TEXT_KEYS))}, got {tok!r}"
+                    )
+                row[k.lower()] = v
+            specs.append(_spec(row, base, i, f"{p}:{i}"))
     return specs
 
 

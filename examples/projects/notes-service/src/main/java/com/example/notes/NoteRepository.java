@@ -1,0 +1,9 @@
+package com.example.notes;
+
+/** Where notes are kept. */
+public interface NoteRepository {
+
+    void save(Note note);
+
+    Note findBySlug(String slug);
+}
