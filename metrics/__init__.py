@@ -23,6 +23,8 @@ from .scores import (
     set_scores,
     success_at_k,
 )
+from .importers import ImportResult, import_apibench, import_clear_csv, write_import
+from .slices import SLICE_STRATA, SliceInfo, SliceSummary, restrict_apis, write_slices
 from .plots import plot_report, plot_series
 from .strata import STRATA, bootstrap_ci, density_bin, density_bins, loc_band, stratify
 
@@ -66,6 +68,16 @@ __all__: list[str] = [
     "density_bin",
     "loc_band",
     "bootstrap_ci",
+    # slices and imports
+    "SLICE_STRATA",
+    "SliceInfo",
+    "SliceSummary",
+    "write_slices",
+    "restrict_apis",
+    "ImportResult",
+    "import_apibench",
+    "import_clear_csv",
+    "write_import",
     # plots
     "plot_series",
     "plot_report",

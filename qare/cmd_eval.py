@@ -148,4 +148,81 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     sys.exit(exitcodes.PARTIAL if report.partial else exitcodes.OK)
 
 
-COMMANDS: list = [eval_cmd]
+@click.command("slices", epilog=EPILOG)
+@click.argument("dataset", type=click.Path())
+@click.option("--by", required=True, type=click.Choice(["depth", "depth_min", "density", "loc", "project"]), help="Stratum of each sample: depth = its depth_max.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for the slices (one sub-folder each) and summary.json.")
+@click.option("--density-bins", default=None, help="Number of equal density bins on [0, 1/3] (default 6) or comma-separated edges.")
+def slices_cmd(dataset, by, out, density_bins):
+    """Write one evaluation subset per stratum (same dataset format, apis.jsonl
+    restricted to the slice) and a summary."""
+    from metrics import write_slices
+
+    ds = _load(dataset)
+    if not ds.samples:
+        raise _Exit(f"{dataset}: no samples to slice", exitcodes.NO_INPUT)
+    try:
+        summary = write_slices(ds, by, out, bins=_bins(density_bins))
+    except OSError as e:
+        raise _Exit(f"{out}: cannot write slices ({e})", exitcodes.FATAL)
+    rows = [["slice", "folder", "samples", "apis", "projects"]]
+    rows += [[s.label, s.folder, str(s.n_samples), str(s.n_apis), str(s.n_projects)] for s in summary.slices]
+    click.echo(_fmt_table(rows))
+    for p in summary.problems:
+        click.echo(f"problem: {p}", err=True)
+    sys.exit(exitcodes.PARTIAL if summary.problems else exitcodes.OK)
+
+
+@click.group("import", epilog=EPILOG)
+def import_group():
+    """Convert other benchmarks' files (APIBench-Q JSON, CLEAR CSV) into a
+    dataset folder so the same metrics run on them."""
+
+
+def _run_import(fn, file, out):
+    from metrics import write_import
+
+    try:
+        result = fn(file)
+    except FileNotFoundError:
+        raise _Exit(f"{file}: no such file", exitcodes.NO_INPUT)
+    except ValueError as e:
+        raise _Exit(str(e), exitcodes.NO_INPUT)
+    if not result.samples:
+        for p in result.problems:
+            click.echo(f"problem: {p}", err=True)
+        raise _Exit(f"{file}: no readable query", exitcodes.NO_INPUT)
+    try:
+        write_import(result, out)
+    except OSError as e:
+        raise _Exit(f"{out}: cannot write ({e})", exitcodes.FATAL)
+    click.echo(f"{len(result.samples)} samples, {len(result.apis)} APIs -> {out}; {result.dropped} records dropped; "
+               f"{len(result.problems)} problems (all listed in manifest.json)")
+    for p in result.problems[:20]:
+        click.echo(f"problem: {p}", err=True)
+    sys.exit(exitcodes.PARTIAL if result.dropped else exitcodes.OK)
+
+
+@import_group.command("apibench", epilog=EPILOG)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Dataset folder to write.")
+def import_apibench_cmd(file, out):
+    """APIBench-Q Java query JSON (Query, GroundTruth, APIClasses, Source) ->
+    dataset folder; noisy gold strings normalised and reported."""
+    from metrics import import_apibench
+
+    _run_import(import_apibench, file, out)
+
+
+@import_group.command("clear", epilog=EPILOG)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Dataset folder to write.")
+def import_clear_cmd(file, out):
+    """CLEAR-style CSV (header: query, apis; optional id, source; apis as
+    ['a.B.c', ...] or separated by ; , or spaces) -> dataset folder."""
+    from metrics import import_clear_csv
+
+    _run_import(import_clear_csv, file, out)
+
+
+COMMANDS: list = [eval_cmd, slices_cmd, import_group]
