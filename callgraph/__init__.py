@@ -1,10 +1,33 @@
 """Java source → call graph, with API Call Depth, chain and density.
 
-Public API (see DESIGN.md "The call graph"):
+Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 
-- ``build_project_graph(root, *, classpath=(), jobs=1, ...) -> ProjectGraph``
+- ``build_project_graph(root, *, classpath=(), jdk="auto", jobs=1, ...) -> ProjectGraph``
 - ``ProjectGraph.graph`` — the ``networkx.DiGraph`` (nodes are method ids)
 - ``ProjectGraph.reach(method_id, ...) -> list[Target]``
+- ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``
+- ``BuildSummary`` — counts, resolved share, parse errors, skipped files
+- errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
+
+Examples
+--------
+>>> pg = build_project_graph("fixtures/java/qare-example")      # doctest: +SKIP
+>>> [t.to_dict() for t in pg.reach("CommentService.processComment")]  # doctest: +SKIP
 """
 
-__all__: list[str] = []
+from ._build import build_project_graph, default_jobs
+from ._errors import CallGraphError, NoInputError, UnknownMethodError
+from ._graph import BuildSummary, ProjectGraph, Target
+from ._index import MethodInfo
+
+__all__ = [
+    "build_project_graph",
+    "default_jobs",
+    "ProjectGraph",
+    "Target",
+    "MethodInfo",
+    "BuildSummary",
+    "CallGraphError",
+    "NoInputError",
+    "UnknownMethodError",
+]

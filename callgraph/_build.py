@@ -1,0 +1,260 @@
+"""``build_project_graph``: discovery → pass 1 (parse + declarations, parallel) →
+project index → pass 2 (resolve call sites, parallel, index inherited by fork)
+→ ``networkx`` graph."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+
+from . import _facts
+from ._cache import FactsCache
+from ._discover import SourceFile, decode_source, discover_sources
+from ._errors import NoInputError
+from ._graph import BuildSummary, ProjectGraph
+from ._index import ProjectIndex
+from ._resolve import FileResolver
+
+# Set before forking pass-2 workers; read by them (copy-on-write).
+_STATE: dict = {}
+
+
+def _read(path: str):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    text, enc = decode_source(data)
+    return text.encode("utf-8", "surrogatepass"), enc
+
+
+def _pass1(item):
+    sf, loc_mode = item
+    try:
+        src, enc = _read(sf.path)
+        tree = _facts.parse(src)
+        return _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode), None
+    except RecursionError:
+        return None, (sf.rel, "declarations nested too deeply")
+    except OSError as e:
+        return None, (sf.rel, f"unreadable: {e.strerror or e}")
+
+
+def _pass2(fi: int):
+    idx = _STATE["index"]
+    path = _STATE["paths"][fi]
+    try:
+        src, _ = _read(path)
+        tree = _facts.parse(src)
+        return fi, FileResolver(idx, fi, src, tree).run(), None
+    except RecursionError:
+        return fi, None, "expressions nested too deeply"
+    except OSError as e:
+        return fi, None, f"unreadable: {e.strerror or e}"
+
+
+def _open_classpath(classpath, jdk):
+    try:
+        from .classpath import ClasspathIndex
+    except ImportError:
+        return None, [("callgraph.classpath", "classpath support not available")]
+    try:
+        cp = ClasspathIndex.open([str(p) for p in classpath], jdk=jdk)
+    except Exception as e:  # a broken JDK/jar must not stop a source-only build
+        return None, [("classpath", f"{type(e).__name__}: {e}")]
+    return cp, list(getattr(cp, "warnings", []) or [])
+
+
+def _pool(jobs: int):
+    ctx = mp.get_context("fork")
+    return ctx.Pool(jobs)
+
+
+def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progress: bool = False,
+                        max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
+                        cache=None) -> ProjectGraph:
+    """Build the call graph of a Java project from its sources.
+
+    Parameters
+    ----------
+    root : str or Path
+        Project folder (Maven/Gradle layout, multi-module, or any folder of
+        ``.java`` files) or one ``.java`` file.
+    classpath : iterable of str or Path
+        Jars and class folders of the project's libraries (their return
+        types, supertypes and overloads resolve; third-party APIs get their
+        Maven coordinates).
+    jdk : str or None
+        JDK home for JDK types, ``"auto"`` (JAVA_HOME, else the ``java`` on
+        PATH) or None (no JDK: JDK calls stay ``(*)``/unresolved).
+    jobs : int
+        Worker processes (fork); 1 runs in this process.
+    progress : bool
+        tqdm progress bars on stderr.
+    max_file_bytes : int
+        Larger files are skipped and listed in ``summary.skipped``.
+    loc_mode : {"physical", "code"}
+        LOC of a method: physical lines of the declaration, or non-blank
+        non-comment lines.
+    cache : str or Path, optional
+        SQLite file caching per-file declarations by content hash.
+
+    Returns
+    -------
+    ProjectGraph
+
+    Raises
+    ------
+    NoInputError
+        Missing path, no ``.java`` files, nothing parseable.
+    ValueError
+        Bad ``loc_mode`` or ``jobs``.
+    """
+    if loc_mode not in ("physical", "code"):
+        raise ValueError(f"loc_mode must be 'physical' or 'code', not {loc_mode!r}")
+    if jobs < 1:
+        raise ValueError("jobs must be ≥ 1")
+    t0 = time.perf_counter()
+    root = Path(root)
+    files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
+    cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
+    tqdm = _tqdm(progress)
+
+    # pass 1 --------------------------------------------------------------
+    facts: list = [None] * len(files)
+    store = FactsCache(cache) if cache else None
+    todo = []
+    for i, sf in enumerate(files):
+        hit = store.get(sf.path, sf.rel, sf.source_set, loc_mode) if store else None
+        if hit is not None:
+            facts[i] = hit
+        else:
+            todo.append(i)
+    items = [(files[i], loc_mode) for i in todo]
+    bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
+    if jobs > 1 and len(items) > 16:
+        with _pool(jobs) as pool:
+            results = pool.imap(_pass1, items, chunksize=8)
+            for i, (ff, err) in zip(todo, results):
+                facts[i] = ff if ff is not None else err
+                bar.update(1)
+    else:
+        for i, item in zip(todo, items):
+            ff, err = _pass1(item)
+            facts[i] = ff if ff is not None else err
+            bar.update(1)
+    bar.close()
+    kept: list[_facts.FileFacts] = []
+    kept_files: list[SourceFile] = []
+    for sf, ff in zip(files, facts):
+        if isinstance(ff, _facts.FileFacts):
+            kept.append(ff)
+            kept_files.append(sf)
+            if store is not None:
+                store.put(sf.path, ff, loc_mode)
+        else:
+            skipped.append(ff)
+    if store is not None:
+        store.close()
+    if not kept:
+        raise NoInputError(f"no parseable .java files under {root}")
+
+    # index ---------------------------------------------------------------
+    idx = ProjectIndex(kept, cp, loc_mode)
+
+    # pass 2 --------------------------------------------------------------
+    _STATE["index"] = idx
+    _STATE["paths"] = [sf.path for sf in kept_files]
+    results = []
+    bar = tqdm(total=len(kept), desc="resolve", unit="file")
+    try:
+        if jobs > 1 and len(kept) > 16:
+            with _pool(jobs) as pool:
+                for r in pool.imap_unordered(_pass2, range(len(kept)), chunksize=4):
+                    results.append(r)
+                    bar.update(1)
+        else:
+            for fi in range(len(kept)):
+                results.append(_pass2(fi))
+                bar.update(1)
+    finally:
+        _STATE.clear()
+        bar.close()
+
+    # graph ---------------------------------------------------------------
+    g = nx.DiGraph()
+    infos = {}
+    for pms in idx.methods.values():
+        for p in pms:
+            mi = p.info
+            infos[mi.id] = mi
+            g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
+                       end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
+                       third_party=False, library=None, source_set=mi.source_set)
+    counts: Counter = Counter()
+    reasons: Counter = Counter()
+    examples: dict = {}
+    edges: dict = {}
+    apis: dict = {}
+    results.sort(key=lambda r: r[0])
+    for fi, fr, err in results:
+        if fr is None:
+            skipped.append((kept[fi].rel, err))
+            continue
+        counts.update(fr.counts)
+        reasons.update(fr.reasons)
+        for k, v in fr.examples.items():
+            examples.setdefault(k, v)
+        apis.update(fr.apis)
+        for key, (kind, lines) in fr.edges.items():
+            e = edges.get(key)
+            if e is None:
+                edges[key] = [kind, set(lines)]
+            else:
+                if _rank(kind) < _rank(e[0]):
+                    e[0] = kind
+                e[1].update(lines)
+    for aid, (_cls, _name, third, lib) in apis.items():
+        if aid not in infos:
+            g.add_node(aid, kind="api", file=None, start_line=None, end_line=None, loc=None,
+                       comment=None, third_party=bool(third), library=lib, source_set=None)
+    cha = 0
+    for (s, d), (kind, lines) in sorted(edges.items()):
+        if d not in g:
+            continue
+        cha += kind == "cha"
+        g.add_edge(s, d, lines=sorted(lines), resolution=kind)
+    resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
+    summary = BuildSummary(
+        files=len(kept), lines=sum(f.lines for f in kept), methods=len(infos),
+        call_sites=sum(counts.values()), resolved=resolved, unresolved=counts.get("unresolved", 0),
+        top_reasons=tuple(reasons.most_common(10)), cha_edges=cha,
+        parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
+        decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
+        skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
+        seconds=time.perf_counter() - t0, examples=examples)
+    return ProjectGraph(g, summary, infos, str(root))
+
+
+def _rank(kind):
+    return {"exact": 0, "arity": 1, "cha": 2, "name": 3}[kind]
+
+
+def _tqdm(progress: bool):
+    from tqdm import tqdm
+
+    def make(**kw):
+        return tqdm(disable=not progress, leave=False, **kw)
+
+    return make
+
+
+def default_jobs() -> int:
+    """Worker processes to use by default: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1

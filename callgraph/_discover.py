@@ -1,0 +1,157 @@
+"""Source discovery (source roots, source sets) and decoding of ``.java`` files."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._errors import NoInputError
+
+# Build output and tool folders never hold project sources.
+_SKIP_DIRS = frozenset({"target", "build", "out", "node_modules", "bin"})
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One ``.java`` file to analyse.
+
+    Attributes
+    ----------
+    path : str
+        Absolute path.
+    rel : str
+        POSIX path relative to the project root.
+    source_set : str
+        ``"main"`` or ``"test"``.
+    size : int
+        Size in bytes.
+    """
+
+    path: str
+    rel: str
+    source_set: str
+    size: int
+
+
+def _source_set_of(rel_parts: tuple[str, ...]) -> str:
+    # Maven/Gradle: src/<set>/java; any set whose name mentions "test"
+    # (test, integrationTest, testFixtures) is test code.
+    for i in range(len(rel_parts) - 2):
+        if rel_parts[i] == "src" and rel_parts[i + 2] == "java":
+            return "test" if "test" in rel_parts[i + 1].lower() else "main"
+    return "test" if any(p in ("test", "tests") for p in rel_parts[:-1]) else "main"
+
+
+def discover_sources(root, *, max_file_bytes: int = 2_000_000):
+    """Find the ``.java`` files of a project.
+
+    When the tree has Maven/Gradle source roots (``src/<set>/java`` at any
+    depth, so multi-module builds are covered) only files under them are
+    taken; otherwise every ``.java`` file of the folder (plain layout).
+    Hidden folders and build output folders (``target``, ``build``, ``out``,
+    ``bin``) are skipped, as are symlinked folders already visited.
+
+    Parameters
+    ----------
+    root : str or Path
+        Project folder (or a single ``.java`` file).
+    max_file_bytes : int
+        Files larger than this are skipped (recorded with the reason).
+
+    Returns
+    -------
+    (list[SourceFile], list[tuple[str, str]])
+        Files sorted by relative path; skipped ``(rel path, reason)`` pairs.
+
+    Raises
+    ------
+    NoInputError
+        ``root`` does not exist, or holds no ``.java`` file.
+    """
+    root = Path(root)
+    if not root.exists():
+        raise NoInputError(f"project path does not exist: {root}")
+    skipped: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = []  # (abs, rel)
+    if root.is_file():
+        if root.suffix != ".java":
+            raise NoInputError(f"not a .java file or a folder: {root}")
+        found.append((str(root), root.name))
+        base = root.parent
+    else:
+        base = root
+        seen: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+            real = os.path.realpath(dirpath)
+            if real in seen:
+                skipped.append((Path(dirpath).relative_to(root).as_posix(),
+                                "symlink loop or repeated folder (already visited)"))
+                dirnames[:] = []
+                continue
+            seen.add(real)
+            dirnames[:] = sorted(d for d in dirnames
+                                 if not d.startswith(".") and d not in _SKIP_DIRS)
+            for f in filenames:
+                if f.endswith(".java"):
+                    p = os.path.join(dirpath, f)
+                    found.append((p, Path(p).relative_to(root).as_posix()))
+    if not found:
+        raise NoInputError(f"no .java files under {root}")
+    has_roots = any(_source_set_root(rel) for _, rel in found)
+    files: list[SourceFile] = []
+    for p, rel in found:
+        if has_roots and not _source_set_root(rel):
+            continue
+        try:
+            size = os.stat(p).st_size
+        except OSError as e:
+            skipped.append((rel, f"unreadable: {e.strerror or e}"))
+            continue
+        if size > max_file_bytes:
+            skipped.append((rel, f"larger than max_file_bytes ({size} > {max_file_bytes})"))
+            continue
+        files.append(SourceFile(p, rel, _source_set_of(tuple(rel.split("/"))), size))
+    files.sort(key=lambda f: f.rel)
+    if not files:
+        raise NoInputError(f"no usable .java files under {base} "
+                           f"({len(skipped)} skipped: {skipped[:3]})")
+    return files, skipped
+
+
+def _source_set_root(rel: str) -> bool:
+    parts = rel.split("/")
+    return any(parts[i] == "src" and parts[i + 2] == "java" for i in range(len(parts) - 3))
+
+
+def decode_source(data: bytes) -> tuple[str, str | None]:
+    """Decode Java source bytes.
+
+    Order: a BOM (UTF-8, UTF-16 LE/BE) decides; else strict UTF-8; else
+    charset-normalizer's best guess; else ISO-8859-1 (never fails).
+
+    Returns
+    -------
+    (str, str or None)
+        The text and the fallback encoding used (``None`` for plain UTF-8).
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace"), "utf-8-sig"
+    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+        try:
+            return data.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data).best()
+        if best is not None and best.encoding:
+            return str(best), best.encoding
+    except Exception:  # the fallback below never fails
+        pass
+    return data.decode("iso-8859-1"), "iso-8859-1"

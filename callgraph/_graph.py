@@ -1,0 +1,293 @@
+"""The project call graph: ``ProjectGraph``, ``Target``, ``BuildSummary`` and ``reach``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ._errors import UnknownMethodError
+from ._index import MethodInfo
+
+_STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
+_FOLLOW = {"cha": frozenset({"exact", "arity", "cha"}), "declared": frozenset({"exact", "arity"})}
+
+
+def split_id(mid: str) -> tuple[str, str, str | None]:
+    """``(class, api name, params or None)`` of a method id (``(*)`` → None)."""
+    head, _, params = mid.partition("(")
+    cls, _, name = head.rpartition(".")
+    params = params[:-1] if params.endswith(")") else params
+    return cls, head, (None if params == "*" else params)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A third-party API reached from a project method (DESIGN.md "Depth, chain and density").
+
+    Attributes
+    ----------
+    api : str
+        API name: the method id without parameters (``org.apache.commons.lang3.StringUtils.isBlank``).
+    signature : str or None
+        Method id of the API, None when the overload is undecided (``(*)`` node).
+    class_ : str
+        Declaring type's source FQN.
+    library : str or None
+        Maven ``group:artifact:version`` when known.
+    depth : int
+        Methods on the chain counting both ends (a direct call is 2).
+    chain : tuple[str, ...]
+        Node ids from the query method to the API.
+    chain_loc : int
+        Σ LOC of the project methods on the chain.
+    density : float
+        ``1 / chain_loc``.
+    resolution : str
+        Weakest edge kind on the chain (exact > arity > cha > name).
+    call_sites : tuple[tuple[str, int], ...]
+        ``(file, line)`` of the call site of each hop.
+    """
+
+    api: str
+    signature: str | None
+    class_: str
+    library: str | None
+    depth: int
+    chain: tuple
+    chain_loc: int
+    density: float
+    resolution: str
+    call_sites: tuple = ()
+
+    def to_dict(self) -> dict:
+        """The record of a sample's ``targets`` (keys as ``queries.schema.TargetRecord``)."""
+        return {"api": self.api, "signature": self.signature, "class": self.class_,
+                "library": self.library, "depth": self.depth, "chain": list(self.chain),
+                "chain_loc": self.chain_loc, "density": self.density,
+                "resolution": self.resolution}
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSummary:
+    """What a build did.
+
+    Attributes
+    ----------
+    files : int
+        Java files analysed.
+    lines : int
+        Physical lines in them.
+    methods : int
+        Project method nodes.
+    call_sites : int
+        Call sites seen (invocations, creations, explicit and implicit
+        constructor calls, method references, enum constants).
+    resolved : dict[str, int]
+        Call sites per resolution kind (``exact``, ``arity``, ``name``,
+        ``local`` = a method of a local/anonymous class, whose code is
+        attributed to the enclosing method).
+    unresolved : int
+        Call sites without any target.
+    top_reasons : tuple[tuple[str, int], ...]
+        Most frequent unresolved (and ``name``) reasons with counts.
+    cha_edges : int
+        Edges added by class-hierarchy dispatch.
+    parse_errors : tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
+        Files with ERROR/MISSING nodes and their 1-based (line, column).
+    decoded_with_fallback : tuple[tuple[str, str], ...]
+        Files not in UTF-8 and the encoding used.
+    skipped : tuple[tuple[str, str], ...]
+        Files (or folders) not analysed, with the reason.
+    classpath_warnings : tuple[tuple[str, str], ...]
+    seconds : float
+        Wall time of the build.
+    examples : dict[str, str]
+        One ``file:line`` per unresolved reason.
+    """
+
+    files: int
+    lines: int
+    methods: int
+    call_sites: int
+    resolved: dict
+    unresolved: int
+    top_reasons: tuple
+    cha_edges: int
+    parse_errors: tuple
+    decoded_with_fallback: tuple
+    skipped: tuple
+    classpath_warnings: tuple = ()
+    seconds: float = 0.0
+    examples: dict = field(default_factory=dict)
+
+    def resolved_share(self) -> float:
+        """Share of call sites with an exact, arity or local resolution."""
+        if not self.call_sites:
+            return 0.0
+        r = self.resolved
+        return (r.get("exact", 0) + r.get("arity", 0) + r.get("local", 0)) / self.call_sites
+
+    def to_dict(self) -> dict:
+        return {"files": self.files, "lines": self.lines, "methods": self.methods,
+                "call_sites": self.call_sites, "resolved": dict(self.resolved),
+                "unresolved": self.unresolved, "resolved_share": round(self.resolved_share(), 4),
+                "top_reasons": [list(x) for x in self.top_reasons], "cha_edges": self.cha_edges,
+                "parse_errors": [[f, [list(p) for p in ps]] for f, ps in self.parse_errors],
+                "decoded_with_fallback": [list(x) for x in self.decoded_with_fallback],
+                "skipped": [list(x) for x in self.skipped],
+                "classpath_warnings": [list(x) for x in self.classpath_warnings],
+                "seconds": round(self.seconds, 3)}
+
+
+class ProjectGraph:
+    """A project's call graph plus its method table.
+
+    Attributes
+    ----------
+    graph : networkx.DiGraph
+        Nodes are method ids (DESIGN.md "The call graph"); edges carry
+        ``lines`` and ``resolution``.
+    summary : BuildSummary
+    root : str
+        The project folder.
+    """
+
+    def __init__(self, graph: nx.DiGraph, summary: BuildSummary, infos: dict, root: str):
+        self.graph = graph
+        self.summary = summary
+        self.root = root
+        self._infos: dict[str, MethodInfo] = infos
+
+    def methods(self) -> list[str]:
+        """Ids of all project methods, sorted."""
+        return sorted(self._infos)
+
+    def method(self, mid: str) -> MethodInfo:
+        """The ``MethodInfo`` of a project method id; raises ``UnknownMethodError``."""
+        try:
+            return self._infos[mid]
+        except KeyError:
+            raise UnknownMethodError(f"not a project method: {mid}", self.find_methods(mid)) from None
+
+    def find_methods(self, text: str) -> list[str]:
+        """Project method ids matching ``text``.
+
+        ``text`` is a full method id, ``pkg.Class.method``, ``Class.method``,
+        ``Outer.Inner.method`` or a bare ``method`` name; a trailing ``()``-less
+        form matches every overload. Returns sorted ids (empty if none).
+        """
+        text = text.strip()
+        if text in self._infos:
+            return [text]
+        if "(" in text:
+            return []
+        out = []
+        for mid in self._infos:
+            head = mid.partition("(")[0]
+            if head == text or head.endswith("." + text):
+                out.append(mid)
+        return sorted(out)
+
+    def resolve_method(self, text: str) -> str:
+        """The single method id ``text`` names; raises ``UnknownMethodError``
+        (with the candidates) when it names none or several."""
+        c = self.find_methods(text)
+        if len(c) == 1:
+            return c[0]
+        if not c:
+            raise UnknownMethodError(f"no project method matches {text!r}", [])
+        raise UnknownMethodError(f"{text!r} is ambiguous ({len(c)} methods)", c)
+
+    def reach(self, mid: str, *, max_depth: int | None = None, dispatch: str = "cha",
+              include_unresolved: bool = False) -> list[Target]:
+        """Third-party APIs reachable from a project method.
+
+        Parameters
+        ----------
+        mid : str
+            A project method id (or any unambiguous form accepted by
+            ``find_methods``).
+        max_depth : int, optional
+            Largest depth kept (methods on the chain counting both ends).
+        dispatch : {"cha", "declared"}
+            ``cha`` follows exact, arity and cha edges; ``declared`` exact and
+            arity only.
+        include_unresolved : bool
+            Also follow ``name`` edges.
+
+        Returns
+        -------
+        list[Target]
+            One per reached third-party API node, sorted by (depth, api, signature).
+            Chains are shortest paths; ties go to the smallest chain LOC, then
+            the lexicographically smallest list of ids (DESIGN.md).
+
+        Raises
+        ------
+        UnknownMethodError
+            ``mid`` names no project method or several.
+        ValueError
+            Bad ``dispatch`` or ``max_depth``.
+        """
+        if dispatch not in _FOLLOW:
+            raise ValueError(f"dispatch must be 'cha' or 'declared', not {dispatch!r}")
+        if max_depth is not None and max_depth < 2:
+            raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
+        if mid not in self._infos:
+            mid = self.resolve_method(mid)
+        follow = _FOLLOW[dispatch] | ({"name"} if include_unresolved else frozenset())
+        g = self.graph
+        nodes = g.nodes
+        # best[v] = (chain_loc, chain list) for project methods, by BFS level
+        best = {mid: (self._infos[mid].loc, (mid,))}
+        frontier = [mid]
+        targets: dict[str, tuple] = {}
+        depth = 1
+        while frontier and (max_depth is None or depth < max_depth):
+            depth += 1
+            nxt: dict[str, tuple] = {}
+            for u in frontier:
+                uloc, uchain = best[u]
+                for v, ed in g.adj[u].items():
+                    if ed["resolution"] not in follow:
+                        continue
+                    nd = nodes[v]
+                    if nd["kind"] == "api":
+                        if not nd.get("third_party"):
+                            continue
+                        if v in targets and targets[v][0] < depth:
+                            continue
+                        cand = (uloc, uchain + (v,))
+                        old = targets.get(v)
+                        if old is None or (old[0] == depth and cand < old[1]):
+                            targets[v] = (depth, cand)
+                        continue
+                    if v in best:
+                        continue
+                    cand = (uloc + (nd.get("loc") or 0), uchain + (v,))
+                    old = nxt.get(v)
+                    if old is None or cand < old:
+                        nxt[v] = cand
+            best.update(nxt)
+            frontier = sorted(nxt)
+        out = []
+        for v, (d, (loc, chain)) in targets.items():
+            cls, api, params = split_id(v)
+            weakest = "exact"
+            sites = []
+            for a, b in zip(chain, chain[1:]):
+                ed = g.edges[a, b]
+                if _STRENGTH[ed["resolution"]] > _STRENGTH[weakest]:
+                    weakest = ed["resolution"]
+                sites.append((self._infos[a].file, ed["lines"][0]))
+            nd = nodes[v]
+            out.append(Target(api, None if params is None else v, cls, nd.get("library"), d,
+                              chain, loc, (1.0 / loc) if loc else 0.0, weakest, tuple(sites)))
+        out.sort(key=lambda t: (t.depth, t.api, t.signature or ""))
+        return out
+
+    def max_depth(self, mid: str, **kw) -> int | None:
+        """Largest depth among the targets of ``reach(mid, **kw)`` (None if none)."""
+        ts = self.reach(mid, **kw)
+        return max((t.depth for t in ts), default=None)

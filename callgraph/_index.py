@@ -1,0 +1,679 @@
+"""The project index: every project type and method, type-name resolution,
+member lookup through project sources → classpath → JDK, subtyping.
+
+Types in the resolver are tuples ``(name, args)``: ``name`` the erased source
+FQN (``"java.util.List"``), a primitive (``"int"``), an array
+(``"java.lang.String[]"``), ``"null"`` (the null literal) or ``"λ"`` (a lambda
+or method reference whose functional interface is not inferred); ``args`` the
+resolved type arguments (``None`` for an unknown argument). ``None`` as a type
+means unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._facts import FileFacts, MethodDecl, TypeDecl
+
+PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void"})
+OBJECT = "java.lang.Object"
+_WIDEN = {
+    "byte": {"byte", "short", "int", "long", "float", "double"},
+    "short": {"short", "int", "long", "float", "double"},
+    "char": {"char", "int", "long", "float", "double"},
+    "int": {"int", "long", "float", "double"},
+    "long": {"long", "float", "double"},
+    "float": {"float", "double"},
+    "double": {"double"},
+    "boolean": {"boolean"},
+}
+BOX = {"int": "java.lang.Integer", "long": "java.lang.Long", "short": "java.lang.Short",
+       "byte": "java.lang.Byte", "char": "java.lang.Character", "boolean": "java.lang.Boolean",
+       "float": "java.lang.Float", "double": "java.lang.Double"}
+UNBOX = {v: k for k, v in BOX.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class MethodInfo:
+    """A project method (graph node of kind ``method``).
+
+    Attributes
+    ----------
+    id : str
+        Method id (DESIGN.md "Identifiers").
+    file : str
+        POSIX path relative to the project root.
+    start_line, end_line : int
+        1-based lines of the declaration (annotations included).
+    loc : int
+        Lines of code (``loc_mode`` of the build).
+    comment : str or None
+        Raw doc comment, or the comment block directly above.
+    source_set : str
+        ``"main"`` or ``"test"``.
+    declaring_type : str
+        Source FQN of the declaring type.
+    name : str
+        Simple name, ``<init>`` for constructors, ``<clinit>`` for static
+        initialization.
+    params : tuple[str, ...]
+        Erased parameter types (varargs last as ``"T..."``).
+    static, abstract, private : bool
+    implicit : bool
+        Not written in the source (default constructor, record members,
+        enum ``values``/``valueOf``, ``<clinit>``).
+    """
+
+    id: str
+    file: str
+    start_line: int
+    end_line: int
+    loc: int
+    comment: str | None
+    source_set: str
+    declaring_type: str
+    name: str
+    params: tuple
+    static: bool = False
+    abstract: bool = False
+    private: bool = False
+    implicit: bool = False
+    varargs: bool = False
+
+
+@dataclass(slots=True)
+class _PM:
+    """Internal: a project method with what resolution needs."""
+
+    info: MethodInfo
+    ptypes: tuple  # erased param types, varargs last as "X[]"
+    decl: MethodDecl | None
+    type_key: str
+    returns: tuple | None  # TypeRef
+    tparams: dict  # method type params name -> bound TypeRef
+
+
+class _LibM:
+    """Internal: a library method candidate."""
+
+    __slots__ = ("owner", "sig", "ptypes", "id", "tsig")
+
+    def __init__(self, owner, sig, tsig):
+        self.owner, self.sig, self.tsig = owner, sig, tsig
+        ps = list(sig.params)
+        if sig.varargs and ps and ps[-1].endswith("..."):
+            ps[-1] = ps[-1][:-3] + "[]"
+        self.ptypes = tuple(ps)
+        self.id = f"{owner}.{sig.name}({','.join(sig.params)})"
+
+
+class ProjectIndex:
+    """All project declarations plus the classpath, with memoised lookups."""
+
+    def __init__(self, files: list[FileFacts], cp, loc_mode: str = "physical"):
+        self.files = files
+        self.cp = cp
+        self.types: dict[str, TypeDecl] = {}
+        self.type_file: dict[str, int] = {}
+        self.pkg_types: dict[str, dict[str, str]] = {}
+        self.members: dict[str, dict[str, str]] = {}
+        self.local_types: dict[str, dict[str, str]] = {}
+        for fi, ff in enumerate(files):
+            for td in ff.types:
+                if td.key in self.types and not td.local:
+                    continue  # duplicate FQN (e.g. a copy in another source set): first wins
+                self.types[td.key] = td
+                self.type_file[td.key] = fi
+                if td.anonymous:
+                    continue
+                if td.local:
+                    self.local_types.setdefault(td.outer or "", {}).setdefault(td.name, td.key)
+                elif td.outer is None:
+                    self.pkg_types.setdefault(ff.package, {})[td.name] = td.key
+                else:
+                    self.members.setdefault(td.outer, {})[td.name] = td.key
+        self.packages = frozenset(self.pkg_types)
+        self._name_memo: dict = {}
+        self._ref_memo: dict = {}
+        self._supers: dict[str, tuple] = {}
+        self._allsupers: dict[str, frozenset | None] = {}
+        self._mnamed: dict = {}
+        self._lib: dict = {}
+        self._fields: dict = {}
+        self._third: dict = {}
+        self.methods: dict[str, list[_PM]] = {}
+        self.by_id: dict[str, _PM] = {}
+        self.by_name: dict[str, list[str]] = {}
+        self.subtypes: dict[str, set[str]] = {}
+        for key in self.types:
+            for s in self.supers(key):
+                if s in self.types:
+                    self.subtypes.setdefault(s, set()).add(key)
+        for key, td in self.types.items():
+            self._build_methods(key, td)
+
+    # ----------------------------------------------------------- classpath
+    def lib(self, fqn: str):
+        """TypeSig of a library type, or None (memoised)."""
+        try:
+            return self._lib[fqn]
+        except KeyError:
+            pass
+        sig = None
+        if self.cp is not None:
+            try:
+                sig = self.cp.lookup(fqn)
+            except Exception:
+                sig = None
+        self._lib[fqn] = sig
+        return sig
+
+    def lib_has(self, fqn: str) -> bool:
+        if self.cp is None:
+            return False
+        try:
+            return self.cp.has_type(fqn)
+        except Exception:
+            return False
+
+    def is_type(self, fqn: str) -> bool:
+        return fqn in self.types or self.lib_has(fqn)
+
+    def third_party(self, fqn: str) -> bool:
+        """True unless the type is a JDK type (decided by the JDK's own package list)."""
+        r = self._third.get(fqn)
+        if r is None:
+            r = True
+            if self.cp is not None:
+                sig = self.lib(fqn)
+                if sig is not None:
+                    r = sig.origin != "jdk"
+                else:
+                    try:
+                        from .classpath import is_third_party
+
+                        r = bool(is_third_party(fqn, self.cp))
+                    except Exception:
+                        r = True
+            self._third[fqn] = r
+        return r
+
+    def library_of(self, fqn: str):
+        sig = self.lib(fqn)
+        return getattr(sig, "library", None) if sig is not None else None
+
+    # ----------------------------------------------------------- type names
+    def _file_of(self, key: str | None, fi: int) -> int:
+        return self.type_file.get(key, fi) if key else fi
+
+    def resolve_name(self, name: str, fi: int, key: str | None) -> str | None:
+        """Source FQN (or project key) of a type name used in file ``fi`` inside type ``key``."""
+        mk = (name, fi, key)
+        try:
+            return self._name_memo[mk]
+        except KeyError:
+            pass
+        self._name_memo[mk] = None  # cycle guard
+        r = self._resolve_name(name, fi, key)
+        self._name_memo[mk] = r
+        return r
+
+    def _resolve_name(self, name: str, fi: int, key: str | None) -> str | None:
+        if name.startswith("="):
+            return name[1:]
+        parts = name.split(".")
+        head = self._resolve_simple(parts[0], fi, key)
+        if head is not None:
+            cur = head
+            for p in parts[1:]:
+                cur = self.member_type(cur, p)
+                if cur is None:
+                    break
+            if cur is not None:
+                return cur
+        # a qualified name: find the shortest prefix that is a type
+        for i in range(1, len(parts) + 1):
+            pre = ".".join(parts[:i])
+            if i >= 2 or len(parts) == 1:
+                if pre in self.types and not self.types[pre].local or (i >= 2 and self.lib_has(pre)):
+                    cur = pre
+                    for p in parts[i:]:
+                        cur = self.member_type(cur, p)
+                        if cur is None:
+                            break
+                    if cur is not None:
+                        return cur
+        # An unknown library type written fully qualified (no classpath for it):
+        # Java naming conventions separate the package (lower case) from the
+        # type names (upper case).
+        if len(parts) >= 2 and parts[0][:1].islower():
+            i = next((j for j, p in enumerate(parts) if p[:1].isupper()), None)
+            if i is not None and i >= 1 and all(p[:1].isupper() for p in parts[i:]) \
+                    and parts[0] not in self.packages_first_segments():
+                return name
+        return None
+
+    def packages_first_segments(self):
+        r = getattr(self, "_pfs", None)
+        if r is None:
+            r = self._pfs = frozenset()
+        return r
+
+    def member_type(self, owner: str, name: str, _seen=None) -> str | None:
+        """Member type ``name`` of ``owner`` or of its supertypes."""
+        m = self.members.get(owner)
+        if m and name in m:
+            return m[name]
+        if owner not in self.types:
+            cand = f"{owner}.{name}"
+            sig = self.lib(owner)
+            if sig is not None and cand in sig.nested:
+                return cand
+            if self.lib_has(cand):
+                return cand
+        seen = _seen or set()
+        seen.add(owner)
+        for s in self.supers(owner):
+            if s not in seen:
+                r = self.member_type(s, name, seen)
+                if r is not None:
+                    return r
+        return None
+
+    def _resolve_simple(self, n: str, fi: int, key: str | None) -> str | None:
+        ff = self.files[fi]
+        t = key
+        while t is not None:
+            td = self.types.get(t)
+            if td is None:
+                break
+            if td.name == n and not td.anonymous:
+                return t
+            if t in self._supers or not td.local:
+                r = self.member_type(t, n)
+                if r is not None:
+                    return r
+            lt = self.local_types.get(t)
+            if lt and n in lt:
+                return lt[n]
+            t = td.outer
+        for imp in ff.imports:
+            if not imp.on_demand and imp.name.endswith(n) and (
+                    len(imp.name) == len(n) or imp.name[-len(n) - 1] == "."):
+                if imp.static:
+                    owner = self._resolve_qualified(imp.name[: -len(n) - 1])
+                    if owner:
+                        r = self.member_type(owner, n)
+                        if r:
+                            return r
+                    continue
+                return self._resolve_qualified(imp.name) or imp.name
+        pt = self.pkg_types.get(ff.package)
+        if pt and n in pt:
+            return pt[n]
+        same = f"{ff.package}.{n}" if ff.package else n
+        if self.lib_has(same):
+            return same
+        for imp in ff.imports:
+            if imp.on_demand:
+                pt = self.pkg_types.get(imp.name)
+                if pt and n in pt:
+                    return pt[n]
+                owner = imp.name if imp.name in self.types else None
+                if owner is None and self.lib_has(imp.name):
+                    owner = imp.name
+                if owner is not None:
+                    r = self.member_type(owner, n)
+                    if r:
+                        return r
+                elif not imp.static and self.lib_has(f"{imp.name}.{n}"):
+                    return f"{imp.name}.{n}"
+        pt = self.pkg_types.get("java.lang")
+        if pt and n in pt:
+            return pt[n]
+        if self.lib_has("java.lang." + n):
+            return "java.lang." + n
+        return None
+
+    def _resolve_qualified(self, name: str) -> str | None:
+        if name in self.types:
+            return name
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            pre = ".".join(parts[:i])
+            if pre in self.types or self.lib_has(pre):
+                cur = pre
+                for p in parts[i:]:
+                    cur = self.member_type(cur, p)
+                    if cur is None:
+                        break
+                if cur is not None:
+                    return cur
+        return None
+
+    def tparams_of(self, key: str | None) -> dict:
+        """Type parameters visible in type ``key`` (own and enclosing), name → (bound, key)."""
+        out: dict = {}
+        t = key
+        while t is not None and t in self.types:
+            td = self.types[t]
+            for n, b in td.type_params:
+                out.setdefault(n, (b, t))
+            if td.static and not td.local:
+                break
+            t = td.outer
+        return out
+
+    def resolve_ref(self, ref, fi: int, key: str | None, mtparams: dict | None = None):
+        """Resolve a TypeRef to a type tuple ``(name, args)`` or None (unknown)."""
+        mk = (ref, fi, key, id(mtparams) if mtparams else 0)
+        try:
+            return self._ref_memo[mk][0]
+        except KeyError:
+            pass
+        self._ref_memo[mk] = (None, mtparams)
+        r = self._resolve_ref(ref, fi, key, mtparams, 0)
+        self._ref_memo[mk] = (r, mtparams)  # keep mtparams alive: its id is in the key
+        return r
+
+    def _resolve_ref(self, ref, fi, key, mtparams, depth):
+        name, args, dims = ref
+        if depth > 8:
+            return None
+        suffix = "[]" * dims
+        if name in PRIMITIVES:
+            return (name + suffix, ())
+        if name in ("?", "?super"):
+            if name == "?" and args:
+                return self._resolve_ref(args[0], fi, key, mtparams, depth + 1)
+            return (OBJECT, ())
+        if "." not in name:
+            bound = None
+            found = False
+            if mtparams and name in mtparams:
+                bound, found = mtparams[name], True
+                bkey = key
+            else:
+                tp = self.tparams_of(key)
+                if name in tp:
+                    bound, bkey = tp[name]
+                    found = True
+            if found:
+                if bound is None:
+                    return (OBJECT + suffix, ())
+                b = self._resolve_ref(bound, self._file_of(bkey, fi), bkey, mtparams, depth + 1)
+                if b is None:
+                    return None
+                return (b[0] + suffix, b[1] if not dims else ())
+        fqn = self.resolve_name(name, fi, key)
+        if fqn is None:
+            return None
+        rargs = tuple(self._resolve_ref(a, fi, key, mtparams, depth + 1) for a in args) if args and not dims else ()
+        return (fqn + suffix, rargs)
+
+    def erase_ref(self, ref, fi: int, key: str | None, mtparams: dict | None = None) -> str:
+        """Erased source form of a declared type, for method ids (unknown types keep the
+        name as written)."""
+        r = self.resolve_ref(ref, fi, key, mtparams)
+        if r is not None:
+            return r[0]
+        return ref[0].lstrip("=") + "[]" * ref[2]
+
+    # ----------------------------------------------------------- hierarchy
+    def supers(self, key: str) -> tuple:
+        """Direct supertypes (source FQNs; project keys for project types)."""
+        r = self._supers.get(key)
+        if r is not None:
+            return r
+        self._supers[key] = ()
+        td = self.types.get(key)
+        out: list[str] = []
+        if td is not None:
+            fi = self.type_file[key]
+            ctx = td.outer
+            sc = td.superclass
+            refs = ([sc] if sc else []) + list(td.interfaces)
+            for ref in refs:
+                s = self.resolve_name(ref[0], fi, ctx)
+                out.append(s if s is not None else "?" + ref[0])
+            if td.anonymous and out and out[0] in self.types and self.types[out[0]].kind == "interface":
+                out.insert(0, OBJECT)
+            elif td.kind == "enum" and sc is None:
+                out.insert(0, "java.lang.Enum")
+            elif td.kind == "record":
+                out.insert(0, "java.lang.Record")
+            elif td.kind == "class" and sc is None and not td.anonymous:
+                out.insert(0, OBJECT)
+            elif td.kind == "annotation":
+                out.append("java.lang.annotation.Annotation")
+            if td.anonymous and out and out[0] != OBJECT and out[0] not in self.types:
+                sig = self.lib(out[0])
+                if sig is not None and sig.kind == "interface":
+                    out.insert(0, OBJECT)
+        else:
+            sig = self.lib(key)
+            if sig is not None:
+                if sig.superclass:
+                    out.append(sig.superclass)
+                out.extend(sig.interfaces)
+        r = tuple(out)
+        self._supers[key] = r
+        return r
+
+    def all_supers(self, t: str) -> frozenset | None:
+        """Every supertype of ``t`` (itself included); None when part of the
+        hierarchy is unknown (then subtyping answers "maybe")."""
+        r = self._allsupers.get(t, 0)
+        if r != 0:
+            return r
+        self._allsupers[t] = None
+        seen = {t}
+        stack = [t]
+        unknown = False
+        while stack:
+            x = stack.pop()
+            if x not in self.types and self.lib(x) is None:
+                if x != OBJECT:
+                    unknown = True
+                continue
+            for s in self.supers(x):
+                if s.startswith("?"):
+                    unknown = True
+                elif s not in seen:
+                    seen.add(s)
+                    stack.append(s)
+        seen.add(OBJECT)
+        res = None if unknown else frozenset(seen)
+        if unknown:
+            self._allsupers[t] = None
+            self._partial = getattr(self, "_partial", {})
+            self._partial[t] = frozenset(seen)
+        else:
+            self._allsupers[t] = res
+        return res
+
+    def is_subtype(self, a: str, b: str) -> bool | None:
+        """``a`` <: ``b`` on erased names; None = maybe (unknown hierarchy)."""
+        if a == b or b == OBJECT and a not in PRIMITIVES:
+            return True
+        if a.endswith("[]"):
+            if b.endswith("[]"):
+                ea, eb = a[:-2], b[:-2]
+                if ea in PRIMITIVES or eb in PRIMITIVES:
+                    return ea == eb
+                return self.is_subtype(ea, eb)
+            return b in ("java.lang.Cloneable", "java.io.Serializable")
+        if a in PRIMITIVES or b in PRIMITIVES or b.endswith("[]"):
+            return False
+        s = self.all_supers(a)
+        if s is None:
+            part = getattr(self, "_partial", {}).get(a, ())
+            return True if b in part else None
+        return b in s
+
+    # ----------------------------------------------------------- members
+    def _build_methods(self, key: str, td: TypeDecl) -> None:
+        if td.local:
+            return
+        fi = self.type_file[key]
+        ff = self.files[fi]
+        out: list[_PM] = []
+        tparams_cls = None
+        for md in td.methods:
+            mt = {n: b for n, b in md.type_params} if md.type_params else None
+            if mt is not None:
+                tparams_cls = mt
+            ptypes = tuple(self.erase_ref(p[1], fi, key, mt) for p in md.params)
+            shown = list(ptypes)
+            if md.varargs and shown and shown[-1].endswith("[]"):
+                shown[-1] = shown[-1][:-2] + "..."
+            mid = f"{key}.{md.name}({','.join(shown)})"
+            info = MethodInfo(mid, ff.rel, md.start_line, md.end_line, md.loc, md.comment,
+                              ff.source_set, key, md.name, tuple(shown), md.static or md.name == "<init>" and False,
+                              md.abstract, md.private, False, md.varargs)
+            out.append(_PM(info, ptypes, md, key, md.returns, mt or {}))
+        del tparams_cls
+        declared = {(p.info.name, p.ptypes) for p in out}
+
+        def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False):
+            shown = list(params)
+            mid = f"{key}.{name}({','.join(shown)})"
+            info = MethodInfo(mid, ff.rel, sl, el, loc, None, ff.source_set, key, name,
+                              tuple(shown), static, False, False, True, varargs)
+            out.append(_PM(info, ptypes, None, key, returns, {}))
+
+        line = td.start_line
+        inst = [i for i in td.inits if not i.static]
+        stat = [i for i in td.inits if i.static]
+        if td.kind in ("class", "enum") and not any(p.info.name == "<init>" for p in out):
+            sl = min([line] + [i.start_line for i in inst])
+            implicit("<init>", (), (), False, None, line if not inst else inst[0].start_line,
+                     line if not inst else inst[-1].end_line, sum(i.loc for i in inst))
+            del sl
+        if td.kind == "record":
+            comps = [self.erase_ref(c[1], fi, key) for c in td.components]
+            if ("<init>", tuple(comps)) not in declared:
+                implicit("<init>", comps, tuple(comps), False, None, line, line, 0)
+            for (cn, cref), ct in zip(td.components, comps):
+                if (cn, ()) not in declared:
+                    implicit(cn, (), (), False, cref, line, line, 0)
+        if td.kind == "enum":
+            if ("values", ()) not in declared:
+                implicit("values", (), (), True, ("=" + key, (), 1), line, line, 0)
+            if ("valueOf", ("java.lang.String",)) not in declared:
+                implicit("valueOf", ("java.lang.String",), ("java.lang.String",), True,
+                         ("=" + key, (), 0), line, line, 0)
+        if stat:
+            implicit("<clinit>", (), (), True, None, stat[0].start_line, stat[-1].end_line,
+                     sum(i.loc for i in stat))
+        self.methods[key] = out
+        for p in out:
+            self.by_id[p.info.id] = p
+            self.by_name.setdefault(p.info.name, []).append(p.info.id)
+
+    def methods_named(self, t: str, name: str):
+        """Methods named ``name`` visible on type ``t`` (declared or inherited), nearest
+        declaration first, overridden ones dropped.
+
+        Returns
+        -------
+        (list, str or None)
+            Candidates (``_PM`` for project methods, ``_LibM`` for library
+            ones) and the first supertype whose declaration is unknown (None
+            when the whole hierarchy is known).
+        """
+        mk = (t, name)
+        r = self._mnamed.get(mk)
+        if r is not None:
+            return r
+        out: list = []
+        seen_sigs: set = set()
+        unknown = None
+        queue = [t]
+        seen = {t}
+        i = 0
+        ctor = name == "<init>"
+        while i < len(queue):
+            x = queue[i]
+            i += 1
+            if x in self.types:
+                for p in self.methods.get(x, ()):
+                    if p.info.name == name and p.ptypes not in seen_sigs:
+                        seen_sigs.add(p.ptypes)
+                        out.append(p)
+                if self.types[x].kind == "interface" and not ctor and OBJECT not in seen:
+                    seen.add(OBJECT)
+                    queue.append(OBJECT)
+            else:
+                sig = self.lib(x)
+                if sig is None:
+                    if unknown is None and not x.startswith("?"):
+                        unknown = x
+                    elif unknown is None:
+                        unknown = x
+                    continue
+                for ms in sig.methods:
+                    if ms.name == name:
+                        lm = _LibM(x, ms, sig)
+                        if lm.ptypes not in seen_sigs:
+                            seen_sigs.add(lm.ptypes)
+                            out.append(lm)
+                if sig.kind == "interface" and not ctor and OBJECT not in seen:
+                    seen.add(OBJECT)
+                    queue.append(OBJECT)
+            if ctor:
+                break
+            for s in self.supers(x):
+                if s not in seen:
+                    seen.add(s)
+                    queue.append(s)
+        r = (out, unknown)
+        self._mnamed[mk] = r
+        return r
+
+    def field_type(self, t: str, name: str, _depth=0):
+        """(type, found) of field ``name`` in ``t`` or its supertypes."""
+        mk = (t, name)
+        if mk in self._fields:
+            return self._fields[mk]
+        self._fields[mk] = (None, False)
+        res = (None, False)
+        td = self.types.get(t)
+        if td is not None:
+            for f in td.fields:
+                if f.name == name:
+                    fi = self.type_file[t]
+                    res = (self.resolve_ref(f.type, fi, t), True)
+                    break
+        else:
+            sig = self.lib(t)
+            if sig is not None:
+                for f in sig.fields:
+                    if f.name == name:
+                        res = ((f.type, ()), True)
+                        break
+        if not res[1] and _depth < 30:
+            for s in self.supers(t):
+                if not s.startswith("?"):
+                    r = self.field_type(s, name, _depth + 1)
+                    if r[1]:
+                        res = r
+                        break
+        self._fields[mk] = res
+        return res
+
+    def overriders(self, t: str, name: str, ptypes: tuple) -> list[str]:
+        """Ids of project methods overriding ``name(ptypes)`` in project subtypes of ``t``."""
+        out = []
+        seen = {t}
+        stack = list(self.subtypes.get(t, ()))
+        while stack:
+            s = stack.pop()
+            if s in seen:
+                continue
+            seen.add(s)
+            for p in self.methods.get(s, ()):
+                if p.info.name == name and p.ptypes == ptypes and not p.info.static and not p.info.abstract:
+                    out.append(p.info.id)
+            stack.extend(self.subtypes.get(s, ()))
+        return sorted(out)

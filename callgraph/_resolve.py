@@ -1,0 +1,1047 @@
+"""Pass 2: resolve every call site of one file against the project index.
+
+Call sites: method invocations, ``new`` (anonymous classes → the superclass
+constructor), ``this(...)``/``super(...)`` (explicit and the implicit
+``super()``), method references and enum constants. Each yields edges from the
+*owner* — the named method, constructor or initializer that contains the code,
+so calls inside lambdas and local/anonymous classes belong to the enclosing
+method — or an unresolved reason. Nothing is guessed silently.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+
+import tree_sitter
+
+from ._facts import JAVA, type_ref
+from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
+
+_SITE_QUERY = tree_sitter.Query(JAVA, """
+(local_variable_declaration) @local
+(formal_parameter) @param
+(spread_parameter) @param
+(catch_formal_parameter) @catch
+(enhanced_for_statement) @foreach
+(resource) @res
+(instanceof_expression) @inst
+(type_pattern) @tpat
+(record_pattern_component) @rpat
+(lambda_expression) @lambda
+(method_invocation) @call
+(object_creation_expression) @new
+(explicit_constructor_invocation) @ctor
+(method_reference) @ref
+(enum_constant) @enumc
+""")
+_DECL_CAPS = frozenset({"local", "param", "catch", "foreach", "res", "inst", "tpat", "rpat", "lambda"})
+_RANK = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
+_NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
+STRING = ("java.lang.String", ())
+_INT_LIT = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal",
+            "binary_integer_literal")
+_NUM_ORDER = ["byte", "short", "char", "int", "long", "float", "double"]
+_CMP_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "instanceof"})
+
+
+class _Res:
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib")
+
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None):
+        self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
+        self.targets = targets  # ids
+        self.ret = ret
+        self.reason = reason
+        self.cha = cha  # ids of overriding project methods
+        self.lib = lib  # {id: (owner fqn, name)} of API targets
+
+
+_NONE = _Res("none")
+
+
+class FileResult:
+    """What pass 2 found in one file (picklable)."""
+
+    __slots__ = ("edges", "apis", "counts", "reasons", "examples")
+
+    def __init__(self):
+        self.edges: dict = {}  # (src, dst) -> [kind, set(lines)]
+        self.apis: dict = {}  # id -> (class, name, third_party, library)
+        self.counts: Counter = Counter()
+        self.reasons: Counter = Counter()
+        self.examples: dict = {}  # reason -> "file:line"
+
+    def edge(self, src, dst, line, kind):
+        e = self.edges.get((src, dst))
+        if e is None:
+            self.edges[(src, dst)] = [kind, {line}]
+        else:
+            if _RANK[kind] < _RANK[e[0]]:
+                e[0] = kind
+            e[1].add(line)
+
+
+def _t(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+class FileResolver:
+    """Resolves the call sites of one file (see module docstring)."""
+
+    def __init__(self, idx: ProjectIndex, fi: int, src: bytes, tree):
+        self.idx = idx
+        self.fi = fi
+        self.ff = idx.files[fi]
+        self.tree = tree
+        self.res = FileResult()
+        ff = self.ff
+        spans = []
+        owners = []
+        for td in ff.types:
+            if idx.types.get(td.key) is not td:
+                continue
+            spans.append((td.start_byte, td.end_byte, td.key))
+            if td.local:
+                continue
+            pms = idx.methods.get(td.key, ())
+            ctors = tuple(p.info.id for p in pms if p.info.name == "<init>")
+            clinit = next((p.info.id for p in pms if p.info.name == "<clinit>"), None)
+            for p in pms:
+                if p.decl is not None:
+                    owners.append((p.decl.start_byte, p.decl.end_byte, (p.info.id,), td.key, p))
+            for init in td.inits:
+                ids = (clinit,) if init.static else ctors
+                if ids and ids[0]:
+                    owners.append((init.start_byte, init.end_byte, ids, td.key, None))
+        spans.sort()
+        owners.sort(key=lambda o: o[0])
+        self.spans = spans
+        self.span_starts = [s[0] for s in spans]
+        self.owners = owners
+        self.owner_starts = [o[0] for o in owners]
+        self.locals: dict[str, list] = {}
+        self.cache: dict[int, _Res] = {}
+        self.local_types_cache: dict = {}
+        self.key = None
+        self.pm = None
+
+    # ----------------------------------------------------------- context
+    def type_at(self, pos: int):
+        i = bisect_right(self.span_starts, pos) - 1
+        while i >= 0:
+            s, e, k = self.spans[i]
+            if s <= pos < e:
+                return k
+            i -= 1
+        return None
+
+    def owner_at(self, pos: int):
+        i = bisect_right(self.owner_starts, pos) - 1
+        if i >= 0:
+            o = self.owners[i]
+            if o[0] <= pos < o[1]:
+                return o
+        return None
+
+    def set_ctx(self, pos: int):
+        self.key = self.type_at(pos)
+        o = self.owner_at(pos)
+        self.pm = o[4] if o else None
+        return o
+
+    def mtp(self):
+        return self.pm.tparams if self.pm is not None and self.pm.tparams else None
+
+    def ref(self, tref):
+        return self.idx.resolve_ref(tref, self.fi, self.key, self.mtp())
+
+    # ----------------------------------------------------------- run
+    def run(self) -> FileResult:
+        caps = []
+        cur = tree_sitter.QueryCursor(_SITE_QUERY)
+        for name, nodes in cur.captures(self.tree.root_node).items():
+            for n in nodes:
+                caps.append((n.start_byte, name, n))
+        caps.sort(key=lambda c: c[0])
+        for _, name, n in caps:
+            if name in _DECL_CAPS:
+                try:
+                    self.declare(name, n)
+                except Exception:  # a malformed (recovered) node: skip the declaration
+                    pass
+        for _, name, n in caps:
+            if name in _DECL_CAPS:
+                continue
+            owner = self.set_ctx(n.start_byte)
+            if owner is None:
+                continue
+            try:
+                r = self.site(name, n)
+            except RecursionError:
+                r = _Res("unresolved", reason="expression too deeply nested")
+            self.emit(owner, r, n.start_point[0] + 1)
+        self.implicit_super_calls()
+        return self.res
+
+    def emit(self, owner, r: _Res, line: int):
+        if r.kind == "none":
+            return
+        res = self.res
+        res.counts[r.kind] += 1
+        if r.kind == "unresolved":
+            res.reasons[r.reason] += 1
+            res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
+            return
+        if r.kind == "local":
+            return
+        if r.kind == "name" and r.reason:
+            res.reasons["name: " + r.reason] += 1
+        for src in owner[2]:
+            for t in r.targets:
+                res.edge(src, t, line, r.kind)
+            for t in r.cha:
+                res.edge(src, t, line, "cha")
+        if r.lib:
+            for t, v in r.lib.items():
+                res.apis.setdefault(t, v)
+
+    # ----------------------------------------------------------- declarations
+    def add_local(self, name: str, scope_start, scope_end, avail, payload):
+        self.locals.setdefault(name, []).append((scope_start, scope_end, avail, payload))
+
+    def declare(self, cap: str, n) -> None:
+        if cap == "local":
+            ty = n.child_by_field_name("type")
+            parent = n.parent
+            end = parent.end_byte if parent is not None else n.end_byte
+            for d in n.named_children:
+                if d.type == "variable_declarator":
+                    nm = d.child_by_field_name("name")
+                    dims = d.child_by_field_name("dimensions")
+                    self.add_local(_t(nm), n.start_byte, end, d.start_byte,
+                                   self._payload(ty, d.child_by_field_name("value"), dims))
+        elif cap == "param":
+            p = n.parent
+            gp = p.parent if p is not None else None
+            if gp is None or gp.type == "record_declaration":
+                return
+            ty = n.child_by_field_name("type")
+            if n.type == "spread_parameter":
+                ty = ty or next((c for c in n.named_children if c.type not in ("modifiers", "variable_declarator")), None)
+                nm = None
+                for c in n.named_children:
+                    if c.type == "variable_declarator":
+                        nm = c.child_by_field_name("name")
+                if nm is None or ty is None:
+                    return
+                tr = type_ref(ty)
+                self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
+                               ("ref", (tr[0], tr[1], tr[2] + 1), n.start_byte))
+            else:
+                nm = n.child_by_field_name("name")
+                if nm is None or ty is None:
+                    return
+                tr = type_ref(ty)
+                dims = n.child_by_field_name("dimensions")
+                if dims is not None:
+                    tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
+                self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
+                               ("ref", tr, n.start_byte) if tr[0] != "var" else ("none",))
+        elif cap == "catch":
+            clause = n.parent
+            nm = n.child_by_field_name("name")
+            types = [c for c in n.named_children if c.type == "catch_type"]
+            tys = [c for c in types[0].named_children] if types else []
+            payload = ("ref", type_ref(tys[0]), n.start_byte) if len(tys) == 1 else (
+                ("ref", ("java.lang.Exception", (), 0), n.start_byte) if tys else ("none",))
+            if len(tys) > 1:
+                payload = ("ref", type_ref(tys[0]), n.start_byte)
+            self.add_local(_t(nm), clause.start_byte, clause.end_byte, n.start_byte, payload)
+        elif cap == "foreach":
+            ty = n.child_by_field_name("type")
+            nm = n.child_by_field_name("name")
+            val = n.child_by_field_name("value")
+            if nm is None:
+                return
+            if ty is None or _t(ty) == "var":
+                payload = ("elem", val)
+            else:
+                payload = ("ref", type_ref(ty), n.start_byte)
+            self.add_local(_t(nm), n.start_byte, n.end_byte, n.start_byte, payload)
+        elif cap == "res":
+            nm = n.child_by_field_name("name")
+            if nm is None:
+                return
+            ty = n.child_by_field_name("type")
+            scope = n.parent.parent if n.parent is not None and n.parent.parent is not None else n
+            self.add_local(_t(nm), scope.start_byte, scope.end_byte, n.start_byte,
+                           self._payload(ty, n.child_by_field_name("value"), None))
+        elif cap == "inst":
+            nm = n.child_by_field_name("name")
+            ty = n.child_by_field_name("right")
+            if nm is None or ty is None:
+                return
+            blk = n.parent
+            while blk is not None and blk.type not in ("block", "constructor_body", "class_body",
+                                                       "lambda_expression", "switch_block_statement_group"):
+                blk = blk.parent
+            end = blk.end_byte if blk is not None else n.end_byte
+            self.add_local(_t(nm), n.start_byte, end, n.start_byte, ("ref", type_ref(ty), n.start_byte))
+        elif cap in ("tpat", "rpat"):
+            kids = [c for c in n.named_children if c.type not in ("modifiers",)]
+            if len(kids) < 2 or kids[-1].type != "identifier":
+                return
+            ty, nm = kids[-2], kids[-1]
+            scope = n.parent
+            while scope is not None and scope.type not in ("switch_rule", "switch_block_statement_group",
+                                                           "block", "lambda_expression"):
+                scope = scope.parent
+            scope = scope or n
+            payload = ("none",) if _t(ty) == "var" else ("ref", type_ref(ty), n.start_byte)
+            self.add_local(_t(nm), n.start_byte, scope.end_byte, n.start_byte, payload)
+        elif cap == "lambda":
+            ps = n.child_by_field_name("parameters")
+            if ps is None:
+                return
+            if ps.type == "identifier":
+                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("none",))
+            elif ps.type == "inferred_parameters":
+                for c in ps.named_children:
+                    if c.type == "identifier":
+                        self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("none",))
+
+    def _payload(self, ty, value, dims):
+        if ty is None:
+            return ("none",)
+        if _t(ty) == "var":
+            return ("var", value) if value is not None else ("none",)
+        tr = type_ref(ty)
+        if dims is not None:
+            tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
+        return ("ref", tr, ty.start_byte)
+
+    def local_type(self, name: str, pos: int):
+        """(type, found) of the innermost local ``name`` visible at ``pos``."""
+        ents = self.locals.get(name)
+        if not ents:
+            return None, False
+        best = None
+        for e in ents:
+            if e[0] <= pos < e[1] and e[2] <= pos and (best is None or e[0] >= best[0]):
+                best = e
+        if best is None:
+            return None, False
+        payload = best[3]
+        k = payload[0]
+        if k == "none":
+            return None, True
+        ck = (name, best[0], best[2])
+        if ck in self.local_types_cache:
+            return self.local_types_cache[ck], True
+        self.local_types_cache[ck] = None
+        saved = (self.key, self.pm)
+        try:
+            if k == "ref":
+                self.set_ctx(payload[2])
+                t = self.ref(payload[1])
+            elif k == "var":
+                self.set_ctx(payload[1].start_byte)
+                t = self.texpr(payload[1])
+            else:  # "elem": element of an iterated expression
+                self.set_ctx(payload[1].start_byte)
+                it = self.texpr(payload[1])
+                t = None
+                if it is not None:
+                    if it[0].endswith("[]"):
+                        t = (it[0][:-2], ())
+                    elif len(it[1]) == 1:
+                        t = it[1][0]
+        finally:
+            self.key, self.pm = saved
+        self.local_types_cache[ck] = t
+        return t, True
+
+    # ----------------------------------------------------------- names
+    def ident(self, name: str, pos: int):
+        """Type of a simple name used as an expression: (type, found-as-variable)."""
+        t, found = self.local_type(name, pos)
+        if found:
+            return t, True
+        idx = self.idx
+        k = self.key
+        while k is not None:
+            t, found = idx.field_type(k, name)
+            if found:
+                return t, True
+            td = idx.types.get(k)
+            k = td.outer if td is not None else None
+        for imp in self.ff.imports:
+            if imp.static:
+                if imp.on_demand:
+                    owner = idx._resolve_qualified(imp.name)
+                elif imp.name.endswith("." + name):
+                    owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                else:
+                    continue
+                if owner:
+                    t, found = idx.field_type(owner, name)
+                    if found:
+                        return t, True
+        return None, False
+
+    def as_type_name(self, node):
+        """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
+        t = node.type
+        if t in ("identifier", "type_identifier"):
+            return self.idx.resolve_name(_t(node), self.fi, self.key)
+        if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
+            text = _t(node)
+            if not all(c.isalnum() or c in "._$" for c in text):
+                return None
+            return self.idx.resolve_name(text, self.fi, self.key)
+        if t == "generic_type":
+            r = self.ref(type_ref(node))
+            return r[0] if r else None
+        return None
+
+    # ----------------------------------------------------------- expressions
+    def texpr(self, n):
+        """Static type of an expression node (see _index module docstring), or None."""
+        t = n.type
+        if t == "identifier":
+            ty, found = self.ident(_t(n), n.start_byte)
+            return ty
+        if t == "method_invocation":
+            return self.call(n).ret
+        if t in ("string_literal", "text_block"):
+            return STRING
+        if t == "object_creation_expression":
+            ty = n.child_by_field_name("type")
+            if ty is None:
+                return None
+            tr = type_ref(ty)
+            if n.child_by_field_name("object") is None and not (tr[0] in ("?",)):
+                r = self.ref(tr)
+            else:
+                r = self.ref(tr)
+            if r is not None and tr[1] == () and any(c.type == "type_arguments" for c in ty.named_children):
+                r = (r[0], ())
+            return r
+        if t == "this":
+            return (self.key, ()) if self.key else None
+        if t == "field_access":
+            obj = n.child_by_field_name("object")
+            fld = n.child_by_field_name("field")
+            if obj is None or fld is None:
+                return None
+            if fld.type == "this":
+                k = self.as_type_name(obj)
+                return (k, ()) if k else None
+            if obj.type == "super":
+                sup = self.superclass(self.key)
+                return self.idx.field_type(sup, _t(fld))[0] if sup else None
+            name = _t(fld)
+            if obj.type in ("identifier", "field_access"):
+                if obj.type == "identifier":
+                    ot, found = self.ident(_t(obj), obj.start_byte)
+                    if not found:
+                        k = self.as_type_name(obj)
+                        return self.idx.field_type(k, name)[0] if k else None
+                else:
+                    ot = self.texpr(obj)
+                    if ot is None:
+                        k = self.as_type_name(obj)
+                        if k:
+                            return self.idx.field_type(k, name)[0]
+                        return None
+            else:
+                ot = self.texpr(obj)
+            if ot is None:
+                return None
+            if ot[0].endswith("[]") and name == "length":
+                return ("int", ())
+            return self.idx.field_type(ot[0], name)[0]
+        if t in _INT_LIT:
+            return ("long", ()) if _t(n)[-1:] in "lL" else ("int", ())
+        if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):
+            return ("float", ()) if _t(n)[-1:] in "fF" else ("double", ())
+        if t in ("true", "false"):
+            return ("boolean", ())
+        if t == "character_literal":
+            return ("char", ())
+        if t == "null_literal":
+            return ("null", ())
+        if t == "cast_expression":
+            ty = n.child_by_field_name("type")
+            return self.ref(type_ref(ty)) if ty is not None else None
+        if t == "parenthesized_expression":
+            kids = n.named_children
+            return self.texpr(kids[0]) if kids else None
+        if t == "array_access":
+            a = n.child_by_field_name("array")
+            at = self.texpr(a) if a is not None else None
+            if at and at[0].endswith("[]"):
+                return (at[0][:-2], at[1])
+            return None
+        if t == "array_creation_expression":
+            ty = n.child_by_field_name("type")
+            if ty is None:
+                return None
+            base = self.ref(type_ref(ty))
+            if base is None:
+                return None
+            dims = sum(_t(c).count("[") for c in n.named_children if c.type in ("dimensions", "dimensions_expr"))
+            return (base[0] + "[]" * max(dims, 1), ())
+        if t == "ternary_expression":
+            a = self.texpr(n.child_by_field_name("consequence"))
+            if a is not None and a[0] != "null":
+                return a
+            return self.texpr(n.child_by_field_name("alternative"))
+        if t == "binary_expression":
+            op = n.child_by_field_name("operator")
+            ops = _t(op) if op is not None else ""
+            if ops in _CMP_OPS:
+                return ("boolean", ())
+            a = self.texpr(n.child_by_field_name("left"))
+            b = self.texpr(n.child_by_field_name("right"))
+            if ops == "+" and (a == STRING or b == STRING):
+                return STRING
+            if a is None or b is None:
+                return None
+            pa, pb = UNBOX.get(a[0], a[0]), UNBOX.get(b[0], b[0])
+            if pa in _NUM_ORDER and pb in _NUM_ORDER:
+                if ops in ("<<", ">>", ">>>"):
+                    return ("long", ()) if pa == "long" else ("int", ())
+                w = max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)
+                return (_NUM_ORDER[w], ())
+            if pa == pb == "boolean":
+                return ("boolean", ())
+            return None
+        if t == "unary_expression":
+            op = n.child_by_field_name("operator")
+            if op is not None and _t(op) == "!":
+                return ("boolean", ())
+            a = self.texpr(n.child_by_field_name("operand"))
+            if a and a[0] in ("byte", "short", "char"):
+                return ("int", ())
+            return a
+        if t == "update_expression":
+            kids = n.named_children
+            return self.texpr(kids[0]) if kids else None
+        if t == "assignment_expression":
+            return self.texpr(n.child_by_field_name("left"))
+        if t == "instanceof_expression":
+            return ("boolean", ())
+        if t in ("lambda_expression", "method_reference"):
+            return ("λ", ())
+        if t == "class_literal":
+            kids = n.named_children
+            inner = self.ref(type_ref(kids[0])) if kids else None
+            return ("java.lang.Class", (inner,))
+        return None
+
+    def superclass(self, key):
+        if key is None:
+            return None
+        sups = self.idx.supers(key)
+        td = self.idx.types.get(key)
+        if not sups:
+            return OBJECT
+        if td is not None and td.kind == "interface":
+            return None
+        s = sups[0]
+        return None if s.startswith("?") else s
+
+    # ----------------------------------------------------------- call sites
+    def site(self, cap: str, n) -> _Res:
+        if cap == "call":
+            return self.call(n)
+        if cap == "new":
+            return self.new(n)
+        if cap == "ctor":
+            return self.explicit_ctor(n)
+        if cap == "ref":
+            return self.method_ref(n)
+        if cap == "enumc":
+            return self.enum_constant(n)
+        return _NONE
+
+    def args_of(self, n):
+        al = n.child_by_field_name("arguments")
+        if al is None:
+            return []
+        return [c for c in al.named_children if c.type not in ("line_comment", "block_comment")]
+
+    def call(self, n) -> _Res:
+        r = self.cache.get(n.id)
+        if r is not None:
+            return r
+        self.cache[n.id] = _Res("unresolved", reason="recursive type inference")
+        saved = (self.key, self.pm)
+        self.set_ctx(n.start_byte)
+        try:
+            r = self._call(n)
+        finally:
+            self.key, self.pm = saved
+        self.cache[n.id] = r
+        return r
+
+    def _call(self, n) -> _Res:
+        name_node = n.child_by_field_name("name")
+        if name_node is None:
+            return _Res("unresolved", reason="malformed invocation")
+        name = _t(name_node)
+        args = self.args_of(n)
+        obj = n.child_by_field_name("object")
+        has_super = any(c.type == "super" for c in n.children if c != obj)
+        idx = self.idx
+        if obj is None:
+            return self.unqualified(name, args)
+        if obj.type == "super":
+            sup = self.superclass(self.key)
+            if sup is None:
+                return _Res("unresolved", reason="super of a type whose superclass is unknown")
+            return self.select(sup, name, args, virtual=False)
+        if has_super:  # Interface.super.m() or Outer.super.m()
+            k = self.as_type_name(obj)
+            if k is None:
+                return _Res("unresolved", reason="unknown type in X.super.m()")
+            td = idx.types.get(k)
+            if td is not None and td.kind != "interface":
+                k = self.superclass(k)
+            if k is None:
+                return _Res("unresolved", reason="unknown type in X.super.m()")
+            return self.select(k, name, args, virtual=False)
+        if obj.type == "this":
+            return self.select(self.key, name, args, virtual=True)
+        if obj.type in ("identifier", "field_access", "scoped_identifier"):
+            if obj.type == "identifier":
+                ot, found = self.ident(_t(obj), obj.start_byte)
+                if found:
+                    if ot is None:
+                        return self.by_name(name, args, "receiver variable of unknown type")
+                    return self.on_type(ot, name, args)
+                k = self.as_type_name(obj)
+                if k is not None:
+                    return self.select(k, name, args, virtual=False, static_ctx=True)
+                return self.by_name(name, args, "receiver name is neither a variable nor a known type")
+            ot = self.texpr(obj)
+            if ot is not None:
+                return self.on_type(ot, name, args)
+            k = self.as_type_name(obj)
+            if k is not None:
+                return self.select(k, name, args, virtual=False, static_ctx=True)
+            return self.by_name(name, args, "receiver expression of unknown type")
+        ot = self.texpr(obj)
+        if ot is None:
+            return self.by_name(name, args, f"receiver {obj.type} of unknown type")
+        return self.on_type(ot, name, args)
+
+    def on_type(self, ot, name, args) -> _Res:
+        tn = ot[0]
+        if tn in PRIMITIVES or tn in ("null", "λ"):
+            return _Res("unresolved", reason=f"method called on a {tn} value")
+        if tn.endswith("[]"):
+            tn = OBJECT
+        return self.select(tn, name, args, virtual=True, recv=ot)
+
+    def unqualified(self, name, args) -> _Res:
+        idx = self.idx
+        k = self.key
+        first_unknown = None
+        while k is not None:
+            td = idx.types.get(k)
+            if td is None:
+                break
+            lr = self.local_method(k, name, args)
+            if lr is not None:
+                return lr
+            cands, unknown = idx.methods_named(k, name)
+            if cands:
+                return self.select(k, name, args, virtual=True)
+            if unknown and first_unknown is None:
+                first_unknown = unknown
+            k = td.outer
+        for imp in self.ff.imports:
+            if imp.static and not imp.on_demand and imp.name.endswith("." + name):
+                owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                owner = owner or imp.name[: -len(name) - 1]
+                return self.select(owner, name, args, virtual=False, static_ctx=True)
+        unknown_owners = []
+        for imp in self.ff.imports:
+            if imp.static and imp.on_demand:
+                owner = idx._resolve_qualified(imp.name)
+                if owner:
+                    cands, _ = idx.methods_named(owner, name)
+                    if cands:
+                        return self.select(owner, name, args, virtual=False, static_ctx=True)
+                    if owner not in idx.types and idx.lib(owner) is None:
+                        unknown_owners.append(owner)
+                else:
+                    unknown_owners.append(imp.name)
+        if first_unknown is not None:
+            return self.star(first_unknown, name, "arity")
+        if len(unknown_owners) == 1:
+            return self.star(unknown_owners[0], name, "name",
+                             reason="only candidate: a static on-demand import of an unknown type")
+        return self.by_name(name, args, "no method of that name in scope")
+
+    def local_method(self, k, name, args):
+        td = self.idx.types.get(k)
+        if td is None or not td.local:
+            return None
+        for m in td.methods:
+            if m.name == name and (len(m.params) == len(args) or m.varargs):
+                saved = self.key
+                ret = None
+                if m.returns is not None:
+                    self.key = k
+                    ret = self.ref(m.returns)
+                    self.key = saved
+                return _Res("local", ret=ret)
+        return None
+
+    def star(self, owner, name, kind, reason=None) -> _Res:
+        mid = f"{owner}.{name}(*)"
+        idx = self.idx
+        return _Res(kind, (mid,), None, reason,
+                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
+
+    def by_name(self, name, args, reason) -> _Res:
+        n = len(args)
+        ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
+        if not ids:
+            return _Res("unresolved", reason=reason)
+        if len(ids) > _NAME_CAP:
+            return _Res("unresolved", reason=reason + f" (>{_NAME_CAP} same-name candidates)")
+        return _Res("name", tuple(sorted(ids)), None, reason)
+
+    @staticmethod
+    def _arity_ok(c, n):
+        pt = c.ptypes
+        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+        return len(pt) == n or (varargs and n >= len(pt) - 1)
+
+    # ----------------------------------------------------------- overloads
+    def arg_types(self, args):
+        return [self.texpr(a) for a in args]
+
+    def assignable(self, a, p: str, phase: int):
+        """Can an argument of type ``a`` be passed to parameter type ``p``? True/False/None(maybe)."""
+        if a is None:
+            return None
+        an = a[0]
+        if an == "null":
+            return p not in PRIMITIVES
+        if an == "λ":
+            return p not in PRIMITIVES and not p.endswith("[]")
+        if an in PRIMITIVES:
+            if p in PRIMITIVES:
+                return p in _WIDEN.get(an, ())
+            if phase >= 2:
+                return self.idx.is_subtype(BOX.get(an, an), p)
+            return False
+        if p in PRIMITIVES:
+            if phase >= 2 and an in UNBOX:
+                return p in _WIDEN.get(UNBOX[an], ())
+            return False
+        return self.idx.is_subtype(an, p)
+
+    def applicable(self, c, ats, phase):
+        pt = c.ptypes
+        n = len(ats)
+        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+        if phase < 3:
+            if len(pt) != n:
+                return False
+            ps = pt
+        else:
+            if not varargs or n < len(pt) - 1:
+                return False
+            ps = list(pt[:-1]) + [pt[-1][:-2]] * (n - len(pt) + 1)
+        maybe = False
+        for a, p in zip(ats, ps):
+            ok = self.assignable(a, p, phase)
+            if ok is False:
+                return False
+            if ok is None:
+                maybe = True
+        return None if maybe else True
+
+    def more_specific(self, c1, c2, n) -> bool:
+        p1, p2 = c1.ptypes, c2.ptypes
+        if len(p1) != len(p2):
+            return len(p1) > len(p2) if n else False
+        for a, b in zip(p1, p2):
+            if a == b:
+                continue
+            if a in PRIMITIVES and b in PRIMITIVES:
+                if b not in _WIDEN.get(a, ()):
+                    return False
+                continue
+            if self.idx.is_subtype(a, b) is not True:
+                return False
+        return True
+
+    def choose(self, cands, args):
+        """(chosen list, decided_by_types) among candidates applicable by arity."""
+        n = len(args)
+        ar = [c for c in cands if self._arity_ok(c, n)]
+        if not ar:
+            return ar, None
+        ats = self.arg_types(args)
+        all_known = all(a is not None for a in ats)
+        if len(ar) == 1:
+            if not all_known:
+                return ar, False
+            ok = any(self.applicable(ar[0], ats, ph) is True for ph in (1, 2, 3))
+            return ar, ok
+        for phase in (1, 2, 3):
+            app = []
+            for c in ar:
+                ok = self.applicable(c, ats, phase)
+                if ok is not False:
+                    app.append((c, ok))
+            if not app:
+                continue
+            if len(app) == 1:
+                return [app[0][0]], all_known and app[0][1] is True
+            # most specific
+            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n) for d, _ in app)]
+            if len(best) == 1:
+                return best, all_known and all(ok is True for _, ok in app)
+            return [c for c, _ in app], False
+        return ar, False
+
+    def select(self, t, name, args, *, virtual, recv=None, static_ctx=False) -> _Res:
+        if t is None:
+            return _Res("unresolved", reason="receiver type unknown")
+        idx = self.idx
+        lr = self.local_method(t, name, args)
+        if lr is not None:
+            return lr
+        cands, unknown = idx.methods_named(t, name)
+        if not cands:
+            if unknown is not None:
+                return self.star(unknown, name, "arity")
+            if t not in idx.types and idx.lib(t) is None:
+                return self.star(t, name, "arity")
+            return _Res("unresolved", reason="no method of that name on the receiver type")
+        if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
+            return self.target(cands[0], "exact", t, args, recv, virtual)
+        chosen, by_types = self.choose(cands, args)
+        if not chosen:
+            if unknown is not None:
+                return self.star(unknown, name, "arity")
+            return _Res("unresolved", reason="no overload with that number of arguments")
+        if len(chosen) == 1:
+            c = chosen[0]
+            if len(cands) == 1 and unknown is None:
+                kind = "exact"
+            elif by_types:
+                kind = "exact"
+            else:
+                kind = "arity"
+            return self.target(c, kind, t, args, recv, virtual)
+        # undecided overload
+        libs = [c for c in chosen if isinstance(c, _LibM)]
+        if libs:
+            return self.star(libs[0].owner, name, "arity")
+        ids = tuple(sorted(c.info.id for c in chosen))
+        return _Res("name", ids, None, "overload undecided among project methods")
+
+    def target(self, c, kind, t, args, recv, virtual) -> _Res:
+        idx = self.idx
+        if isinstance(c, _PM):
+            tid = c.info.id
+            lib = None
+            ret = self.project_return(c, t, args, recv)
+            ptypes = c.ptypes
+            static = c.info.static or c.info.private or c.info.name == "<init>"
+        else:
+            tid = c.id
+            lib = {tid: (c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner))}
+            ret = self.lib_return(c, recv)
+            ptypes = c.ptypes
+            static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
+        cha = ()
+        if virtual and not static and t in idx.types and not idx.types[t].local:
+            cha = tuple(i for i in idx.overriders(t, c.info.name if isinstance(c, _PM) else c.sig.name, ptypes)
+                        if i != tid)
+        return _Res(kind, (tid,), ret, None, cha, lib)
+
+    def project_return(self, c: _PM, t, args, recv):
+        if c.returns is None:
+            return (c.type_key, ()) if c.info.name == "<init>" else None
+        r = c.returns
+        if r[0] == "void":
+            return ("void", ())
+        fi = self.idx.type_file[c.type_key]
+        if r[2] == 0 and "." not in r[0]:
+            if c.tparams and r[0] in c.tparams:
+                # infer a method type variable from an argument declared with it
+                if c.decl is not None:
+                    for i, (_, pref) in enumerate(c.decl.params):
+                        if i < len(args) and pref == (r[0], (), 0):
+                            a = self.texpr(args[i])
+                            if a is not None and a[0] not in ("null", "λ"):
+                                return a
+                        if i < len(args) and pref[0] == "Class" and pref[1] == ((r[0], (), 0),):
+                            a = self.texpr(args[i])
+                            if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
+                                return a[1][0]
+            else:
+                td = self.idx.types.get(c.type_key)
+                tps = [n for n, _ in td.type_params] if td else []
+                if r[0] in tps and recv is not None and recv[0] == c.type_key and len(recv[1]) == len(tps):
+                    a = recv[1][tps.index(r[0])]
+                    if a is not None:
+                        return a
+        return self.idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+
+    def lib_return(self, c: _LibM, recv):
+        sig = c.sig
+        if sig.name == "<init>":
+            return (c.owner, ())
+        g = sig.generic_returns
+        if g and g.startswith("T") and g.endswith(";") and recv is not None and recv[0] == c.owner:
+            var = g[1:-1]
+            tps = list(c.tsig.type_params)
+            if var in tps and len(recv[1]) == len(tps):
+                a = recv[1][tps.index(var)]
+                if a is not None:
+                    return a
+        rt = sig.returns
+        if not rt:
+            return None
+        return (rt, ())
+
+    # ----------------------------------------------------------- constructors
+    def new(self, n) -> _Res:
+        ty = n.child_by_field_name("type")
+        if ty is None:
+            return _Res("unresolved", reason="malformed creation")
+        tr = type_ref(ty)
+        outer = n.child_by_field_name("object")
+        t = None
+        if outer is not None:
+            ot = self.texpr(outer)
+            if ot is not None:
+                t = self.idx.member_type(ot[0], tr[0])
+        if t is None:
+            rt = self.ref(tr)
+            t = rt[0] if rt is not None else None
+        if t is None:
+            return _Res("unresolved", reason="created type not found")
+        anon = any(c.type == "class_body" for c in n.named_children)
+        args = self.args_of(n)
+        idx = self.idx
+        if anon:
+            td = idx.types.get(t)
+            if td is not None and td.kind in ("interface", "annotation"):
+                return _NONE
+            if td is None:
+                sig = idx.lib(t)
+                if sig is not None and sig.kind in ("interface", "annotation"):
+                    return _NONE
+        td = idx.types.get(t)
+        if td is not None and td.local:
+            return _Res("local", ret=(t, ()))
+        r = self.select(t, "<init>", args, virtual=False)
+        if r.ret is None and r.kind != "unresolved":
+            r.ret = (t, ())
+        return r
+
+    def explicit_ctor(self, n) -> _Res:
+        k = n.child_by_field_name("constructor")
+        args = self.args_of(n)
+        if self.key is None:
+            return _NONE
+        if k is not None and k.type == "this":
+            return self.select(self.key, "<init>", args, virtual=False)
+        sup = self.superclass(self.key)
+        if sup is None:
+            return _Res("unresolved", reason="superclass unknown")
+        if sup in (OBJECT, "java.lang.Enum", "java.lang.Record"):
+            return _NONE
+        return self.select(sup, "<init>", args, virtual=False)
+
+    def enum_constant(self, n) -> _Res:
+        if self.key is None:
+            return _NONE
+        td = self.idx.types.get(self.key)
+        if td is None or td.kind != "enum":
+            return _NONE
+        return self.select(self.key, "<init>", self.args_of(n), virtual=False)
+
+    def implicit_super_calls(self):
+        """Constructors without ``this(...)``/``super(...)`` call the superclass's
+        no-argument constructor (JLS 8.8.7)."""
+        idx = self.idx
+        for td in self.ff.types:
+            if td.local or td.kind != "class" or idx.types.get(td.key) is not td:
+                continue
+            sup = self.superclass(td.key)
+            if sup is None or sup == OBJECT:
+                continue
+            self.key, self.pm = td.key, None
+            for p in idx.methods.get(td.key, ()):
+                if p.info.name != "<init>" or (p.decl is not None and p.decl.explicit_ctor_call):
+                    continue
+                r = self.select(sup, "<init>", [], virtual=False)
+                self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
+
+    def method_ref(self, n) -> _Res:
+        kids = n.named_children
+        if not kids:
+            return _NONE
+        recv = kids[0]
+        last = n.children[-1]
+        name = "<init>" if last.type == "new" else _t(last)
+        idx = self.idx
+        if recv.type == "array_type":
+            return _NONE
+        if recv.type == "super":
+            t = self.superclass(self.key)
+        elif recv.type == "this":
+            t = self.key
+        else:
+            t = None
+            if recv.type == "identifier":
+                ot, found = self.ident(_t(recv), recv.start_byte)
+                if found:
+                    t = ot[0] if ot else None
+                    if t is None:
+                        return self.by_name(name, [None] * 0, "method reference on a variable of unknown type") \
+                            if False else _Res("unresolved", reason="method reference on a variable of unknown type")
+                else:
+                    t = self.as_type_name(recv)
+            else:
+                t = self.as_type_name(recv)
+                if t is None:
+                    ot = self.texpr(recv)
+                    t = ot[0] if ot else None
+        if t is None:
+            return _Res("unresolved", reason="method reference receiver unknown")
+        if t.endswith("[]"):
+            t = OBJECT
+        lr = None
+        td = idx.types.get(t)
+        if td is not None and td.local:
+            return _Res("local")
+        cands, unknown = idx.methods_named(t, name)
+        if name == "<init>" and not cands and td is not None:
+            return _NONE
+        if not cands:
+            if unknown is not None or (td is None and idx.lib(t) is None):
+                return self.star(unknown or t, name, "arity")
+            return _Res("unresolved", reason="no method of that name on the reference's type")
+        del lr
+        if len(cands) == 1 and unknown is None:
+            return self.target(cands[0], "exact", t, [], None, name != "<init>")
+        libs = [c for c in cands if isinstance(c, _LibM)]
+        if libs:
+            return self.star(libs[0].owner, name, "arity")
+        return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
+                    "method reference to an overloaded project method")
