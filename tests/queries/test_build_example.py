@@ -1,0 +1,164 @@
+"""End to end on the bundled example (examples/projects.txt) with the real
+callgraph and javadoc packages: the exact samples, targets, depths, LOC,
+densities, IQR, docs filter and files, worked out by hand from the Java.
+
+LOC by hand (physical lines of the declaration, annotations included, doc
+comment excluded) — notes-service:
+  NoteService.create 22–27 = 6, NoteService.cleanTitle 33–38 = 6,
+  NoteService.summary 43–45 = 3, NoteService.find 48–50 = 3,
+  InMemoryNoteRepository.save 10–13 = 4 (@Override included),
+  InMemoryNoteRepository.findBySlug 15–18 = 4,
+  NoteController.handleCreate 17–20 = 4, NoteController.handleSummary 28–34 = 7;
+report-tool: ReportBuilder.line/headline/fingerprint/full = 3 each.
+"""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+javadoc = pytest.importorskip("javadoc")
+if not hasattr(javadoc, "DocIndex"):
+    pytest.skip("javadoc.DocIndex not yet available", allow_module_level=True)
+
+from qare.cli import main  # noqa: E402
+from queries.schema import ApiRecord, SampleRecord  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+N = "com.example.notes."
+R = "com.example.report."
+T = "org.example.textkit."
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The example copied out of git (so commit is null and ids are fixed), built once."""
+    tmp = tmp_path_factory.mktemp("example")
+    shutil.copytree(EXAMPLES, tmp / "examples")
+    out = tmp / "out"
+    result = CliRunner().invoke(main, ["build", str(tmp / "examples/projects.txt"), "--out", str(out), "-q",
+                                       "--format", "parquet", "--no-discover-classpath"])
+    assert result.exit_code == 0, result.output
+    samples = [SampleRecord.from_dict(json.loads(x)) for x in (out / "samples.jsonl").read_text().splitlines()]
+    apis = [ApiRecord.from_dict(json.loads(x)) for x in (out / "apis.jsonl").read_text().splitlines()]
+    projects = [json.loads(x) for x in (out / "projects.jsonl").read_text().splitlines()]
+    manifest = json.loads((out / "manifest.json").read_text())
+    return out, {s.method: s for s in samples}, apis, projects, manifest, result.output
+
+
+def test_sample_set_and_iqr(built):
+    out, samples, apis, projects, manifest, output = built
+    # direct-API counts of the 11 candidates: handleCreate 0, handleSummary 0, link 0, create 1,
+    # cleanTitle 2, summary 2, find 0; line 1, headline 2, fingerprint 2, full 0
+    # → sorted [0,0,0,0,0,1,1,2,2,2,2]: Q1 at 2.5 → 0, Q3 at 7.5 → 2
+    assert manifest["api_count_range"] == {"mode": "iqr", "low": 0.0, "high": 2.0, "n": 11, "method": "linear"}
+    assert sorted(samples) == sorted([
+        N + "NoteController.handleCreate(java.lang.String,java.lang.String)",
+        N + "NoteController.handleSummary(java.lang.String)",
+        N + "NoteService.create(java.lang.String,java.lang.String)",
+        N + "NoteService.cleanTitle(java.lang.String)",
+        N + "NoteService.summary(com.example.notes.Note)",
+        N + "NoteService.find(java.lang.String)",
+        R + "ReportBuilder.line(java.util.List)",
+        R + "ReportBuilder.headline(java.lang.String)",
+        R + "ReportBuilder.full(java.lang.String,java.util.List)",
+    ])
+    c = manifest["counts"]
+    # link() reaches no API; fingerprint() reaches the undocumented Digests.hex
+    assert (c["candidates"], c["dropped_no_targets"], c["dropped_undocumented"], c["undocumented_apis"]) == (11, 1, 1, 1)
+    assert (c["samples"], c["apis"], c["kept"], c["failed"]) == (9, 7, 2, 0)
+    assert "samples         9" in output
+
+
+def test_multi_level_chains_through_cha(built):
+    _, samples, *_ = built
+    s = samples[N + "NoteService.create(java.lang.String,java.lang.String)"]
+    assert s.query == ("Creates a note from a title and a body and stores it; "
+                       "the note's slug is derived from the cleaned title.")
+    assert (s.file, s.start_line, s.end_line, s.loc) == ("src/main/java/com/example/notes/NoteService.java", 22, 27, 6)
+    assert s.n_direct_apis == 1
+    got = [(t.api, t.signature, t.depth, t.chain_loc, t.resolution, t.chain) for t in s.targets]
+    create = N + "NoteService.create(java.lang.String,java.lang.String)"
+    clean = N + "NoteService.cleanTitle(java.lang.String)"
+    save = N + "InMemoryNoteRepository.save(com.example.notes.Note)"
+    assert got == [
+        (T + "Texts.slugify", None, 2, 6, "arity", (create, T + "Texts.slugify(*)")),
+        (T + "LruCache.put", None, 3, 10, "cha", (create, save, T + "LruCache.put(*)")),
+        (T + "Texts.isBlank", None, 3, 12, "arity", (create, clean, T + "Texts.isBlank(*)")),
+        (T + "Texts.normalizeSpace", None, 3, 12, "arity", (create, clean, T + "Texts.normalizeSpace(*)")),
+    ]
+    assert [t.density for t in s.targets] == [1 / 6, 1 / 10, 1 / 12, 1 / 12]
+    # union {create 6, save 4, cleanTitle 6}
+    assert (s.depth_max, s.depth_min, s.density) == (3, 2, 1 / 16)
+    h = samples[N + "NoteController.handleCreate(java.lang.String,java.lang.String)"]
+    assert [(t.api, t.depth, t.chain_loc) for t in h.targets] == [
+        (T + "Texts.slugify", 3, 10), (T + "LruCache.put", 4, 14),
+        (T + "Texts.isBlank", 4, 16), (T + "Texts.normalizeSpace", 4, 16)]
+    # union {handleCreate 4, create 6, save 4, cleanTitle 6}
+    assert (h.n_direct_apis, h.depth_max, h.depth_min, h.density) == (0, 4, 3, 1 / 20)
+    hs = samples[N + "NoteController.handleSummary(java.lang.String)"]
+    # normalizeSpace/truncate via summary (7+3), get via find → findBySlug (7+3+4);
+    # union {handleSummary 7, summary 3, find 3, findBySlug 4}
+    assert [(t.api, t.depth, t.chain_loc) for t in hs.targets] == [
+        (T + "Texts.normalizeSpace", 3, 10), (T + "Texts.truncate", 3, 10), (T + "LruCache.get", 4, 14)]
+    assert hs.density == 1 / 17
+
+
+def test_comment_forms_lang_and_ids(built):
+    _, samples, *_ = built
+    zh = samples[N + "NoteService.summary(com.example.notes.Note)"]
+    assert (zh.query, zh.lang) == ("生成笔记摘要，最多八十个字符。", "zh")
+    assert zh.comment.startswith("/**") and "生成笔记摘要" in zh.comment
+    ct = samples[N + "NoteService.cleanTitle(java.lang.String)"]
+    assert ct.query == "Cleans a title: whitespace runs are collapsed, and a blank title is rejected."
+    full = samples[R + "ReportBuilder.full(java.lang.String,java.util.List)"]
+    assert [(t.api, t.depth, t.chain_loc) for t in full.targets] == [
+        (T + "Texts.join", 3, 6), (T + "Texts.normalizeSpace", 3, 6), (T + "Texts.truncate", 3, 6)]
+    assert full.density == 1 / 9
+    for s in samples.values():
+        assert s.commit is None and s.leaks == ()
+        assert s.id == hashlib.sha1(f"{s.project}\0\0{s.method}".encode()).hexdigest()[:16]
+
+
+def test_apis_joined_by_name_from_sources(built):
+    _, _, apis, *_ = built
+    by = {a.api: a for a in apis}
+    assert sorted(by) == sorted(T + n for n in (
+        "Texts.slugify", "Texts.isBlank", "Texts.normalizeSpace", "Texts.truncate", "Texts.join",
+        "LruCache.put", "LruCache.get"))
+    blank = by[T + "Texts.isBlank"]
+    assert (blank.signature, blank.class_, blank.doc_source) == (None, T + "Texts", "sources")
+    assert blank.first_sentence == "Tells whether a text is null, empty or made of whitespace only."
+    assert [p.name for p in by[T + "Texts.truncate"].params] == ["text", "maxLength"]
+    # join has two overloads; the first in method-id order (Iterable before Object[]) documents it
+    assert by[T + "Texts.join"].description.startswith("Joins the elements of an iterable")
+    assert T + "internal.Digests.hex" not in by
+
+
+def test_projects_and_parquet(built):
+    out, samples, apis, projects, manifest, _ = built
+    rows = {p["project"]: p for p in projects}
+    assert set(rows) == {"notes-service", "report-tool"}
+    ns = rows["notes-service"]
+    assert ns["verdict"] == "kept" and ns["commit"] is None and ns["error"] is None
+    assert ns["counts"]["files"] == 6 and ns["counts"]["candidates"] == 7 and ns["counts"]["samples"] == 6
+    assert rows["report-tool"]["counts"]["documented_apis"] == 3
+    assert set(ns["timings"]) >= {"fetch", "graph", "docs", "total"}
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert pq.read_table(out / "samples.parquet").num_rows == 9
+
+
+def test_resume_reuses_parts_and_jobs_gives_the_same_files(built, tmp_path):
+    out, *_ = built
+    before = (out / "samples.jsonl").read_bytes()
+    examples = out.parent / "examples/projects.txt"
+    r = CliRunner().invoke(main, ["build", str(examples), "--out", str(out), "-q", "--no-discover-classpath"])
+    assert r.exit_code == 0 and "(resumed 2)" in r.output
+    assert (out / "samples.jsonl").read_bytes() == before
+    r = CliRunner().invoke(main, ["build", str(examples), "--out", str(tmp_path / "par"), "-q", "--jobs", "2",
+                                  "--no-discover-classpath"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "par/samples.jsonl").read_bytes() == before
