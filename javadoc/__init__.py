@@ -1,8 +1,35 @@
 """Javadoc sites (``*-javadoc.jar``, HTML folders) and ``*-sources.jar`` doc
 comments → API description records.
 
-Public API: ``DocIndex.open(*paths)``, ``DocIndex.get(method_id)``,
-``DocIndex.get_class(fqn)``.
+Public API
+----------
+- :class:`DocIndex` — ``DocIndex.open(*paths)``; ``get(method_id)``,
+  ``get_class(fqn)``, ``by_name(api_name)``, ``warnings``.
+- :func:`read_site` — one javadoc site (JDK 8, 11, 17+, 25 layouts) → :class:`DocSet`.
+- :func:`read_sources` — one sources jar/folder → :class:`DocSet`.
+- :class:`ApiDoc`, :class:`ClassDoc`, :class:`DocSet`, :class:`SiteLayout`,
+  :class:`ZipLimits`, :class:`JavadocError`.
+
+Ids follow DESIGN.md "Identifiers" (erased, fully-qualified parameter types;
+constructors ``<init>``); fields and enum constants are ``pkg.Class.NAME``.
+Decisions are in docs/javadoc.md.
 """
 
-__all__: list[str] = []
+from ._archive import ZipLimits
+from ._index import DocIndex, read_any
+from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
+from ._site import read_site
+from ._sources import read_sources
+
+__all__ = [
+    "DocIndex",
+    "ApiDoc",
+    "ClassDoc",
+    "DocSet",
+    "SiteLayout",
+    "ZipLimits",
+    "JavadocError",
+    "read_site",
+    "read_sources",
+    "read_any",
+]

@@ -16,3 +16,21 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+
+# Javadoc sites (JDK 8 / 11 / 17 layouts) from Debian -doc packages: downloaded
+# and unpacked only (not installed, which would pull whole JDK doc sets).
+JAVADOC_DOC_PACKAGES=(libcommons-digester-java-doc libcommons-codec-java-doc
+    libcommons-io-java-doc libjsoup-java-doc libcommons-lang3-java-doc)
+JAVADOC_INPUTS=.cache/test-inputs/javadoc
+mkdir -p "$JAVADOC_INPUTS/debs"
+for p in "${JAVADOC_DOC_PACKAGES[@]}"; do
+    [ -e "$JAVADOC_INPUTS/$p/.done" ] && continue
+    (cd "$JAVADOC_INPUTS/debs" && { apt-get download -qq "$p" 2>/dev/null \
+        || { apt-get update -qq && apt-get download -qq "$p"; }; }) >/dev/null 2>&1 || true
+    deb=$(ls "$JAVADOC_INPUTS/debs/${p}"_*.deb 2>/dev/null | head -n1 || true)
+    if [ -n "$deb" ]; then
+        rm -rf "$JAVADOC_INPUTS/$p" && dpkg-deb -x "$deb" "$JAVADOC_INPUTS/$p" && touch "$JAVADOC_INPUTS/$p/.done"
+    else
+        echo "warning: could not download $p (javadoc tests on it will be skipped)" >&2
+    fi
+done

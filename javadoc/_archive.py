@@ -1,0 +1,181 @@
+"""Read-only views of a folder or a zip (jar) with limits against zip bombs
+and path traversal."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import zipfile
+from dataclasses import dataclass
+
+from ._model import JavadocError
+
+__all__ = ["ZipLimits", "open_container"]
+
+
+@dataclass(frozen=True, slots=True)
+class ZipLimits:
+    """Limits applied to every archive.
+
+    Attributes
+    ----------
+    max_entries : int
+        More entries than this: the archive is refused (``JavadocError``).
+    max_total_bytes : int
+        Uncompressed bytes read from one archive in all; entries past the
+        budget are skipped with a warning.
+    max_entry_bytes : int
+        An entry declaring more uncompressed bytes is skipped with a warning.
+    max_ratio : float
+        An entry larger than 1 MiB whose uncompressed/compressed ratio
+        exceeds this is skipped with a warning.
+    """
+
+    max_entries: int = 200_000
+    max_total_bytes: int = 2 * 1024**3
+    max_entry_bytes: int = 64 * 1024**2
+    max_ratio: float = 200.0
+
+
+def _unsafe(name: str) -> bool:
+    if name.startswith(("/", "\\")) or "\\" in name or (len(name) > 1 and name[1] == ":"):
+        return True
+    parts = name.split("/")
+    return any(p == ".." for p in parts)
+
+
+class Container:
+    """Names (posix, relative) and bytes of a folder or archive."""
+
+    path: str
+    warnings: list
+
+    def names(self) -> list[str]:
+        raise NotImplementedError
+
+    def read(self, name: str) -> bytes:
+        """Bytes of an entry; raises ``OSError``/``JavadocError`` when it
+        cannot be read within the limits."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class FolderContainer(Container):
+    def __init__(self, path: str, limits: ZipLimits):
+        self.path = path
+        self.limits = limits
+        self.warnings = []
+        self._names: list[str] | None = None
+
+    def names(self) -> list[str]:
+        if self._names is None:
+            out = []
+            root = self.path
+            for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+                dirnames.sort()
+                rel = os.path.relpath(dirpath, root)
+                rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+                for f in sorted(filenames):
+                    out.append(rel + f)
+            self._names = out
+        return self._names
+
+    def read(self, name: str) -> bytes:
+        full = os.path.join(self.path, *name.split("/"))
+        real = os.path.realpath(full)
+        if not real.startswith(os.path.realpath(self.path) + os.sep):
+            raise JavadocError(f"{full}: link leads outside {self.path}")
+        size = os.path.getsize(real)
+        if size > self.limits.max_entry_bytes:
+            raise JavadocError(f"{full}: {size} bytes exceeds the per-file limit")
+        with open(real, "rb") as fh:
+            return fh.read()
+
+
+class ZipContainer(Container):
+    def __init__(self, path: str, limits: ZipLimits):
+        self.path = path
+        self.limits = limits
+        self.warnings = []
+        try:
+            self._zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise JavadocError(f"{path}: not a readable zip archive ({exc})") from exc
+        infos = self._zf.infolist()
+        if len(infos) > limits.max_entries:
+            self._zf.close()
+            raise JavadocError(
+                f"{path}: {len(infos)} entries exceed the limit of {limits.max_entries}")
+        self._infos: dict[str, zipfile.ZipInfo] = {}
+        budget = limits.max_total_bytes
+        for info in infos:
+            name = info.filename
+            if info.is_dir():
+                continue
+            if _unsafe(name):
+                self.warnings.append((f"{path}!{name}", "unsafe entry name (absolute or '..'); ignored"))
+                continue
+            if info.file_size > limits.max_entry_bytes:
+                self.warnings.append((f"{path}!{name}",
+                                      f"entry of {info.file_size} bytes exceeds the per-entry limit; skipped"))
+                continue
+            if (info.file_size > 1024**2 and info.compress_size > 0
+                    and info.file_size / info.compress_size > limits.max_ratio):
+                self.warnings.append((f"{path}!{name}",
+                                      f"compression ratio {info.file_size / info.compress_size:.0f} "
+                                      f"exceeds {limits.max_ratio:.0f}; skipped"))
+                continue
+            if info.file_size > budget:
+                self.warnings.append((f"{path}!{name}", "total uncompressed size limit reached; skipped"))
+                continue
+            budget -= info.file_size
+            self._infos[name] = info
+
+    def names(self) -> list[str]:
+        return list(self._infos)
+
+    def read(self, name: str) -> bytes:
+        info = self._infos.get(name)
+        if info is None:
+            raise JavadocError(f"{self.path}!{name}: no such entry")
+        # zipfile stops at the declared size and checks the CRC.
+        with self._zf.open(info) as fh:
+            data = fh.read(self.limits.max_entry_bytes + 1)
+        if len(data) > self.limits.max_entry_bytes:
+            raise JavadocError(f"{self.path}!{name}: entry exceeds the per-entry limit")
+        return data
+
+    def close(self) -> None:
+        self._zf.close()
+
+
+def open_container(path: str, limits: ZipLimits | None = None) -> Container:
+    """A folder or zip/jar as a :class:`Container`; raises ``JavadocError``
+    for a missing path or an unreadable archive."""
+    limits = limits or ZipLimits()
+    if os.path.isdir(path):
+        return FolderContainer(path, limits)
+    if os.path.isfile(path):
+        return ZipContainer(path, limits)
+    raise JavadocError(f"{path}: no such file or folder")
+
+
+def location(container: Container, name: str) -> str:
+    """How a file inside a container is named in warnings."""
+    sep = "/" if isinstance(container, FolderContainer) else "!"
+    return f"{container.path.rstrip('/')}{sep}{name}"
+
+
+def common_root(names, marker_names) -> str | None:
+    """The shallowest folder (``""`` or ``"a/b/"``) holding one of
+    ``marker_names``."""
+    best = None
+    for n in names:
+        base = posixpath.basename(n)
+        if base in marker_names:
+            d = n[: len(n) - len(base)]
+            if best is None or d.count("/") < best.count("/"):
+                best = d
+    return best

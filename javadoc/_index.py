@@ -1,0 +1,131 @@
+"""DocIndex: lookup of member and type documentation over several inputs."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from ._archive import ZipLimits, open_container
+from ._model import ApiDoc, ClassDoc, DocSet, JavadocError
+from ._site import find_root, read_container
+from ._sources import read_source_container
+
+
+def _kind_of(container) -> str | None:
+    names = container.names()
+    if find_root(names) is not None:
+        return "site"
+    if any(n.endswith(".java") for n in names):
+        return "sources"
+    return None
+
+
+def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None = None) -> DocSet:
+    """Read ``path`` as a javadoc site if it is one, else as Java sources.
+
+    Raises ``JavadocError`` (naming the file) when it is neither."""
+    container = open_container(path, limits)
+    try:
+        kind = _kind_of(container)
+        if kind == "site":
+            return read_container(container, workers=workers, limits=limits)
+        if kind == "sources":
+            return read_source_container(container)
+        what = "folder" if os.path.isdir(path) else "archive"
+        raise JavadocError(f"{path}: {what} is neither a javadoc site (no element-list, "
+                           "package-list or allclasses page) nor Java sources (no .java files)")
+    finally:
+        container.close()
+
+
+def _alt_varargs(method_id: str) -> str | None:
+    if method_id.endswith("...)"):
+        return method_id[:-4] + "[])"
+    if method_id.endswith("[])"):
+        return method_id[:-3] + "...)"
+    return None
+
+
+class DocIndex:
+    """Documentation of members and types from javadoc sites and sources.
+
+    When several inputs document the same id, a javadoc site wins over
+    sources; among inputs of the same kind the one given first wins.
+
+    Examples
+    --------
+    >>> index = DocIndex.open("commons-lang3-javadoc.jar")            # doctest: +SKIP
+    >>> index.get("org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)")  # doctest: +SKIP
+    """
+
+    def __init__(self, docsets: list[DocSet], warnings: list | None = None):
+        self.docsets: tuple[DocSet, ...] = tuple(docsets)
+        self._members: dict[str, ApiDoc] = {}
+        self._classes: dict[str, ClassDoc] = {}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        self.warnings: list[tuple[str, str]] = list(warnings or [])
+        ordered = sorted(self.docsets, key=lambda d: d.layout is not None and d.layout.value == "sources")
+        for ds in ordered:
+            self.warnings.extend(ds.warnings)
+            for c in ds.classes:
+                self._classes.setdefault(c.fqn, c)
+            for m in ds.members:
+                if m.id not in self._members:
+                    self._members[m.id] = m
+                    self._by_name[m.api].append(m.id)
+
+    @classmethod
+    def open(cls, *paths: str, limits: ZipLimits | None = None,
+             workers: int | None = None) -> "DocIndex":
+        """Read every path (javadoc jar, zip of a site, site folder,
+        ``*-sources.jar``, source folder).
+
+        A path that cannot be read is recorded in :attr:`warnings` as
+        ``(path, reason)`` and in :attr:`failed`; the others are still read.
+        """
+        docsets, warnings, failed = [], [], []
+        for p in paths:
+            p = os.fspath(p)
+            try:
+                docsets.append(read_any(p, limits=limits, workers=workers))
+            except JavadocError as exc:
+                warnings.append((p, str(exc)))
+                failed.append(p)
+        index = cls(docsets, warnings)
+        index.failed = tuple(failed)
+        return index
+
+    failed: tuple[str, ...] = ()
+    """Paths that could not be read at all."""
+
+    def get(self, method_id: str) -> ApiDoc | None:
+        """The member with this id (DESIGN.md form), or ``None``. A varargs
+        last parameter matches written as ``T...`` or ``T[]``."""
+        m = self._members.get(method_id)
+        if m is None:
+            alt = _alt_varargs(method_id)
+            if alt is not None:
+                m = self._members.get(alt)
+        return m
+
+    def get_class(self, fqn: str) -> ClassDoc | None:
+        """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
+        return self._classes.get(fqn)
+
+    def by_name(self, api_name: str) -> list[ApiDoc]:
+        """All members named ``pkg.Class.name`` (every overload), in input order."""
+        return [self._members[i] for i in self._by_name.get(api_name, ())]
+
+    def members(self) -> list[ApiDoc]:
+        """Every member, first input first."""
+        return list(self._members.values())
+
+    def classes(self) -> list[ClassDoc]:
+        """Every type."""
+        return list(self._classes.values())
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def __contains__(self, method_id: str) -> bool:
+        return self.get(method_id) is not None

@@ -1,0 +1,591 @@
+"""Javadoc HTML sites (JDK 8, 11, 17+, 25 layouts) → ClassDoc/ApiDoc.
+
+Layout facts: /work/shared/reference/javadoc-layouts.md (summarised in
+docs/javadoc.md). Pages are parsed with lxml's HTML parser from bytes
+(``no_network=True``; the HTML parser never loads external entities).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from concurrent.futures import ProcessPoolExecutor
+from urllib.parse import unquote
+
+from lxml import etree
+
+from ._archive import Container, ZipLimits, common_root, location, open_container
+from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
+from ._text import element_text, elements_text, first_sentence, inline_text
+
+_SKIP_DIRS = frozenset(
+    "class-use doc-files src-html index-files legal resources resource-files "
+    "script-dir script-files jquery".split()
+)
+_IDENT = r"[A-Za-z_$][\w$]*"
+_PAGE_RE = re.compile(rf"^(?:{_IDENT}/)+{_IDENT}(?:\.{_IDENT})*\.html$")
+_KINDS = {
+    "class": "class", "interface": "interface", "enum": "enum", "record": "record",
+    "annotation": "annotation", "@interface": "annotation",
+}
+_ROOT_MARKERS = ("element-list", "package-list")
+
+
+def _class_attr(el) -> list[str]:
+    c = el.get("class")
+    return c.split() if c else []
+
+
+def _has_class(el, name: str) -> bool:
+    c = el.get("class")
+    return bool(c) and name in c.split()
+
+
+# --- parsing bytes -------------------------------------------------------------
+
+_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def parse_html(data: bytes, where: str, warnings: list):
+    """An lxml HTML document from bytes. UTF-8 content wins over a wrong
+    declared charset; undecodable pages are read with the declared (else
+    cp1252) charset and a warning."""
+    head = data[:2048]
+    m = _CHARSET_RE.search(head)
+    declared = m.group(1).decode("ascii", "replace").lower() if m else None
+    try:
+        data.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError:
+        if declared in (None, "utf-8", "utf8"):
+            encoding = "cp1252"
+            warnings.append((where, f"not valid UTF-8 (declared {declared or 'nothing'}); read as cp1252"))
+        else:
+            encoding = declared
+    parser = etree.HTMLParser(encoding=encoding, no_network=True, remove_comments=True,
+                              huge_tree=False)
+    try:
+        doc = etree.fromstring(data, parser)
+    except (etree.XMLSyntaxError, ValueError, LookupError) as exc:
+        try:
+            parser = etree.HTMLParser(encoding="cp1252", no_network=True, remove_comments=True)
+            doc = etree.fromstring(data, parser)
+            warnings.append((where, f"unparsable as {encoding} ({exc}); read as cp1252"))
+        except (etree.XMLSyntaxError, ValueError) as exc2:
+            raise JavadocError(f"{where}: unreadable HTML ({exc2})") from exc2
+    if doc is None:
+        raise JavadocError(f"{where}: empty HTML page")
+    return doc
+
+
+# --- ids -----------------------------------------------------------------------
+
+def _params_of_anchor(anchor: str) -> tuple[str, list[str]] | None:
+    """(name, params) of an anchor: ``name(T1,T2)`` (JDK 10+) or
+    ``name-T1-T2-`` with ``:A`` for ``[]`` (JDK ≤ 9). Fields: (name, None)."""
+    anchor = unquote(anchor)
+    if "(" in anchor and anchor.endswith(")"):
+        name, rest = anchor.split("(", 1)
+        inner = rest[:-1]
+        return name, [p.strip() for p in inner.split(",")] if inner.strip() else []
+    if anchor.endswith("-") and "-" in anchor[:-1]:
+        name, rest = anchor.split("-", 1)
+        inner = rest[:-1]
+        params = [p.replace(":A", "[]") for p in inner.split("-")] if inner else []
+        return name, params
+    return anchor, None
+
+
+def _member_id(fqn: str, kind: str, erased: str, declared: list[str]) -> tuple[str, str] | None:
+    """(id, api) for a member from its erased anchor; ``declared`` lists all
+    anchors of the member (to see varargs when the erased one shows ``[]``)."""
+    parsed = _params_of_anchor(erased)
+    if parsed is None:
+        return None
+    name, params = parsed
+    if kind == "constructor":
+        name = "<init>"
+    if params is None:
+        if kind in ("field", "enum_constant"):
+            api = f"{fqn}.{name}"
+            return api, api
+        params = []
+    if params and params[-1].endswith("[]") and not params[-1].endswith("..."):
+        for a in declared:
+            p = _params_of_anchor(a)
+            if p and p[1] and p[1][-1].endswith("...") and len(p[1]) == len(params):
+                params[-1] = params[-1][:-2] + "..."
+                break
+    api = f"{fqn}.{name}"
+    return f"{api}({','.join(params)})", api
+
+
+# --- tags (dl) -------------------------------------------------------------------
+
+def _type_of_code(code, page: str) -> str:
+    """FQN of the type a ``<code>`` in a Throws entry shows: from the link's
+    ``title`` ("class in pkg") and ``href``, else the text as written."""
+    text = inline_text(code)
+    a = code if code.tag == "a" else code.find(".//a")
+    if a is None:
+        return text
+    href = (a.get("href") or "").split("#", 1)[0]
+    title = a.get("title") or ""
+    base = posixpath.basename(href)[:-5] if href.endswith(".html") else ""
+    if " in " in title and base:
+        return title.rsplit(" in ", 1)[1].strip() + "." + base
+    if base and "://" not in href:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(page), href))
+        return path[:-5].replace("/", ".")
+    return text
+
+
+def _split_dd(dd, page: str, typed: bool) -> tuple[str, str]:
+    """(name or type, text) of a ``<dd><code>x</code> - text</dd>``."""
+    full = element_text(dd)
+    first = None
+    if dd.text is None or not dd.text.strip():
+        for child in dd:
+            first = child if child.tag == "code" or child.tag == "a" else None
+            break
+    if first is None:
+        m = re.match(r"(\S+)\s+-\s+(.*)", full, re.S)
+        if m:
+            return m.group(1), m.group(2).strip()
+        return full, ""
+    shown = inline_text(first)
+    name = _type_of_code(first, page) if typed else shown
+    rest = full[len(shown):] if full.startswith(shown) else full
+    rest = rest.strip()
+    if rest.startswith("-"):
+        rest = rest[1:].strip()
+    return name, rest
+
+
+def _notes(dl, page: str) -> tuple[list, str | None, list]:
+    params: list = []
+    type_params: list = []
+    returns = None
+    throws: list = []
+    label = ""
+    for child in dl:
+        if child.tag == "dt":
+            label = inline_text(child).rstrip(":").strip().lower()
+        elif child.tag == "dd":
+            if label == "parameters":
+                params.append(_split_dd(child, page, False))
+            elif label == "type parameters":
+                n, t = _split_dd(child, page, False)
+                type_params.append((n if n.startswith("<") else f"<{n}>", t))
+            elif label == "returns":
+                returns = element_text(child)
+            elif label == "throws":
+                throws.append(_split_dd(child, page, True))
+    return type_params + params, returns, throws
+
+
+# --- page parsers ----------------------------------------------------------------
+
+def _title_kind(doc) -> str | None:
+    for h in doc.iter("h1", "h2"):
+        if _has_class(h, "title"):
+            words = inline_text(h).lower().split()
+            for w in words[:3]:
+                if w in _KINDS:
+                    return _KINDS[w]
+            return "class"
+    return None
+
+
+def _blocks(container) -> list:
+    """Direct ``div.block`` children (and those in ``div.horizontal-scroll``,
+    JDK 25) that hold a description, not a "Description copied from" label
+    or a JDK 8 deprecation."""
+    out = []
+    for child in container:
+        if child.tag != "div":
+            continue
+        cls = _class_attr(child)
+        if "horizontal-scroll" in cls:
+            out.extend(_blocks(child))
+        elif "block" in cls:
+            first = child[0] if len(child) else None
+            if first is not None and first.tag == "span" and (child.text or "").strip() == "":
+                fc = _class_attr(first)
+                if "descfrm-type-label" in fc or "descfrmTypeLabel" in fc:
+                    continue
+                if "deprecatedLabel" in fc or "deprecated-label" in fc:
+                    continue
+            out.append(child)
+    return out
+
+
+def _children_flat(container) -> list:
+    out = []
+    for child in container:
+        if child.tag == "div" and "horizontal-scroll" in _class_attr(child):
+            out.extend(_children_flat(child))
+        else:
+            out.append(child)
+    return out
+
+
+def _deprecation(container) -> str | None:
+    for child in _children_flat(container):
+        if child.tag != "div":
+            continue
+        cls = _class_attr(child)
+        if "deprecation-block" in cls or "deprecationBlock" in cls:
+            for d in child.iter("div"):
+                dc = _class_attr(d)
+                if "deprecation-comment" in dc or "deprecationComment" in dc:
+                    return element_text(d)
+            return ""
+        if "block" in cls and len(child):
+            first = child[0]
+            if first.tag == "span" and "deprecatedLabel" in _class_attr(first):
+                for s in child.iter("span", "div"):
+                    if "deprecationComment" in _class_attr(s):
+                        return element_text(s)
+                return ""
+    return None
+
+
+def _member(fqn, kind, erased, anchors, box, sig_el, page, layout) -> ApiDoc | None:
+    ids = _member_id(fqn, kind, erased, anchors)
+    if ids is None:
+        return None
+    mid, api = ids
+    desc = elements_text(_blocks(box)) or None
+    params, returns, throws = [], None, []
+    for child in _children_flat(box):
+        if child.tag == "dl":
+            params, returns, throws = _notes(child, page)
+            break
+    return ApiDoc(
+        id=mid, api=api, class_=fqn, kind=kind,
+        signature_text=inline_text(sig_el) if sig_el is not None else "",
+        description=desc, first_sentence=first_sentence(desc),
+        params=tuple(params), returns=returns, throws=tuple(throws),
+        deprecated=_deprecation(box), doc_source="javadoc", layout=layout,
+        location=page, anchor=anchors[-1] if anchors else erased,
+    )
+
+
+_SECTION_KIND = {
+    "field-details": "field", "constructor-details": "constructor",
+    "method-details": "method", "constant-details": "enum_constant",
+    "member-details": "annotation_element",
+}
+
+
+def _members_modern(doc, fqn, page, layout) -> list[ApiDoc]:
+    out = []
+    for sec in doc.iter("section"):
+        cls = _class_attr(sec)
+        if "detail" not in cls:
+            continue
+        kind = None
+        anc = sec.getparent()
+        while anc is not None:
+            if anc.tag == "section":
+                for c in _class_attr(anc):
+                    if c in _SECTION_KIND:
+                        kind = _SECTION_KIND[c]
+                        break
+                if kind:
+                    break
+            anc = anc.getparent()
+        if kind is None:
+            continue
+        sid = sec.get("id") or ""
+        erased = sid
+        for h3 in sec.iter("h3"):
+            erased = h3.get("id") or sid
+            break
+        if kind == "annotation_element" and "(" not in erased:
+            kind = "field"
+        sig = None
+        for d in sec.iter("div"):
+            if _has_class(d, "member-signature"):
+                sig = d
+                break
+        m = _member(fqn, kind, erased, [erased, sid], sec, sig, page, layout)
+        if m is not None:
+            out.append(m)
+    return out
+
+
+def _detail_kind(name: str) -> str | None:
+    if not name.endswith(".detail"):
+        return None
+    base = name[: -len(".detail")]
+    if base == "field" or base == "annotation.type.field":
+        return "field"
+    if base == "constructor":
+        return "constructor"
+    if base == "method":
+        return "method"
+    if base == "enum.constant":
+        return "enum_constant"
+    if base.startswith("annotation.type"):
+        return "annotation_element"
+    return None
+
+
+def _members_classic(doc, fqn, page, layout) -> list[ApiDoc]:
+    out = []
+    for a in doc.iter("a"):
+        kind = _detail_kind(a.get("id") or a.get("name") or "")
+        if kind is None:
+            continue
+        li = a.getparent()
+        if li is None:
+            continue
+        anchors: list[str] = []
+        for child in li:
+            if child.tag == "a":
+                nm = child.get("id") or child.get("name")
+                if nm and not nm.endswith(".detail"):
+                    anchors.append(nm)
+            elif child.tag == "ul" and anchors:
+                box = child.find("li")
+                if box is not None:
+                    sig = box.find("pre")
+                    k = kind
+                    if k == "annotation_element" and "(" not in anchors[0] and not anchors[0].endswith("-"):
+                        k = "field"
+                    m = _member(fqn, k, anchors[0], anchors, box, sig, page, layout)
+                    if m is not None:
+                        out.append(m)
+                anchors = []
+    return out
+
+
+def _class_modern(doc):
+    for sec in doc.iter("section"):
+        if _has_class(sec, "class-description"):
+            sig = None
+            for d in sec.iter("div"):
+                if _has_class(d, "type-signature"):
+                    sig = d
+                    break
+            return sec, sig
+    return None, None
+
+
+def _class_classic(doc):
+    for div in doc.iter("div"):
+        if _has_class(div, "description"):
+            li = div.find("ul/li")
+            if li is None:
+                li = div
+            return li, li.find("pre")
+    return None, None
+
+
+def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str):
+    """Parse one class page. Returns ``(ClassDoc | None, [ApiDoc], warnings)``;
+    never raises for bad HTML (the problem becomes a warning)."""
+    warnings: list = []
+    try:
+        doc = parse_html(data, where, warnings)
+    except JavadocError as exc:
+        return None, [], [(where, str(exc))]
+    kind = _title_kind(doc)
+    if kind is None:
+        warnings.append((where, "no class title (h1.title/h2.title): not a class page; skipped"))
+        return None, [], warnings
+    modern = layout in (SiteLayout.JDK17, SiteLayout.JDK25)
+    members = (_members_modern if modern else _members_classic)(doc, fqn, page, layout)
+    if not members:
+        # A page of another generation inside the site: try the other reader.
+        members = (_members_classic if modern else _members_modern)(doc, fqn, page, layout)
+    box, sig = (_class_modern if modern else _class_classic)(doc)
+    if box is None:
+        box, sig = (_class_classic if modern else _class_modern)(doc)
+    desc = elements_text(_blocks(box)) or None if box is not None else None
+    cls = ClassDoc(
+        fqn=fqn, kind=kind, signature_text=inline_text(sig) if sig is not None else "",
+        description=desc, first_sentence=first_sentence(desc),
+        deprecated=_deprecation(box) if box is not None else None,
+        doc_source="javadoc", layout=layout, location=page,
+        members=tuple(m.id for m in members),
+    )
+    return cls, members, warnings
+
+
+# --- the site as a whole ------------------------------------------------------------
+
+def _modules(container: Container, root: str) -> set[str]:
+    name = root + "element-list"
+    if name not in set(container.names()):
+        return set()
+    try:
+        text = container.read(name).decode("utf-8", "replace")
+    except (OSError, JavadocError):
+        return set()
+    return {ln[len("module:"):].strip() for ln in text.splitlines() if ln.startswith("module:")}
+
+
+def class_pages(names: list[str], root: str, modules: set[str]) -> list[tuple[str, str]]:
+    """``(entry name, FQN)`` of the class pages of a site rooted at ``root``."""
+    out = []
+    for n in names:
+        if not n.startswith(root) or not n.endswith(".html"):
+            continue
+        rel = n[len(root):]
+        parts = rel.split("/")
+        if modules and parts[0] in modules:
+            parts = parts[1:]
+            rel = "/".join(parts)
+        if len(parts) < 2 or any(p in _SKIP_DIRS for p in parts[:-1]):
+            continue
+        base = parts[-1]
+        if base.startswith(("package-", "module-")) or not _PAGE_RE.match(rel):
+            continue
+        out.append((n, rel[:-5].replace("/", ".")))
+    return out
+
+
+def detect_layout(container: Container, root: str, pages: list[tuple[str, str]]) -> SiteLayout:
+    """The site's generation, from its root files and a few class pages."""
+    names = set(container.names())
+
+    def has_dir(d):
+        p = root + d + "/"
+        return any(n.startswith(p) for n in names)
+
+    votes = {"modern": 0, "html5": 0, "html4": 0, "scroll": 0}
+    for name, _ in pages[:5]:
+        try:
+            head = container.read(name)[:200_000]
+        except (OSError, JavadocError):
+            continue
+        if b"class-declaration-page" in head or b'content="javadoc/' in head or b'class="class-description"' in head:
+            votes["modern"] += 1
+            if b'class="horizontal-scroll"' in head:
+                votes["scroll"] += 1
+        elif b"<!DOCTYPE HTML PUBLIC" in head[:400] or b'<a name="method.detail"' in head or b'<a name="' in head:
+            votes["html4"] += 1
+        else:
+            votes["html5"] += 1
+    if votes["modern"] and votes["modern"] >= max(votes["html4"], votes["html5"]):
+        if votes["scroll"] or has_dir("resource-files") or has_dir("script-files"):
+            return SiteLayout.JDK25
+        return SiteLayout.JDK17
+    if votes["html5"] > votes["html4"]:
+        return SiteLayout.JDK11
+    if votes["html4"]:
+        return SiteLayout.JDK8
+    if root + "element-list" in names or has_dir("jquery"):
+        return SiteLayout.JDK11
+    return SiteLayout.JDK8
+
+
+def _parse_batch(path: str, limits: ZipLimits, items: list, layout: SiteLayout):
+    container = open_container(path, limits)
+    try:
+        return _parse_items(container, items, layout)
+    finally:
+        container.close()
+
+
+def _parse_items(container: Container, items: list, layout: SiteLayout):
+    out = []
+    for name, fqn, page in items:
+        where = location(container, name)
+        try:
+            data = container.read(name)
+        except (OSError, JavadocError) as exc:
+            out.append((None, [], [(where, f"unreadable: {exc}")]))
+            continue
+        out.append(parse_page(data, fqn, page, layout, where))
+    return out
+
+
+def find_root(names: list[str]) -> str | None:
+    """The site root inside a container: the folder of ``element-list`` /
+    ``package-list`` (shallowest), else of the shallowest ``index.html``."""
+    root = common_root(names, _ROOT_MARKERS)
+    if root is None:
+        root = common_root(names, ("allclasses-index.html", "allclasses-frame.html", "overview-tree.html"))
+    return root
+
+
+def read_container(container: Container, *, workers: int | None = None,
+                   limits: ZipLimits | None = None) -> DocSet:
+    """Read a javadoc site held by ``container`` (see :func:`read_site`)."""
+    names = container.names()
+    root = find_root(names)
+    warnings = list(container.warnings)
+    if root is None:
+        raise JavadocError(f"{container.path}: not a javadoc site (no element-list, package-list "
+                           "or allclasses page)")
+    modules = _modules(container, root)
+    pages = class_pages(names, root, modules)
+    if not pages:
+        warnings.append((container.path, "javadoc site without class pages: no members"))
+        return DocSet(source=container.path, layout=None, classes=(), members=(),
+                      warnings=tuple(warnings), pages=0)
+    layout = detect_layout(container, root, pages)
+    items = [(n, fqn, n[len(root):]) for n, fqn in pages]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4) if len(items) >= 150 else 1
+    results = []
+    if workers > 1:
+        chunks = [items[i::workers * 4] for i in range(workers * 4)]
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                for r in ex.map(_parse_batch, [container.path] * len(chunks),
+                                [limits or getattr(container, "limits", ZipLimits())] * len(chunks),
+                                chunks, [layout] * len(chunks)):
+                    results.extend(r)
+        except (OSError, RuntimeError) as exc:  # no process pool here: read serially
+            warnings.append((container.path, f"process pool unavailable ({exc}); read serially"))
+            results = _parse_items(container, items, layout)
+    else:
+        results = _parse_items(container, items, layout)
+    classes, members = [], []
+    for cls, mems, warns in results:
+        warnings.extend(warns)
+        if cls is not None:
+            classes.append(cls)
+            members.extend(mems)
+    if not members:
+        warnings.append((container.path, "javadoc site without member documentation"))
+    return DocSet(source=container.path, layout=layout, classes=tuple(classes),
+                  members=tuple(members), warnings=tuple(warnings), pages=len(items))
+
+
+def read_site(path: str, *, limits: ZipLimits | None = None, workers: int | None = None) -> DocSet:
+    """Read a javadoc site: a folder, a ``*-javadoc.jar`` or any zip of one.
+
+    Parameters
+    ----------
+    path : str
+        Folder or archive. The site root is the folder holding
+        ``element-list``/``package-list`` (it may be nested in the archive).
+    limits : ZipLimits, optional
+        Archive limits (entry count, sizes, compression ratio).
+    workers : int, optional
+        Processes for parsing pages; default: up to 4 for sites of 150+
+        pages, else 1.
+
+    Returns
+    -------
+    DocSet
+        Layout, classes and members in page order, warnings ``(file, reason)``.
+
+    Raises
+    ------
+    JavadocError
+        Missing path, unreadable archive, too many entries, or not a javadoc
+        site (the message names the file).
+    """
+    container = open_container(path, limits)
+    try:
+        return read_container(container, workers=workers, limits=limits)
+    finally:
+        container.close()

@@ -1,0 +1,244 @@
+"""HTML of a javadoc block → readable plain text; inline tags of doc
+comments → HTML; first sentences.
+
+Rules (docs/javadoc.md "Text"): inline whitespace collapses to one space;
+``<p>`` and blank-line breaks become one empty line; other block elements
+(``div``, ``ul``, ``dl``, ``table``, ``blockquote``, headings) and ``<br>``
+a line break; list items ``- item``; ``<pre>`` keeps its lines (common
+indentation removed, trailing blanks dropped); entities are decoded by the
+parser; U+200B and U+00A0 are dropped/turned into spaces.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+
+from lxml import etree
+from lxml import html as lxml_html
+
+_BLOCK = frozenset(
+    "div ul ol dl dt dd table thead tbody tfoot tr blockquote h1 h2 h3 h4 h5 h6 "
+    "section hr center header footer main nav aside figure caption".split()
+)
+_PARA = frozenset(("p",))
+_SKIP = frozenset(("script", "style", "noscript"))
+_WS = re.compile(r"\s+")
+_ZW = dict.fromkeys(map(ord, "\u200b\ufeff"), None)
+
+
+def _walk(node, segs: list) -> None:
+    tag = node.tag
+    if not isinstance(tag, str):  # comment / processing instruction
+        if node.tail:
+            segs.append(("t", node.tail))
+        return
+    tag = tag.lower()
+    if tag in _SKIP:
+        pass
+    elif tag == "pre":
+        segs.append(("pre", "".join(node.itertext())))
+    elif tag == "br":
+        segs.append(("nl", 1))
+    elif tag == "li":
+        segs.append(("nl", 1))
+        segs.append(("t", "- "))
+        _children(node, segs)
+        segs.append(("nl", 1))
+    elif tag in _PARA:
+        segs.append(("nl", 2))
+        _children(node, segs)
+        segs.append(("nl", 2))
+    elif tag in _BLOCK:
+        segs.append(("nl", 1))
+        _children(node, segs)
+        segs.append(("nl", 1))
+    elif tag in ("td", "th"):
+        _children(node, segs)
+        segs.append(("t", " "))
+    else:
+        _children(node, segs)
+    if node.tail:
+        segs.append(("t", node.tail))
+
+
+def _children(node, segs: list) -> None:
+    if node.text:
+        segs.append(("t", node.text))
+    for child in node:
+        _walk(child, segs)
+
+
+def _assemble(segs: list) -> str:
+    out: list[str] = []
+    pending = 0
+    for kind, val in segs:
+        if kind == "nl":
+            pending = max(pending, val)
+            continue
+        if kind == "pre":
+            text = val.translate(_ZW).replace("\xa0", " ").replace("\r\n", "\n")
+            lines = [ln.rstrip() for ln in textwrap.dedent(text.expandtabs(4)).split("\n")]
+            while lines and not lines[0]:
+                lines.pop(0)
+            while lines and not lines[-1]:
+                lines.pop()
+            if not lines:
+                continue
+            if out:
+                out.append("\n" * max(pending, 1))
+            out.append("\n".join(lines))
+            pending = 1
+            continue
+        text = _WS.sub(" ", val.translate(_ZW))
+        if pending:
+            text = text.lstrip()
+            if not text:
+                continue
+            if out:
+                out[-1] = out[-1].rstrip(" ")
+                out.append("\n" * pending)
+            pending = 0
+        elif not out:
+            text = text.lstrip()
+        if text:
+            out.append(text)
+    result = "".join(out)
+    result = re.sub(r"[ \t]+\n", "\n", result)
+    result = re.sub(r"\n{3,}", "\n\n", result)
+    return result.strip()
+
+
+def element_text(el) -> str:
+    """Plain text of an lxml element's content (the element's own tail is
+    not included)."""
+    segs: list = []
+    _children(el, segs)
+    return _assemble(segs)
+
+
+def elements_text(els) -> str:
+    """Plain text of several block elements, separated by a blank line."""
+    parts = [t for t in (element_text(e) for e in els) if t]
+    return "\n\n".join(parts)
+
+
+def inline_text(el) -> str:
+    """Text of an element on one line (whitespace collapsed)."""
+    return _WS.sub(" ", "".join(el.itertext()).translate(_ZW)).strip()
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def first_sentence(text: str | None) -> str | None:
+    """First sentence of a description: up to the first ``.``/``!``/``?``
+    followed by white space or the end, and never past the first block
+    boundary (paragraph, ``<pre>``, list, ``<br>``: a line break in the plain
+    text, since inline white space never holds one). ``None`` for ``None``
+    or empty text."""
+    if not text:
+        return None
+    line = text.split("\n", 1)[0].strip()
+    m = _SENTENCE_END.search(line)
+    return line[: m.end()] if m else line
+
+
+# --- doc comments (sources) -------------------------------------------------
+
+def _inline_tags(text: str):
+    """Yield (start, end, tag, body) of ``{@tag body}`` with balanced braces."""
+    i = 0
+    n = len(text)
+    while True:
+        start = text.find("{@", i)
+        if start < 0:
+            return
+        depth = 0
+        j = start
+        while j < n:
+            c = text[j]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= n:
+            return
+        inner = text[start + 2 : j]
+        m = re.match(r"([A-Za-z]+)\s?", inner)
+        if m:
+            yield start, j + 1, m.group(1), inner[m.end():]
+        i = j + 1
+
+
+def link_label(body: str) -> str:
+    """What javadoc shows for ``{@link ref label}``: the label, else the
+    reference with ``#`` turned into ``.`` (``#m()`` → ``m()``)."""
+    body = body.strip()
+    # reference = up to the first white space outside parentheses
+    depth = 0
+    for k, c in enumerate(body):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c.isspace() and depth == 0:
+            ref, label = body[:k], body[k:].strip()
+            if label:
+                return label
+            body = ref
+            break
+    ref = body
+    if ref.startswith("#"):
+        return ref[1:]
+    return ref.replace("#", ".")
+
+
+def comment_html(text: str) -> str:
+    """Doc-comment text with inline tags replaced by HTML javadoc would
+    produce: ``{@code x}``/``{@literal x}`` → escaped ``x``; ``{@link r l}``
+    → ``l`` or ``r`` with ``#`` → ``.``; ``{@value r}`` → ``r`` (the constant
+    is not evaluated); ``{@inheritDoc}``/``{@docRoot}`` → nothing; other
+    tags → their body."""
+    out: list[str] = []
+    last = 0
+    for start, end, tag, body in _inline_tags(text):
+        out.append(text[last:start])
+        if tag == "code":
+            out.append("<code>" + html.escape(body, quote=False) + "</code>")
+        elif tag == "literal":
+            out.append(html.escape(body, quote=False))
+        elif tag in ("link", "linkplain"):
+            out.append("<code>" + html.escape(link_label(body), quote=False) + "</code>")
+        elif tag == "value":
+            out.append(html.escape(link_label(body), quote=False) if body.strip() else "")
+        elif tag in ("inheritDoc", "docRoot"):
+            pass
+        elif tag == "index":
+            out.append(html.escape(body.strip().split(" ", 1)[0].strip('"'), quote=False))
+        else:
+            out.append(body)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def comment_text(text: str | None) -> str | None:
+    """Plain text of doc-comment HTML (after :func:`comment_html`), by the
+    same rules as the HTML sites."""
+    if text is None:
+        return None
+    src = comment_html(text)
+    if not src.strip():
+        return ""
+    try:
+        frag = lxml_html.fragment_fromstring(src, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return _WS.sub(" ", html.unescape(src)).strip()
+    # Like a browser (and javadoc's HTML), blank lines in the text are just
+    # white space; only HTML makes paragraphs.
+    return element_text(frag)

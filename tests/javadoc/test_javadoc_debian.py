@@ -1,0 +1,157 @@
+"""Real javadoc sites from Debian -doc packages (JDK 8, 11 and 17 layouts),
+unpacked by scripts/install-test-deps.sh. Member counts were measured with
+independent tools (see /work/shared/reference/javadoc-layouts.md) and agree
+with the sites' member-search-index.js where one exists; records were checked
+by reading the HTML."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from urllib.parse import unquote
+
+import pytest
+
+from javadoc import DocIndex, SiteLayout, read_site
+
+SITES = {
+    # package: (layout, methods, constructors, fields, enum constants, class pages)
+    "libcommons-digester-java-doc": ("jdk8", 457, 188, 216, 0, 96),
+    "libcommons-codec-java-doc": ("jdk11", 547, 129, 59, 14, 76),
+    "libcommons-io-java-doc": ("jdk11", 1306, 335, 119, 11, 178),
+    "libjsoup-java-doc": ("jdk11", 995, 101, 32, 21, 117),
+    "libcommons-lang3-java-doc": ("jdk17", 2800, 227, 320, 34, 223),
+}
+
+
+# (members, classes) the search index leaves out: classes extending a
+# package-private supertype (RFC1522Codec, AbstractFileComparator, jsoup's
+# LeafNode and TreeBuilder).
+_IO = "org.apache.commons.io.comparator."
+INHERITED_FROM_NON_PUBLIC = {
+    "libcommons-codec-java-doc": (12, {"org.apache.commons.codec.net.BCodec",
+                                       "org.apache.commons.codec.net.QCodec"}),
+    "libcommons-io-java-doc": (19, {_IO + c for c in (
+        "CompositeFileComparator", "DefaultFileComparator", "DirectoryFileComparator",
+        "ExtensionFileComparator", "LastModifiedFileComparator", "NameFileComparator",
+        "PathFileComparator", "SizeFileComparator")}),
+    "libjsoup-java-doc": (115, {"org.jsoup.nodes." + c for c in (
+        "CDataNode", "Comment", "DataNode", "DocumentType", "TextNode", "XmlDeclaration")}
+        | {"org.jsoup.parser.HtmlTreeBuilder", "org.jsoup.parser.XmlTreeBuilder"}),
+    "libcommons-lang3-java-doc": (0, set()),
+}
+
+
+@pytest.fixture(scope="module")
+def read(debian):
+    cache = {}
+
+    def get(pkg):
+        if pkg not in cache:
+            cache[pkg] = read_site(str(debian(pkg)))
+        return cache[pkg]
+
+    return get
+
+
+@pytest.mark.parametrize("pkg", sorted(SITES))
+def test_counts_and_layout(read, pkg):
+    layout, methods, ctors, fields, consts, pages = SITES[pkg]
+    ds = read(pkg)
+    assert ds.layout == SiteLayout(layout)
+    kinds = Counter(m.kind for m in ds.members)
+    assert (kinds["method"], kinds["constructor"], kinds["field"], kinds["enum_constant"]) == (
+        methods, ctors, fields, consts)
+    assert ds.pages == pages == len(ds.classes)
+    assert not ds.warnings
+    ids = [m.id for m in ds.members]
+    assert len(ids) == len(set(ids))
+    assert all("<" not in i.split("(")[1] or i.split("(")[0].endswith("<init>") for i in ids if "(" in i)
+
+
+@pytest.mark.parametrize("pkg", [p for p, v in SITES.items() if v[0] != "jdk8"])
+def test_search_index_agrees(read, debian, pkg):
+    site = debian(pkg)
+    text = (site / "member-search-index.js").read_text("utf-8")
+    entries = json.loads(text[text.index("["): text.rindex("]") + 1])
+    from_index = {(f"{e['p']}.{e['c']}", unquote(e.get("u") or e.get("url") or e["l"])) for e in entries}
+    mine = {(m.class_, m.anchor) for m in read(pkg).members}
+    # JDK 11 indexes name a generic member by its type-variable anchor (the
+    # last of its run of anchors), which ApiDoc.anchor keeps. The index omits
+    # members inherited from package-private supertypes; pages show them.
+    assert from_index <= mine
+    assert len(mine - from_index) == INHERITED_FROM_NON_PUBLIC[pkg][0]
+    assert {c for c, _ in mine - from_index} == INHERITED_FROM_NON_PUBLIC[pkg][1]
+
+
+def test_lang3_isblank(read):
+    idx = DocIndex([read("libcommons-lang3-java-doc")])
+    r = idx.get("org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)")
+    assert r.to_dict() == {
+        "api": "org.apache.commons.lang3.StringUtils.isBlank",
+        "signature": "org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)",
+        "class": "org.apache.commons.lang3.StringUtils",
+        "library": None,
+        "description": (
+            'Checks if a CharSequence is empty (""), null or whitespace only.\n\n'
+            "Whitespace is defined by Character.isWhitespace(char).\n\n"
+            "StringUtils.isBlank(null)      = true\n"
+            'StringUtils.isBlank("")        = true\n'
+            'StringUtils.isBlank(" ")       = true\n'
+            'StringUtils.isBlank("bob")     = false\n'
+            'StringUtils.isBlank("  bob  ") = false'),
+        "first_sentence": 'Checks if a CharSequence is empty (""), null or whitespace only.',
+        "params": [{"name": "cs", "text": "the CharSequence to check, may be null"}],
+        "returns": "true if the CharSequence is null, empty or whitespace only",
+        "throws": [],
+        "deprecated": None,
+        "doc_source": "javadoc",
+    }
+    assert r.signature_text == "public static boolean isBlank(CharSequence cs)"
+    assert r.layout is SiteLayout.JDK17
+    assert len(idx.by_name("org.apache.commons.lang3.StringUtils.join")) > 20
+
+
+def test_digester_jdk8_records(read):
+    idx = DocIndex([read("libcommons-digester-java-doc")])
+    d = idx.get("org.apache.commons.digester.Digester.getDebug()")
+    assert d.deprecated == (
+        "This method now always returns 0. Digester uses the apache jakarta commons-logging "
+        "library; see the documentation for that library for more information.")
+    assert d.description == "Return the debugging detail level of our currently enabled logger."
+    assert d.signature_text == "public int getDebug()"
+    c = idx.get("org.apache.commons.digester.Digester.<init>(javax.xml.parsers.SAXParser)")
+    assert c.kind == "constructor"
+    assert c.first_sentence == "Construct a new Digester, allowing a SAXParser to be passed in."
+    g = idx.get("org.apache.commons.digester.Digester.getClassLoader()")
+    assert g.description.endswith(
+        "rules:\n- The class loader set by setClassLoader(), if any\n"
+        "- The thread context class loader, if it exists and the useContextClassLoader property "
+        "is set to true\n- The class loader used to load the Digester class itself.")
+    s = idx.get("org.apache.commons.digester.Digester.setDebug(int)")
+    assert s.params == (("debug", "New debugging detail level (0=off, increasing integers for more detail)"),)
+
+
+def test_jdk11_records(read):
+    codec = DocIndex([read("libcommons-codec-java-doc")])
+    r = codec.get("org.apache.commons.codec.binary.Base64.decodeBase64(java.lang.String)")
+    assert r.description == ("Decodes a Base64 String into octets.\n\n"
+                             "Note: this method seamlessly handles data encoded in URL-safe or normal mode.")
+    assert r.params == (("base64String", "String containing Base64 data"),)
+    assert r.returns == "Array containing decoded data."
+    assert codec.get("org.apache.commons.codec.binary.Base64.<init>(boolean)").kind == "constructor"
+
+    io = DocIndex([read("libcommons-io-java-doc")])
+    a = io.get("org.apache.commons.io.function.IOFunction.apply(java.lang.Object)")  # apply(T)
+    assert a.throws == (("java.io.IOException", "if the function throws an IOException"),)
+    assert a.params == (("t", "the function argument"),)
+    # "Description copied from class" label dropped, the copied text kept
+    u = io.get("org.apache.commons.io.file.AccumulatorPathVisitor.updateDirCounter"
+               "(java.nio.file.Path,java.io.IOException)")
+    assert u.description == "Updates the counter for visiting the given directory."
+
+    jsoup = DocIndex([read("libjsoup-java-doc")])
+    p = jsoup.get("org.jsoup.Jsoup.parse(java.lang.String)")
+    assert p.description == ("Parse HTML into a Document. As no base URI is specified, absolute URL "
+                             "resolution, if required, relies on the HTML including a <base href> tag.")
+    assert p.returns == "sane HTML"
