@@ -135,7 +135,9 @@ def parse_class(data: bytes) -> RawClass:
         return _parse(memoryview(data))
     except ClassFormatError:
         raise
-    except (struct.error, IndexError, KeyError, TypeError, ValueError) as exc:
+    except (struct.error, IndexError) as exc:
+        raise ClassFormatError(f"truncated or malformed class file ({exc})") from None
+    except (KeyError, TypeError, ValueError) as exc:
         raise ClassFormatError(f"malformed class file: {type(exc).__name__}: {exc}") from None
 
 
@@ -153,6 +155,8 @@ def _parse(buf: memoryview) -> RawClass:
     pos = 10
     i = 1
     while i < cp_count:
+        if pos >= n:
+            raise ClassFormatError(f"truncated constant pool (entry {i} of {cp_count})")
         tag = buf[pos]
         tags[i] = tag
         offs[i] = pos + 1
