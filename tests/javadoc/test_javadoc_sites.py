@@ -25,7 +25,7 @@ DECLARED = {
     f"{P}.Widget.scale(java.lang.Number)", f"{P}.Widget.scale(java.lang.CharSequence)",
     f"{P}.Widget.lookup({P}.util.Registry,{P}.util.Registry.Entry,java.lang.Object...)",
     f"{P}.Widget.format(int)", f"{P}.Widget.format()", f"{P}.Widget.describe()",
-    f"{P}.Widget.onEvent(java.lang.String)",
+    f"{P}.Widget.onEvent(java.lang.String)", f"{P}.Widget.run(java.lang.Runnable)",
     f"{P}.Widget.Part.<init>(double)", f"{P}.Widget.Part.weight()",
     f"{P}.Widget.Part.Detail.attach({P}.Widget.Part[])",
     f"{P}.Widget.Handle.<init>()", f"{P}.Widget.Handle.owner()",
