@@ -613,7 +613,9 @@ class ProjectIndex:
                         unknown = x
                     continue
                 for ms in sig.methods:
-                    if ms.name == name:
+                    # private and package-private library members are not
+                    # accessible from project code
+                    if ms.name == name and ms.access in ("public", "protected"):
                         lm = _LibM(x, ms, sig)
                         if lm.ptypes not in seen_sigs:
                             seen_sigs.add(lm.ptypes)

@@ -39,6 +39,7 @@ _DECL_CAPS = frozenset({"local", "param", "catch", "foreach", "res", "inst", "tp
 _RANK = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
 STRING = ("java.lang.String", ())
+UNKNOWN_LIB = ("?", ())
 _INT_LIT = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal",
             "binary_integer_literal")
 _NUM_ORDER = ["byte", "short", "char", "int", "long", "float", "double"]
@@ -640,6 +641,8 @@ class FileResolver:
 
     def on_type(self, ot, name, args) -> _Res:
         tn = ot[0]
+        if tn == "?":
+            return self.by_name(name, args, "receiver of an unknown library type")
         if tn in PRIMITIVES or tn in ("null", "λ"):
             return _Res("unresolved", reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
@@ -705,7 +708,8 @@ class FileResolver:
     def star(self, owner, name, kind, reason=None) -> _Res:
         mid = f"{owner}.{name}(*)"
         idx = self.idx
-        return _Res(kind, (mid,), None, reason,
+        # ("?", ()): a value of an unknown library type
+        return _Res(kind, (mid,), UNKNOWN_LIB, reason,
                     lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
 
     def by_name(self, name, args, reason) -> _Res:
@@ -877,28 +881,41 @@ class FileResolver:
         r = c.returns
         if r[0] == "void":
             return ("void", ())
-        fi = self.idx.type_file[c.type_key]
-        if r[2] == 0 and "." not in r[0]:
-            if c.tparams and r[0] in c.tparams:
-                # infer a method type variable from an argument declared with it
-                if c.decl is not None:
-                    for i, (_, pref) in enumerate(c.decl.params):
-                        if i < len(args) and pref == (r[0], (), 0):
-                            a = self.texpr(args[i])
-                            if a is not None and a[0] not in ("null", "λ"):
-                                return a
-                        if i < len(args) and pref[0] == "Class" and pref[1] == ((r[0], (), 0),):
-                            a = self.texpr(args[i])
-                            if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
-                                return a[1][0]
-            else:
-                td = self.idx.types.get(c.type_key)
-                tps = [n for n, _ in td.type_params] if td else []
-                if r[0] in tps and recv is not None and recv[0] == c.type_key and len(recv[1]) == len(tps):
-                    a = recv[1][tps.index(r[0])]
-                    if a is not None:
-                        return a
-        return self.idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+        idx = self.idx
+        fi = idx.type_file[c.type_key]
+        subst: dict = {}
+        # class type variables from the receiver's type arguments
+        td = idx.types.get(c.type_key)
+        tps = [n for n, _ in td.type_params] if td else []
+        if tps and recv is not None and recv[0] == c.type_key and len(recv[1]) == len(tps):
+            for n, a in zip(tps, recv[1]):
+                if a is not None:
+                    subst[n] = a
+        # method type variables inferred from arguments declared with them
+        if c.tparams and c.decl is not None:
+            for i, (_, pref) in enumerate(c.decl.params):
+                if i >= len(args):
+                    break
+                if pref[2] == 0 and pref[0] in c.tparams and not pref[1] and pref[0] not in subst:
+                    a = self.texpr(args[i])
+                    if a is not None and a[0] not in ("null", "λ"):
+                        subst[pref[0]] = a
+                elif pref[0] == "Class" and len(pref[1]) == 1 and pref[1][0][0] in c.tparams:
+                    a = self.texpr(args[i])
+                    if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
+                        subst[pref[1][0][0]] = a[1][0]
+        if subst:
+            return self._subst_resolve(r, fi, c.type_key, c.tparams or None, subst)
+        return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+
+    def _subst_resolve(self, r, fi, key, mt, subst, depth=0):
+        name, args, dims = r
+        if dims == 0 and name in subst:
+            return subst[name]
+        base = self.idx.resolve_ref((name, (), dims), fi, key, mt)
+        if base is None or dims or not args or depth > 5:
+            return base
+        return (base[0], tuple(self._subst_resolve(a, fi, key, mt, subst, depth + 1) for a in args))
 
     def lib_return(self, c: _LibM, recv):
         sig = c.sig
@@ -973,7 +990,12 @@ class FileResolver:
         td = self.idx.types.get(self.key)
         if td is None or td.kind != "enum":
             return _NONE
-        return self.select(self.key, "<init>", self.args_of(n), virtual=False)
+        r = self.select(self.key, "<init>", self.args_of(n), virtual=False)
+        if r.kind == "exact" and r.targets:
+            p = self.idx.by_id.get(r.targets[0])
+            if p is not None and p.decl is None:
+                return _NONE  # the implicit constructor of an enum runs no code of its own
+        return r
 
     def implicit_super_calls(self):
         """Constructors without ``this(...)``/``super(...)`` call the superclass's

@@ -1,3 +1,176 @@
-"""`qare` commands of this group (filled in by its issue)."""
+"""`qare graph` and `qare chain`: the call graph of one Java project."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+
+_PROJECT = click.argument("project", type=click.Path(path_type=Path))
+
+
+def _classpath_options(f):
+    f = click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Worker processes (default: the CPUs available).")(f)
+    f = click.option("--auto-classpath", is_flag=True,
+                     help="Add the project's Maven/Gradle dependency jars found in local repositories.")(f)
+    f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
+                     help="A dependency jar or class folder (repeatable).")(f)
+    f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
+                     show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
+    return f
+
+
+def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode):
+    import callgraph
+
+    cp = list(classpath)
+    if auto_classpath:
+        try:
+            from callgraph.classpath import discover_classpath
+
+            cp += [p for p in discover_classpath(project) if p not in cp]
+        except Exception as e:  # discovery is best effort: say so, go on without
+            click.echo(f"warning: classpath discovery failed: {e}", err=True)
+    try:
+        return callgraph.build_project_graph(
+            project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
+            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode)
+    except callgraph.NoInputError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(NO_INPUT)
+
+
+def _summary_text(s) -> str:
+    lines = [f"files: {s.files}  lines: {s.lines}  methods: {s.methods}  call sites: {s.call_sites}"]
+    share = s.resolved_share()
+    kinds = "  ".join(f"{k}: {v}" for k, v in s.resolved.items())
+    lines.append(f"resolved: {kinds}  unresolved: {s.unresolved}  (resolved share {share:.1%}); "
+                 f"cha edges: {s.cha_edges}")
+    if s.top_reasons:
+        lines.append("top reasons (unresolved / name):")
+        for reason, n in s.top_reasons:
+            ex = s.examples.get(reason)
+            lines.append(f"  {n:7d}  {reason}" + (f"  (e.g. {ex})" if ex else ""))
+    if s.parse_errors:
+        lines.append(f"parse errors in {len(s.parse_errors)} file(s):")
+        for f, pos in s.parse_errors[:20]:
+            lines.append(f"  {f}: " + ", ".join(f"{a}:{b}" for a, b in pos[:5]))
+    if s.decoded_with_fallback:
+        lines.append("decoded with a fallback encoding: "
+                     + ", ".join(f"{f} ({e})" for f, e in s.decoded_with_fallback[:20]))
+    if s.skipped:
+        lines.append(f"skipped {len(s.skipped)}:")
+        for f, why in s.skipped[:20]:
+            lines.append(f"  {f}: {why}")
+    lines.append(f"time: {s.seconds:.2f} s")
+    return "\n".join(lines)
+
+
+def _write_graph(g, out: Path) -> None:
+    import networkx as nx
+
+    suffix = out.suffix.lower()
+    if suffix == ".json":
+        out.write_text(json.dumps(nx.node_link_data(g, edges="edges"), ensure_ascii=False, indent=1))
+    elif suffix == ".graphml":
+        # GraphML has no null and no lists: drop None, join lines with ","
+        h = nx.DiGraph()
+        for n, d in g.nodes(data=True):
+            h.add_node(n, **{k: v for k, v in d.items() if v is not None})
+        for u, v, d in g.edges(data=True):
+            h.add_edge(u, v, lines=",".join(map(str, d["lines"])), resolution=d["resolution"])
+        nx.write_graphml(h, str(out))
+    elif suffix == ".dot":
+        try:
+            import pydot  # noqa: F401
+        except ImportError:
+            raise click.UsageError(".dot output needs pydot (pip install pydot)") from None
+        h = nx.DiGraph()
+        for n, d in g.nodes(data=True):
+            h.add_node(json.dumps(n), **{k: json.dumps(v) for k, v in d.items() if v is not None
+                                         and k in ("kind", "file", "loc")})
+        for u, v, d in g.edges(data=True):
+            h.add_edge(json.dumps(u), json.dumps(v), label=d["resolution"])
+        nx.nx_pydot.write_dot(h, str(out))
+    else:
+        raise click.UsageError("--out must end in .graphml, .json or .dot")
+
+
+@click.command("graph", epilog=EPILOG)
+@_PROJECT
+@click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
+@_classpath_options
+def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode):
+    """Build the call graph of PROJECT and print its summary.
+
+    PROJECT is a Maven/Gradle project (multi-module too) or any folder of
+    .java files. Edges carry `resolution` (exact, arity, cha, name) and the
+    call-site `lines`; see docs/callgraph.md.
+    """
+    if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
+        raise click.UsageError("--out must end in .graphml, .json or .dot")
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode)
+    if out is not None:
+        try:
+            _write_graph(pg.graph, out)
+        except OSError as e:
+            click.echo(f"error: cannot write {out}: {e}", err=True)
+            sys.exit(FATAL)
+    click.echo(_summary_text(pg.summary))
+    if out is not None:
+        click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
+    if pg.summary.skipped or pg.summary.parse_errors:
+        sys.exit(PARTIAL)
+
+
+@click.command("chain", epilog=EPILOG)
+@_PROJECT
+@click.argument("method")
+@click.option("--max-depth", type=click.IntRange(min=2), default=None,
+              help="Largest depth shown (methods on the chain counting both ends).")
+@click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True)
+@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True,
+              help="cha: follow class-hierarchy dispatch edges too; declared: declared targets only.")
+@click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
+@_classpath_options
+def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,
+              jobs, quiet, loc_mode):
+    """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
+    chain LOC and density (DESIGN.md "Depth, chain and density").
+
+    METHOD is a method id (`com.acme.C.m(java.lang.String)`) or an unambiguous
+    shorter form (`C.m`, `m`); an ambiguous or unknown name lists the candidates.
+    """
+    import callgraph
+
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode)
+    try:
+        mid = pg.resolve_method(method)
+    except callgraph.UnknownMethodError as e:
+        click.echo(f"error: {e}", err=True)
+        for c in e.candidates[:50]:
+            click.echo(f"  {c}", err=True)
+        sys.exit(NO_INPUT)
+    targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
+    if fmt == "json":
+        click.echo(json.dumps([t.to_dict() for t in targets], ensure_ascii=False, indent=1))
+        return
+    info = pg.method(mid)
+    click.echo(f"{mid}  [{info.file}:{info.start_line}-{info.end_line}, {info.loc} LOC]")
+    if not targets:
+        click.echo("  (no third-party API reached)")
+    for t in targets:
+        lib = f"  {t.library}" if t.library else ""
+        click.echo(f"  {t.signature or t.api + '(*)'}  depth {t.depth}  chain LOC {t.chain_loc}  "
+                   f"density {t.density:.4f}  [{t.resolution}]{lib}")
+        for hop, (node, (file, line)) in enumerate(zip(t.chain[1:], t.call_sites), 1):
+            click.echo(f"    {'  ' * (hop - 1)}→ {node}  (called at {file}:{line})")
+
+
+COMMANDS = [graph_cmd, chain_cmd]
