@@ -43,6 +43,7 @@ def _range(ctx, param, value):
 @click.option("--include-tests", is_flag=True, help="Take candidate methods from test sources too.")
 @click.option("--query-lines", type=click.IntRange(min=1), default=2, show_default=True, help="Description lines that make the query.")
 @click.option("--api-count-range", callback=_range, default=None, metavar="A:B", help="Keep methods with A..B direct third-party APIs (default: the IQR of the build).")
+@click.option("--iqr-over", type=click.Choice(["calling", "all"]), default="calling", show_default=True, help="IQR population: methods with >= 1 direct third-party API, or all candidates.")
 @click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
 @click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True)
 @click.option("--max-depth", type=click.IntRange(min=2), default=None, help="Longest chain kept (depth counts both ends).")
@@ -79,6 +80,7 @@ def build(project_list, out, **kw):
         include_tests=kw["include_tests"],
         query_lines=kw["query_lines"],
         api_count_range=kw["api_count_range"],
+        iqr_over=kw["iqr_over"],
         keep_unresolved=kw["keep_unresolved"],
         dispatch=kw["dispatch"],
         max_depth=kw["max_depth"],

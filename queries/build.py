@@ -80,6 +80,11 @@ class BuildOptions:
         Inclusive range of direct third-party API counts kept; ``None`` =
         the interquartile range [Q1, Q3] over all candidate methods of the
         build (numpy ``percentile``, method ``"linear"``).
+    iqr_over : str
+        The population of the IQR: ``"calling"`` = candidates with at least
+        one direct third-party API (Q-ARE's boxplot of API counts), ``"all"``
+        = every candidate (zeros included). The filter itself applies to all
+        candidates.
     keep_unresolved : bool
         Follow ``name`` edges (receiver type unknown) to targets.
     dispatch : str
@@ -107,6 +112,7 @@ class BuildOptions:
     include_tests: bool = False
     query_lines: int = 2
     api_count_range: tuple[float, float] | None = None
+    iqr_over: str = "calling"
     keep_unresolved: bool = False
     dispatch: str = "cha"
     max_depth: int | None = None
@@ -129,7 +135,7 @@ class BuildOptions:
         merge-stage ones), so a resumed build with other analysis parameters
         re-analyses instead of mixing results."""
         d = self.to_dict()
-        for k in ("api_count_range", "require_docs", "drop_leaky", "translate_cmd", "cache_dir"):
+        for k in ("api_count_range", "iqr_over", "require_docs", "drop_leaky", "translate_cmd", "cache_dir"):
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -438,16 +444,20 @@ def _translate(cmd: str, text: str, cache: dict[str, str]) -> tuple[str, str | N
     return cache[text], None
 
 
-def _api_count_range(parts: list[dict], fixed: tuple[float, float] | None) -> dict[str, Any]:
+def _api_count_range(parts: list[dict], fixed: tuple[float, float] | None, over: str) -> dict[str, Any]:
     import numpy as np
 
     counts = [c["n_direct_apis"] for p in parts for c in p["candidates"]]
     if fixed is not None:
         return {"mode": "fixed", "low": fixed[0], "high": fixed[1], "n": len(counts)}
+    if over == "calling":
+        counts = [n for n in counts if n > 0]
+    elif over != "all":
+        raise BuildError(f"iqr_over must be 'calling' or 'all', got {over!r}")
     if not counts:
-        return {"mode": "iqr", "low": None, "high": None, "n": 0, "method": "linear"}
+        return {"mode": "iqr", "over": over, "low": None, "high": None, "n": 0, "method": "linear"}
     q1, q3 = np.percentile(np.asarray(counts, dtype=float), [25, 75], method="linear")
-    return {"mode": "iqr", "low": float(q1), "high": float(q3), "n": len(counts), "method": "linear"}
+    return {"mode": "iqr", "over": over, "low": float(q1), "high": float(q3), "n": len(counts), "method": "linear"}
 
 
 def merge_parts(parts: list[dict], opts: BuildOptions, out: Path, *, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -464,8 +474,9 @@ def merge_parts(parts: list[dict], opts: BuildOptions, out: Path, *, warn: Calla
         samples), ``density_histogram`` (bin label → samples),
         ``translation_errors``.
     """
-    rng = _api_count_range([p for p in parts if p["verdict"] == "kept"], opts.api_count_range)
-    stats = Counter()
+    rng = _api_count_range([p for p in parts if p["verdict"] == "kept"], opts.api_count_range, opts.iqr_over)
+    stats = Counter({k: 0 for k in ("candidates", "dropped_api_count", "dropped_no_targets", "dropped_undocumented",
+                                    "translated", "leaky", "dropped_leaky")})
     samples: list[SampleRecord] = []
     apis: dict[str, dict] = {}
     undocumented: set[str] = set()
@@ -855,9 +866,9 @@ def summary_table(result: BuildResult) -> str:
     ]
     rng = m["api_count_range"]
     if rng["low"] is not None:
-        label = "IQR" if rng["mode"] == "iqr" else "fixed range"
+        label = f"IQR (over {'methods calling >= 1 API' if rng.get('over') == 'calling' else 'all candidates'})" if rng["mode"] == "iqr" else "fixed range"
         lines.append(
-            f"  direct-API count {label} [{rng['low']:g}, {rng['high']:g}] over {rng['n']} methods: "
+            f"  direct-API count {label} [{rng['low']:g}, {rng['high']:g}] from {rng['n']} methods: "
             f"dropped {c.get('dropped_api_count', 0)}"
         )
     lines.append(f"  without targets: dropped {c.get('dropped_no_targets', 0)}")

@@ -8,8 +8,8 @@ comment excluded) — notes-service:
   NoteService.summary 43–45 = 3, NoteService.find 48–50 = 3,
   InMemoryNoteRepository.save 10–13 = 4 (@Override included),
   InMemoryNoteRepository.findBySlug 15–18 = 4,
-  NoteController.handleCreate 17–20 = 4, NoteController.handleSummary 28–34 = 7;
-report-tool: ReportBuilder.line/headline/fingerprint/full = 3 each.
+  NoteController.handleCreate 18–24 = 7, NoteController.handleSummary 32–38 = 7;
+report-tool: ReportBuilder.line/headline/fingerprint/full = 3 each, row = 9.
 """
 
 import hashlib
@@ -51,26 +51,28 @@ def built(tmp_path_factory):
 
 def test_sample_set_and_iqr(built):
     out, samples, apis, projects, manifest, output = built
-    # direct-API counts of the 11 candidates: handleCreate 0, handleSummary 0, link 0, create 1,
-    # cleanTitle 2, summary 2, find 0; line 1, headline 2, fingerprint 2, full 0
-    # → sorted [0,0,0,0,0,1,1,2,2,2,2]: Q1 at 2.5 → 0, Q3 at 7.5 → 2
-    assert manifest["api_count_range"] == {"mode": "iqr", "low": 0.0, "high": 2.0, "n": 11, "method": "linear"}
+    # direct third-party API counts of the 12 candidates: create 1, cleanTitle 2, summary 2, find 0,
+    # handleCreate 1, link 0, handleSummary 1; line 1, headline 2, fingerprint 2, row 3, full 0.
+    # IQR population (>= 1): [1,1,1,1,2,2,2,2,3] → Q1 at position 2 = 1, Q3 at position 6 = 2
+    assert manifest["api_count_range"] == {"mode": "iqr", "over": "calling", "low": 1.0, "high": 2.0, "n": 9,
+                                           "method": "linear"}
     assert sorted(samples) == sorted([
         N + "NoteController.handleCreate(java.lang.String,java.lang.String)",
         N + "NoteController.handleSummary(java.lang.String)",
         N + "NoteService.create(java.lang.String,java.lang.String)",
         N + "NoteService.cleanTitle(java.lang.String)",
         N + "NoteService.summary(com.example.notes.Note)",
-        N + "NoteService.find(java.lang.String)",
         R + "ReportBuilder.line(java.util.List)",
         R + "ReportBuilder.headline(java.lang.String)",
-        R + "ReportBuilder.full(java.lang.String,java.util.List)",
     ])
     c = manifest["counts"]
-    # link() reaches no API; fingerprint() reaches the undocumented Digests.hex
-    assert (c["candidates"], c["dropped_no_targets"], c["dropped_undocumented"], c["undocumented_apis"]) == (11, 1, 1, 1)
-    assert (c["samples"], c["apis"], c["kept"], c["failed"]) == (9, 7, 2, 0)
-    assert "samples         9" in output
+    # find, link, full (0) and row (3) fall outside [1, 2]; fingerprint reaches the undocumented Digests.hex
+    assert (c["candidates"], c["dropped_api_count"], c["dropped_no_targets"]) == (12, 4, 0)
+    assert (c["dropped_undocumented"], c["undocumented_apis"]) == (1, 1)
+    assert (c["samples"], c["apis"], c["kept"], c["failed"]) == (7, 7, 2, 0)
+    assert manifest["sample_depth_histogram"] == {"2": 4, "3": 1, "4": 2}
+    assert manifest["depth_histogram"] == {"2": 10, "3": 5, "4": 3}
+    assert "samples         7" in output
 
 
 def test_multi_level_chains_through_cha(built):
@@ -94,16 +96,21 @@ def test_multi_level_chains_through_cha(built):
     # union {create 6, save 4, cleanTitle 6}
     assert (s.depth_max, s.depth_min, s.density) == (3, 2, 1 / 16)
     h = samples[N + "NoteController.handleCreate(java.lang.String,java.lang.String)"]
+    # isBlank is called directly (depth 2) although cleanTitle reaches it too (depth 4)
     assert [(t.api, t.depth, t.chain_loc) for t in h.targets] == [
-        (T + "Texts.slugify", 3, 10), (T + "LruCache.put", 4, 14),
-        (T + "Texts.isBlank", 4, 16), (T + "Texts.normalizeSpace", 4, 16)]
-    # union {handleCreate 4, create 6, save 4, cleanTitle 6}
-    assert (h.n_direct_apis, h.depth_max, h.depth_min, h.density) == (0, 4, 3, 1 / 20)
+        (T + "Texts.isBlank", 2, 7), (T + "Texts.slugify", 3, 13),
+        (T + "LruCache.put", 4, 17), (T + "Texts.normalizeSpace", 4, 19)]
+    # union {handleCreate 7, create 6, save 4, cleanTitle 6}
+    assert (h.n_direct_apis, h.depth_max, h.depth_min, h.density) == (1, 4, 2, 1 / 23)
     hs = samples[N + "NoteController.handleSummary(java.lang.String)"]
-    # normalizeSpace/truncate via summary (7+3), get via find → findBySlug (7+3+4);
+    # normalizeSpace direct; truncate via summary (7+3); get via find → findBySlug by CHA (7+3+4);
     # union {handleSummary 7, summary 3, find 3, findBySlug 4}
-    assert [(t.api, t.depth, t.chain_loc) for t in hs.targets] == [
-        (T + "Texts.normalizeSpace", 3, 10), (T + "Texts.truncate", 3, 10), (T + "LruCache.get", 4, 14)]
+    assert [(t.api, t.depth, t.chain_loc, t.resolution) for t in hs.targets] == [
+        (T + "Texts.normalizeSpace", 2, 7, "arity"), (T + "Texts.truncate", 3, 10, "arity"),
+        (T + "LruCache.get", 4, 14, "cha")]
+    assert hs.targets[2].chain == (
+        N + "NoteController.handleSummary(java.lang.String)", N + "NoteService.find(java.lang.String)",
+        N + "InMemoryNoteRepository.findBySlug(java.lang.String)", T + "LruCache.get(*)")
     assert hs.density == 1 / 17
 
 
@@ -114,10 +121,9 @@ def test_comment_forms_lang_and_ids(built):
     assert zh.comment.startswith("/**") and "生成笔记摘要" in zh.comment
     ct = samples[N + "NoteService.cleanTitle(java.lang.String)"]
     assert ct.query == "Cleans a title: whitespace runs are collapsed, and a blank title is rejected."
-    full = samples[R + "ReportBuilder.full(java.lang.String,java.util.List)"]
-    assert [(t.api, t.depth, t.chain_loc) for t in full.targets] == [
-        (T + "Texts.join", 3, 6), (T + "Texts.normalizeSpace", 3, 6), (T + "Texts.truncate", 3, 6)]
-    assert full.density == 1 / 9
+    line = samples[R + "ReportBuilder.line(java.util.List)"]
+    assert [(t.api, t.depth, t.chain_loc) for t in line.targets] == [(T + "Texts.join", 2, 3)]
+    assert (line.density, line.query) == (1 / 3, "Builds a one-line report listing the given words.")
     for s in samples.values():
         assert s.commit is None and s.leaks == ()
         assert s.id == hashlib.sha1(f"{s.project}\0\0{s.method}".encode()).hexdigest()[:16]
@@ -144,11 +150,12 @@ def test_projects_and_parquet(built):
     assert set(rows) == {"notes-service", "report-tool"}
     ns = rows["notes-service"]
     assert ns["verdict"] == "kept" and ns["commit"] is None and ns["error"] is None
-    assert ns["counts"]["files"] == 6 and ns["counts"]["candidates"] == 7 and ns["counts"]["samples"] == 6
-    assert rows["report-tool"]["counts"]["documented_apis"] == 3
+    assert ns["counts"]["files"] == 6 and ns["counts"]["candidates"] == 7 and ns["counts"]["samples"] == 5
+    # report-tool reaches join, normalizeSpace, truncate, isBlank and the undocumented Digests.hex
+    assert (rows["report-tool"]["counts"]["distinct_apis"], rows["report-tool"]["counts"]["documented_apis"]) == (5, 4)
     assert set(ns["timings"]) >= {"fetch", "graph", "docs", "total"}
     pq = pytest.importorskip("pyarrow.parquet")
-    assert pq.read_table(out / "samples.parquet").num_rows == 9
+    assert pq.read_table(out / "samples.parquet").num_rows == 7
 
 
 def test_resume_reuses_parts_and_jobs_gives_the_same_files(built, tmp_path):

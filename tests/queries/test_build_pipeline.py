@@ -283,20 +283,29 @@ def fan_graph(counts):
 
 def test_iqr_over_all_candidates_of_the_build(fake_env, tmp_path, monkeypatch):
     graphs, _, project = fake_env
-    # counts over the build: [0, 1, 2, 3, 4] ∪ [5, 6, 8]  → numpy linear percentiles of
-    # [0,1,2,3,4,5,6,8]: Q1 = 0 + 0.25*7 = 1.75 → 1.75; Q3 at 5.25 → 5 + 0.25*(6-5) = 5.25
+    # counts over the build (both projects): [0, 1, 2, 3, 4] ∪ [5, 6, 8]
     graphs["a"] = fan_graph([0, 1, 2, 3, 4])
     graphs["b"] = fan_graph([5, 6, 8])
     all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
     monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(all_docs))
-    res = build_dataset([project("a"), project("b")], tmp_path / "out", BuildOptions(), quiet=True)
+    specs = [project("a"), project("b")]
+    # default population: methods calling >= 1 API, [1,2,3,4,5,6,8] (n=7);
+    # numpy linear: Q1 at position 1.5 → 2.5, Q3 at 4.5 → 5.5
+    res = build_dataset(specs, tmp_path / "out", BuildOptions(), quiet=True)
+    assert res.merge["api_count_range"] == {"mode": "iqr", "over": "calling", "low": 2.5, "high": 5.5, "n": 7,
+                                            "method": "linear"}
+    assert sorted(d["n_direct_apis"] for d in read_jsonl(tmp_path / "out/samples.jsonl")) == [3, 4, 5]
+    assert res.counts["dropped_api_count"] == 5
+    # all candidates, zeros included: [0,1,2,3,4,5,6,8] (n=8): Q1 at 1.75 → 1.75, Q3 at 5.25 → 5.25
+    res = build_dataset(specs, tmp_path / "out", BuildOptions(iqr_over="all"), quiet=True)
     rng = res.merge["api_count_range"]
-    assert rng == {"mode": "iqr", "low": 1.75, "high": 5.25, "n": 8, "method": "linear"}
+    assert rng == {"mode": "iqr", "over": "all", "low": 1.75, "high": 5.25, "n": 8, "method": "linear"}
+    assert res.resumed == (specs[0].key, specs[1].key)  # a merge-stage option: no re-analysis
     kept = sorted(d["n_direct_apis"] for d in read_jsonl(tmp_path / "out/samples.jsonl"))
     assert kept == [2, 3, 4, 5]
     assert res.counts["dropped_api_count"] == 4
     man = json.loads((tmp_path / "out/manifest.json").read_text())
-    assert man["api_count_range"]["low"] == 1.75
+    assert man["api_count_range"]["low"] == 1.75 and man["parameters"]["iqr_over"] == "all"
 
 
 def test_require_docs_drops_samples_reaching_undocumented_apis(fake_env, tmp_path, monkeypatch):

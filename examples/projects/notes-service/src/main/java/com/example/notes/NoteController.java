@@ -1,5 +1,7 @@
 package com.example.notes;
 
+import org.example.textkit.Texts;
+
 /** Turns web requests into note operations (framework-free, Spring-like). */
 public class NoteController {
 
@@ -14,6 +16,9 @@ public class NoteController {
      * and answers with the link to it.
      */
     public String handleCreate(String title, String body) {
+        if (Texts.isBlank(body)) {
+            return "empty body";
+        }
         Note note = service.create(title, body);
         return link(note);
     }
@@ -25,7 +30,7 @@ public class NoteController {
 
     /** Answers a note's summary, or a not-found message. */
     public String handleSummary(String slug) {
-        Note note = service.find(slug);
+        Note note = service.find(Texts.normalizeSpace(slug));
         if (note == null) {
             return "not found";
         }

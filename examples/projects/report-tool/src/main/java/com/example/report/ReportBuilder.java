@@ -26,6 +26,20 @@ public class ReportBuilder {
         return Digests.hex(Texts.normalizeSpace(report));
     }
 
+    /**
+     * Builds a table row: each cell cleaned and cut to
+     * twelve characters, cells separated by bars.
+     */
+    public String row(List<String> cells) {
+        StringBuilder sb = new StringBuilder();
+        for (String cell : cells) {
+            if (!Texts.isBlank(cell)) {
+                sb.append(Texts.truncate(Texts.normalizeSpace(cell), 12)).append(" | ");
+            }
+        }
+        return sb.toString();
+    }
+
     /** Builds a headline followed by the word list. */
     public String full(String title, List<String> words) {
         return headline(title) + "\n" + line(words);
