@@ -89,7 +89,8 @@ class DocIndex:
             try:
                 docsets.append(read_any(p, limits=limits, workers=workers))
             except JavadocError as exc:
-                warnings.append((p, str(exc)))
+                reason = str(exc)
+                warnings.append((p, reason[len(p) + 2:] if reason.startswith(p + ": ") else reason))
                 failed.append(p)
         index = cls(docsets, warnings)
         index.failed = tuple(failed)

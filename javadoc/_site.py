@@ -531,18 +531,21 @@ def read_container(container: Container, *, workers: int | None = None,
                       warnings=tuple(warnings), pages=0)
     layout = detect_layout(container, root, pages)
     items = [(n, fqn, n[len(root):]) for n, fqn in pages]
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if len(items) >= 150 else 1
+    if workers is None or workers < 1:
+        workers = 1
+    workers = min(workers, os.cpu_count() or 1, max(1, len(items) // 20))
     results = []
     if workers > 1:
-        chunks = [items[i::workers * 4] for i in range(workers * 4)]
+        n = workers * 4  # contiguous slices keep page order
+        size = -(-len(items) // n)
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
         try:
             with ProcessPoolExecutor(max_workers=workers) as ex:
                 for r in ex.map(_parse_batch, [container.path] * len(chunks),
                                 [limits or getattr(container, "limits", ZipLimits())] * len(chunks),
                                 chunks, [layout] * len(chunks)):
                     results.extend(r)
-        except (OSError, RuntimeError) as exc:  # no process pool here: read serially
+        except Exception as exc:  # noqa: BLE001 - no usable process pool here: read serially
             warnings.append((container.path, f"process pool unavailable ({exc}); read serially"))
             results = _parse_items(container, items, layout)
     else:
@@ -570,8 +573,8 @@ def read_site(path: str, *, limits: ZipLimits | None = None, workers: int | None
     limits : ZipLimits, optional
         Archive limits (entry count, sizes, compression ratio).
     workers : int, optional
-        Processes for parsing pages; default: up to 4 for sites of 150+
-        pages, else 1.
+        Processes parsing pages (default 1: safe inside other process
+        pools; at most the CPU count, and one per 20 pages).
 
     Returns
     -------

@@ -25,6 +25,8 @@ _BLOCK = frozenset(
 _PARA = frozenset(("p",))
 _SKIP = frozenset(("script", "style", "noscript"))
 _WS = re.compile(r"\s+")
+_TRAIL = re.compile(r"[ \t]+\n")
+_MANY_NL = re.compile(r"\n{3,}")
 _ZW = dict.fromkeys(map(ord, "\u200b\ufeff"), None)
 
 
@@ -91,7 +93,9 @@ def _assemble(segs: list) -> str:
             out.append("\n".join(lines))
             pending = 1
             continue
-        text = _WS.sub(" ", val.translate(_ZW))
+        if "\u200b" in val or "\ufeff" in val:
+            val = val.translate(_ZW)
+        text = _WS.sub(" ", val)
         if pending:
             text = text.lstrip()
             if not text:
@@ -105,14 +109,22 @@ def _assemble(segs: list) -> str:
         if text:
             out.append(text)
     result = "".join(out)
-    result = re.sub(r"[ \t]+\n", "\n", result)
-    result = re.sub(r"\n{3,}", "\n\n", result)
+    if "\n" in result:
+        result = _TRAIL.sub("\n", result)
+        result = _MANY_NL.sub("\n\n", result)
     return result.strip()
 
 
 def element_text(el) -> str:
     """Plain text of an lxml element's content (the element's own tail is
     not included)."""
+    if not len(el):  # no child elements: the common short case
+        t = el.text
+        if not t:
+            return ""
+        if "\u200b" in t or "\ufeff" in t:
+            t = t.translate(_ZW)
+        return _WS.sub(" ", t).strip()
     segs: list = []
     _children(el, segs)
     return _assemble(segs)
@@ -126,7 +138,10 @@ def elements_text(els) -> str:
 
 def inline_text(el) -> str:
     """Text of an element on one line (whitespace collapsed)."""
-    return _WS.sub(" ", "".join(el.itertext()).translate(_ZW)).strip()
+    t = "".join(el.itertext())
+    if "\u200b" in t or "\ufeff" in t:
+        t = t.translate(_ZW)
+    return _WS.sub(" ", t).strip()
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
