@@ -1,0 +1,81 @@
+"""Execute generations against gold records and score them."""
+
+from __future__ import annotations
+
+import re
+
+from ._sandbox import Limits, execute_many
+from ._scores import score_generation
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.S | re.I)
+
+
+def strip_fences(text: str) -> str:
+    """The first fenced code block of *text* (Markdown), else *text*."""
+    m = _FENCE.search(text)
+    return m.group(1) if m else text
+
+
+def _jobs(generations):
+    for g in generations:
+        codes = g.get("generations")
+        if codes is None:
+            codes = [g.get("code")]
+        for i, code in enumerate(codes):
+            yield g, i, code
+
+
+def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto",
+             extra_modules=frozenset()):
+    """Run and score every generation, each in its own sandboxed process.
+
+    Parameters
+    ----------
+    generations : iterable of dict
+        ``{"sample_id": ..., "code": "..."}`` or ``{"sample_id": ...,
+        "generations": ["...", ...]}`` (several samples of one prompt, for
+        pass@k). Markdown code fences are stripped.
+    golds : dict
+        sample_id → SCCGBench gold record.
+    n_jobs : int
+        Sandboxes running at the same time.
+    limits : Limits
+    sandbox : {"auto", "bwrap", "none"}
+    extra_modules : frozenset of str
+        Extra module names Dep. counts as resolvable.
+
+    Yields
+    ------
+    dict
+        ``sample_id``, ``generation`` (index within the sample), ``function_name``,
+        ``doc_match_type``, ``comments_source``, ``execution``
+        (:meth:`Execution.to_dict`), ``scores`` (:meth:`GenerationScore.to_dict`),
+        ``error`` (``None``, or why the row could not be scored). Input order.
+    """
+    items = []
+    for g, i, code in _jobs(generations):
+        sid = g.get("sample_id")
+        gold = golds.get(sid)
+        items.append((sid, i, gold, code if isinstance(code, str) else None))
+    runnable = [(strip_fences(code), (gold or {}).get("function_name")) for sid, i, gold, code in items
+                if gold is not None and code is not None]
+    results = execute_many(runnable, n_jobs=n_jobs, limits=limits, sandbox=sandbox)
+    for sid, i, gold, code in items:
+        row = {"sample_id": sid, "generation": i, "function_name": None, "doc_match_type": None,
+               "comments_source": None, "execution": None, "scores": None, "error": None}
+        if gold is None:
+            row["error"] = "sample_id not in the gold file"
+            yield row
+            continue
+        meta = gold.get("api_metadata") or {}
+        row.update(function_name=gold.get("function_name"), doc_match_type=meta.get("doc_match_type"),
+                   comments_source=gold.get("comments_source"))
+        if code is None:
+            row["error"] = "generation has no code string"
+            yield row
+            continue
+        ex = next(results)
+        row["execution"] = ex.to_dict()
+        row["scores"] = score_generation(strip_fences(code), ex.requests, gold,
+                                         extra_modules=frozenset(extra_modules)).to_dict()
+        yield row

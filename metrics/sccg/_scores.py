@@ -1,0 +1,468 @@
+"""SCCGBench scores (Wang et al., arXiv 2610.12920, §III-A, §IV-C, Table VI).
+
+Gold records are SCCGBench dicts; the fields read are ``sample_id``,
+``api_host``, ``function_name``, ``comments_source`` and ``api_metadata``
+(``url``, ``route``, ``method``, ``params``, ``code_params``,
+``doc_match_type``).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass
+from urllib.parse import unquote, urlsplit
+
+#: Modules the sandbox fakes, so always importable there.
+FAKED_MODULES = frozenset({"requests", "httpx", "aiohttp"})
+#: Earliest-failed-stage labels, in checking order (Table VI).
+STAGES = ("syntax", "request_construction", "host", "endpoint", "method", "mock_hit")
+_TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
+_STATUS_ATTRS = frozenset({"status_code", "status", "ok", "is_success", "is_error", "is_client_error", "is_server_error"})
+_KEY_NAME = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
+_PLACEHOLDER = re.compile(
+    r"(your|xxx|<|>|\{|\}|\.\.\.|insert|enter|sign-up-for-key|here|placeholder|changeme|replace|example|dummy|test|api[-_]?key|token|secret)",
+    re.I,
+)
+_RAPIDAPI_KEY = re.compile(r"\b[0-9A-Za-z]{10}msh[0-9A-Za-z]{15,}jsn[0-9A-Za-z]{8,}\b")
+_PARAM_IN = ("query", "body", "form", "formData")
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def _norm_host(host: str | None) -> str | None:
+    if not host:
+        return None
+    h = host.strip().lower().rstrip(".")
+    if "://" in h:
+        h = urlsplit(h).hostname or ""
+    return h.split(":", 1)[0] or None
+
+
+def host_matches(gold_host: str | None, host: str | None) -> bool:
+    """Case-insensitive host equality, port and trailing dot ignored."""
+    g, h = _norm_host(gold_host), _norm_host(host)
+    return g is not None and g == h
+
+
+def _segments(path: str | None) -> list[str]:
+    if not path:
+        return []
+    path = path.split("?", 1)[0].split("#", 1)[0]
+    return [unquote(s) for s in path.split("/") if s]
+
+
+def route_matches(gold_route: str | None, path: str | None, *, templates_both_sides: bool = False) -> bool:
+    """Whether a request path hits the gold route, segment by segment.
+
+    Templated gold segments (``{location}``, ``:id``, ``<id>``) match any one
+    non-empty segment; literal segments must be equal (paths are
+    case-sensitive); empty segments and a trailing ``/`` are ignored and both
+    sides are percent-decoded. The original tooling compared strings, so a
+    templated route could never match a filled URL.
+
+    Parameters
+    ----------
+    gold_route : str
+        Documented route, e.g. ``/forecast/{location}``.
+    path : str
+        Captured request path, e.g. ``/forecast/London``.
+    templates_both_sides : bool
+        Let templated segments of *path* match too (for comparing two
+        documented routes, as in Endpoint@K).
+
+    Examples
+    --------
+    >>> route_matches("/forecast/{location}", "/forecast/London/")
+    True
+    >>> route_matches("/forecast/{location}", "/forecast")
+    False
+    """
+    if gold_route is None or path is None:
+        return False
+    g, p = _segments(gold_route), _segments(path)
+    if len(g) != len(p):
+        return False
+    for a, b in zip(g, p):
+        if _TEMPLATE_SEG.match(a) or (templates_both_sides and _TEMPLATE_SEG.match(b)):
+            continue
+        if a != b:
+            return False
+    return True
+
+
+def gold_tuple(gold: dict) -> tuple:
+    """``(host, route, method, keys)`` of a gold record: host from
+    ``api_host`` (else the URL's), route from ``api_metadata.route`` (else the
+    URL's path), method upper-cased or ``None``, and the documented
+    query/body parameter keys (fallback: the keys seen in the original code)."""
+    meta = gold.get("api_metadata") or {}
+    url = meta.get("url") or ""
+    host = gold.get("api_host") or (urlsplit(url).hostname if "://" in url else None)
+    route = meta.get("route") or (urlsplit(url).path if "://" in url else None)
+    method = (meta.get("method") or "").upper() or None
+    keys = []
+    for p in meta.get("params") or []:
+        name, where = (p, None) if isinstance(p, str) else (p.get("name") or p.get("key"), p.get("in"))
+        if name and (where is None or where in _PARAM_IN):
+            keys.append(name)
+    if not keys:
+        keys = [p["key"] for p in meta.get("code_params") or [] if p.get("in") in _PARAM_IN and p.get("key")]
+    return host, route, method, frozenset(keys)
+
+
+def request_keys(request: dict) -> frozenset:
+    """Parameter keys a captured request sends: query (URL and ``params=``)
+    plus the keys of a dict body."""
+    keys = set((request.get("params") or {}).keys())
+    body = request.get("body")
+    if isinstance(body, dict):
+        keys |= set(body.keys())
+    return frozenset(keys)
+
+
+def set_f1(predicted, gold) -> float:
+    """Set F1; 1.0 when both sets are empty."""
+    predicted, gold = set(predicted), set(gold)
+    if not predicted and not gold:
+        return 1.0
+    tp = len(predicted & gold)
+    if tp == 0:
+        return 0.0
+    p, r = tp / len(predicted), tp / len(gold)
+    return 2 * p * r / (p + r)
+
+
+# --------------------------------------------------------------------------- static checks
+
+
+@functools.lru_cache(maxsize=4096)
+def _importable(name: str) -> bool:
+    if name in sys.stdlib_module_names or name in FAKED_MODULES:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def dependencies_resolvable(tree: ast.AST, extra_modules=frozenset()) -> bool:
+    """Dep.: every absolute import names a standard-library, faked or
+    installed top-level module (or one of *extra_modules*); relative imports
+    fail."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            tops = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                return False
+            tops = [(node.module or "").split(".")[0]]
+        else:
+            continue
+        if not all(t in extra_modules or _importable(t) for t in tops):
+            return False
+    return True
+
+
+def _is_credential(value: str) -> bool:
+    return len(value) >= 16 and not re.search(r"\s", value) and not _PLACEHOLDER.search(value)
+
+
+def has_literal_secret(code: str, tree: ast.AST | None = None) -> bool:
+    """A literal credential in the code: a RapidAPI-shaped key anywhere in a
+    string, or a string of 16+ non-blank characters that is no placeholder
+    bound to a key-like name (dict key, keyword, assignment, default)."""
+    if _RAPIDAPI_KEY.search(code):
+        return True
+    if tree is None:
+        return False
+
+    def lit(node):
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_credential(node.value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and _KEY_NAME.search(k.value) and lit(v):
+                    return True
+        elif isinstance(node, ast.keyword) and node.arg and _KEY_NAME.search(node.arg) and lit(node.value):
+            return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and lit(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else "" for t in targets]
+            if any(_KEY_NAME.search(n) for n in names):
+                return True
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            pos = a.args[len(a.args) - len(a.defaults):]
+            for arg, d in list(zip(pos, a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+                if d is not None and _KEY_NAME.search(arg.arg) and lit(d):
+                    return True
+    return False
+
+
+def has_status_check(tree: ast.AST) -> bool:
+    """A ``raise_for_status()`` call, or a response status attribute
+    (``status_code``, ``status``, ``ok``, ``is_success``, ``is_error``, …) or
+    ``getcode()`` read inside a condition (``if``/``while``/``assert``/
+    conditional expression/``match`` subject) or a comparison."""
+    tests = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "raise_for_status":
+            return True
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests.append(node.test)
+        elif isinstance(node, ast.Assert):
+            tests.append(node.test)
+        elif isinstance(node, ast.Compare):
+            tests.append(node)
+        elif isinstance(node, ast.Match):
+            tests.append(node.subject)
+    for t in tests:
+        for sub in ast.walk(t):
+            if isinstance(sub, ast.Attribute) and sub.attr in _STATUS_ATTRS:
+                return True
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "getcode":
+                return True
+    return False
+
+
+def has_exception_handling(tree: ast.AST) -> bool:
+    """A ``try`` with at least one ``except`` handler whose body makes a call."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.handlers:
+            if any(isinstance(sub, ast.Call) for stmt in node.body for sub in ast.walk(stmt)):
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- per generation
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationScore:
+    """SCCGBench diagnostics of one generation (booleans; ``param_f1`` in
+    [0, 1]); ``stage`` is the earliest failed stage (one of :data:`STAGES`,
+    ``mock_hit`` when nothing failed); ``request`` the captured request the
+    judgement used, or ``None``."""
+
+    syntax: bool
+    dep: bool
+    secret: bool
+    exec_req: bool
+    host: bool
+    endpoint: bool
+    method: bool
+    param_f1: float
+    mock: bool
+    status_check: bool
+    exception_handling: bool
+    robust: bool
+    stage: str
+    request: dict | None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def _judge(req: dict, host, route, method) -> tuple[bool, bool, bool]:
+    return (
+        host_matches(host, req.get("host")),
+        route_matches(route, req.get("route")),
+        method is None or (req.get("method") or "").upper() == method,
+    )
+
+
+def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset()) -> GenerationScore:
+    """Score one generation from its code and the requests it attempted.
+
+    Of several captured requests, the one matching most of host, endpoint and
+    method is judged (ties: host first, then endpoint, then the earliest), so
+    an authentication call before the real one is not held against it.
+
+    Parameters
+    ----------
+    code : str
+        The generation.
+    requests : sequence of dict
+        Captured requests (``host``, ``route``, ``method``, ``params``,
+        ``body``), e.g. :attr:`Execution.requests`.
+    gold : dict
+        SCCGBench gold record (see :func:`gold_tuple`).
+    extra_modules : frozenset of str
+        Module names to count as resolvable for Dep.
+
+    Returns
+    -------
+    GenerationScore
+    """
+    host, route, method, keys = gold_tuple(gold)
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        tree = None
+    syntax = tree is not None
+    dep = syntax and dependencies_resolvable(tree, frozenset(extra_modules))
+    secret = not has_literal_secret(code, tree)
+    reqs = list(requests or ())
+    best, best_key = None, None
+    for i, r in enumerate(reqs):
+        h, e, m = _judge(r, host, route, method)
+        k = (h + e + m, h, e, -i)
+        if best_key is None or k > best_key:
+            best, best_key = r, k
+    if best is not None:
+        h, e, m = _judge(best, host, route, method)
+        f1 = set_f1(request_keys(best), keys)
+    else:
+        h = e = m = False
+        f1 = 0.0
+    mock = h and e and m
+    status = syntax and has_status_check(tree)
+    exc = syntax and has_exception_handling(tree)
+    if not syntax:
+        stage = "syntax"
+    elif best is None:
+        stage = "request_construction"
+    elif not h:
+        stage = "host"
+    elif not e:
+        stage = "endpoint"
+    elif not m:
+        stage = "method"
+    else:
+        stage = "mock_hit"
+    return GenerationScore(syntax, dep, secret, best is not None, h, e, m, f1, mock, status, exc,
+                           mock and status and exc, stage, best)
+
+
+# --------------------------------------------------------------------------- aggregates
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k estimator (Chen et al. 2021, eq. 1):
+    ``1 - C(n-c, k) / C(n, k)``, computed as a stable product.
+
+    Raises
+    ------
+    ValueError
+        When ``k > n``, ``c > n`` or a value is negative.
+
+    Examples
+    --------
+    >>> round(pass_at_k(5, 1, 3), 4)
+    0.6
+    """
+    if min(n, c, k) < 0 or k > n or c > n:
+        raise ValueError(f"need 0 <= c <= n and 0 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+METRICS = ("syntax", "dep", "secret", "exec_req", "host", "endpoint", "method", "param_f1", "mock", "robust")
+
+
+def _means(rows) -> dict:
+    n = len(rows)
+    out = {"n": n}
+    for m in METRICS:
+        out[m] = (sum(float(r["scores"][m]) for r in rows) / n) if n else None
+    return out
+
+
+def summarise(rows, *, ks=(1, 3, 5), group_by=("doc_match_type", "comments_source")) -> dict:
+    """Aggregate scored generations.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Per-generation results: ``sample_id``, ``scores`` (a
+        :meth:`GenerationScore.to_dict`) and the grouping fields.
+    ks : sequence of int
+        pass@k values; a sample enters pass@k only when it has at least k
+        generations (``pass_at_k[k]["samples"]`` says how many did).
+    group_by : sequence of str
+        Fields to stratify the diagnostics by (missing values → ``"unknown"``).
+
+    Returns
+    -------
+    dict
+        ``overall`` (mean of each metric over generations, fractions in
+        [0, 1]), ``groups`` (field → value → the same), ``failure_attribution``
+        (stage → ``count``/``share``), ``pass_at_k`` (k → ``value``,
+        ``samples``; Mock is the pass criterion).
+    """
+    rows = list(rows)
+    out = {"overall": _means(rows), "groups": {}, "failure_attribution": {}, "pass_at_k": {}}
+    for field in group_by:
+        buckets = defaultdict(list)
+        for r in rows:
+            buckets[str(r.get(field)) if r.get(field) is not None else "unknown"].append(r)
+        out["groups"][field] = {k: _means(v) for k, v in sorted(buckets.items())}
+    stages = Counter(r["scores"]["stage"] for r in rows)
+    out["failure_attribution"] = {
+        s: {"count": stages.get(s, 0), "share": (stages.get(s, 0) / len(rows)) if rows else None} for s in STAGES
+    }
+    per_sample = defaultdict(lambda: [0, 0])
+    for r in rows:
+        per_sample[r["sample_id"]][0] += 1
+        per_sample[r["sample_id"]][1] += bool(r["scores"]["mock"])
+    for k in ks:
+        vals = [pass_at_k(n, c, k) for n, c in per_sample.values() if n >= k]
+        out["pass_at_k"][str(k)] = {"value": (sum(vals) / len(vals)) if vals else None, "samples": len(vals)}
+    return out
+
+
+def _candidate(c) -> tuple:
+    if isinstance(c, str):
+        parts = urlsplit(c if "://" in c else "https://" + c)
+        return parts.hostname, parts.path or None
+    url = c.get("url") or ""
+    host = c.get("host") or c.get("api_host") or (urlsplit(url).hostname if "://" in url else None)
+    route = c.get("route") or (urlsplit(url).path if "://" in url else None)
+    return host, route
+
+
+def retrieval_at_k(candidates: dict, golds: dict, ks=(1, 3, 5, 10)) -> dict:
+    """Host@K and Endpoint@K of ranked retrieval candidates (§IV-C, Table VIII).
+
+    A sample is a Host hit at K when one of its top-K candidates has the gold
+    host, an Endpoint hit when one has the gold host *and* a route matching
+    the gold route (templated segments on either side match any segment).
+
+    Parameters
+    ----------
+    candidates : dict
+        sample_id → ranked list of candidates: URLs, or dicts with ``host`` /
+        ``route`` or ``url``.
+    golds : dict
+        sample_id → gold record. Samples without candidates count as misses.
+    ks : sequence of int
+
+    Returns
+    -------
+    dict
+        ``{"n": samples, "host@K": fraction, "endpoint@K": fraction, …}``.
+    """
+    out: dict = {"n": len(golds)}
+    for k in ks:
+        hh = ee = 0
+        for sid, gold in golds.items():
+            host, route, _, _ = gold_tuple(gold)
+            top = [_candidate(c) for c in (candidates.get(sid) or [])[:k]]
+            hh += any(host_matches(host, h) for h, _ in top)
+            ee += any(host_matches(host, h) and route_matches(route, r, templates_both_sides=True) for h, r in top)
+        out[f"host@{k}"] = hh / len(golds) if golds else None
+        out[f"endpoint@{k}"] = ee / len(golds) if golds else None
+    return out
+

@@ -1,0 +1,329 @@
+"""Sandboxed execution of hostile and ordinary generations, scored exactly."""
+
+import os
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from metrics.sccg import Limits, evaluate, execute, sandbox_status, summarise
+from metrics.sccg import _sandbox
+
+BWRAP_OK, BWRAP_WHY = sandbox_status()
+LIMITS = Limits(cpu_s=1, wall_s=6.0, memory_mb=256)
+GOLD = {
+    "sample_id": "w1",
+    "api_host": "weather.p.rapidapi.com",
+    "function_name": "get_weather",
+    "api_metadata": {
+        "url": "https://weather.p.rapidapi.com/forecast/{location}",
+        "route": "/forecast/{location}",
+        "method": "GET",
+        "params": [{"name": "days", "in": "query"}, {"name": "units", "in": "query"}, {"name": "location", "in": "path"}],
+        "doc_match_type": "route",
+    },
+    "comments_source": "original",
+}
+HIT_URL = 'f"https://weather.p.rapidapi.com/forecast/{city}"'
+OUTSIDE = Path("/var/tmp") / f"qare-sccg-test-{os.getpid()}"
+
+
+def g(body: str) -> str:
+    return textwrap.dedent(body).strip() + "\n"
+
+
+GENERATIONS = {
+    "hit": g(f"""
+        import requests
+
+        def get_weather(city, days):
+            try:
+                r = requests.get({HIT_URL}, params={{"days": days, "lang": "en"}},
+                                 headers={{"X-RapidAPI-Key": "YOUR_RAPIDAPI_KEY"}})
+                r.raise_for_status()
+                return r.json()
+            except requests.exceptions.RequestException as exc:
+                return None
+        """),
+    "wrong_host": g("""
+        import requests
+        def get_weather(city):
+            return requests.get("https://api.openweathermap.org/data/2.5/forecast", params={"q": city}).json()
+        """),
+    "wrong_endpoint": g("""
+        import requests
+        def get_weather(city):
+            return requests.get(f"https://weather.p.rapidapi.com/current/{city}").json()
+        """),
+    "wrong_method": g(f"""
+        import requests
+        def get_weather(city):
+            return requests.post({HIT_URL}, json={{"days": 3, "units": "metric"}}).json()
+        """),
+    "httpx_client": g("""
+        import httpx
+        def get_weather(location: str, days: int = 3):
+            with httpx.Client(base_url="https://weather.p.rapidapi.com") as c:
+                resp = c.get(f"/forecast/{location}", params={"days": days, "units": "metric"})
+            if resp.status_code != 200:
+                return None
+            return resp.json()
+        """),
+    "aiohttp_async": g(f"""
+        import aiohttp
+        async def get_weather(city):
+            async with aiohttp.ClientSession(headers={{"X-RapidAPI-Host": "weather.p.rapidapi.com"}}) as s:
+                async with s.get({HIT_URL}, params={{"units": "metric"}}) as resp:
+                    return await resp.json()
+        """),
+    "urllib": g("""
+        import json, urllib.request
+        def get_weather(city):
+            req = urllib.request.Request("https://weather.p.rapidapi.com/forecast/" + city + "?days=2")
+            with urllib.request.urlopen(req) as fh:
+                return json.load(fh)
+        """),
+    "loop_after_request": g(f"""
+        import requests
+        def get_weather(city):
+            requests.get({HIT_URL})
+            while True:
+                pass
+        """),
+    "loop": g("""
+        def get_weather(city):
+            n = 0
+            while True:
+                n += 1
+        """),
+    "sleep": g("""
+        import time
+        def get_weather(city):
+            time.sleep(3600)
+        """),
+    "memory": g("""
+        def get_weather(city):
+            blocks = []
+            while True:
+                blocks.append(bytearray(50_000_000))
+        """),
+    "socket": g("""
+        import socket
+        def get_weather(city):
+            s = socket.create_connection(("weather.p.rapidapi.com", 443), timeout=2)
+            return s.recv(10)
+        """),
+    "write_outside": g(f"""
+        def get_weather(city):
+            open("{OUTSIDE}/pwned.txt", "w").write("x")
+        """),
+    "write_own_dir": g("""
+        import os
+        def get_weather(city):
+            with open("scratch.txt", "w") as fh:
+                fh.write("ok")
+            return os.listdir(".")
+        """),
+    "sys_exit": g(f"""
+        import sys, requests
+        def get_weather(city):
+            requests.get({HIT_URL})
+            sys.exit(0)
+        """),
+    "raises": g("""
+        def get_weather(city):
+            raise RuntimeError("no key configured")
+        """),
+    "fork_bomb_lite": g("""
+        import os, time
+        def get_weather(city):
+            for _ in range(400):
+                if os.fork() == 0:
+                    time.sleep(30)
+                    os._exit(0)
+        """),
+    "huge_output": g(f"""
+        import requests
+        def get_weather(city):
+            chunk = "x" * 1_000_000
+            for _ in range(40):
+                print(chunk)
+            return requests.get({HIT_URL}).json()
+        """),
+    "os_exit": g(f"""
+        import os, requests
+        def get_weather(city):
+            requests.get({HIT_URL})
+            os._exit(0)
+        """),
+    "syntax": "def get_weather(city)\n    return 1\n",
+    "secret": g(f"""
+        import requests
+        def get_weather(city):
+            headers = {{"X-RapidAPI-Key": "3f9a1b2c4dmsh5e6f7a8b9c0d1e2f3jsn4a5b6c7d8e9f"}}
+            return requests.get({HIT_URL}, headers=headers).json()
+        """),
+}
+
+# (stage, exec_req, host, endpoint, method, param_f1, mock, robust, secret)
+EXPECTED = {
+    "hit": ("mock_hit", True, True, True, True, 0.5, True, True, True),
+    "wrong_host": ("host", True, False, False, True, 0.0, False, False, True),
+    "wrong_endpoint": ("endpoint", True, True, False, True, 0.0, False, False, True),
+    "wrong_method": ("method", True, True, True, False, 1.0, False, False, True),
+    "httpx_client": ("mock_hit", True, True, True, True, 1.0, True, False, True),
+    "aiohttp_async": ("mock_hit", True, True, True, True, 2 / 3, True, False, True),
+    "urllib": ("mock_hit", True, True, True, True, 2 / 3, True, False, True),
+    "loop_after_request": ("mock_hit", True, True, True, True, 0.0, True, False, True),
+    "loop": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "sleep": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "memory": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "socket": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "write_outside": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "write_own_dir": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "sys_exit": ("mock_hit", True, True, True, True, 0.0, True, False, True),
+    "raises": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "fork_bomb_lite": ("request_construction", False, False, False, False, 0.0, False, False, True),
+    "huge_output": ("mock_hit", True, True, True, True, 0.0, True, False, True),
+    "os_exit": ("mock_hit", True, True, True, True, 0.0, True, False, True),
+    "syntax": ("syntax", False, False, False, False, 0.0, False, False, True),
+    "secret": ("mock_hit", True, True, True, True, 0.0, True, False, False),
+}
+
+
+def _nobody_tasks():
+    return _sandbox._tasks_of(65534)
+
+
+@pytest.fixture(scope="module")
+def rows():
+    OUTSIDE.mkdir(exist_ok=True)
+    try:
+        before = _nobody_tasks()
+        t0 = time.monotonic()
+        gens = [{"sample_id": "w1", "name": k, "code": v} for k, v in GENERATIONS.items()]
+        out = list(evaluate(gens, {"w1": GOLD}, n_jobs=2, limits=LIMITS))
+        elapsed = time.monotonic() - t0
+        time.sleep(0.3)
+        after = _nobody_tasks()
+        written = sorted(p.name for p in OUTSIDE.iterdir())
+    finally:
+        for p in OUTSIDE.glob("*"):
+            p.unlink()
+        OUTSIDE.rmdir()
+    return dict(zip(GENERATIONS, out)), elapsed, before, after, written
+
+
+def test_every_generation_scored_exactly(rows):
+    by_name = rows[0]
+    got = {
+        k: (
+            r["scores"]["stage"],
+            r["scores"]["exec_req"],
+            r["scores"]["host"],
+            r["scores"]["endpoint"],
+            r["scores"]["method"],
+            round(r["scores"]["param_f1"], 6),
+            r["scores"]["mock"],
+            r["scores"]["robust"],
+            r["scores"]["secret"],
+        )
+        for k, r in by_name.items()
+    }
+    assert got == {k: v[:5] + (round(v[5], 6),) + v[6:] for k, v in EXPECTED.items()}
+
+
+def test_statuses_and_containment(rows):
+    by_name, elapsed, *_ = rows
+    status = {k: r["execution"]["status"] for k, r in by_name.items()}
+    assert status["hit"] == "ok" and status["urllib"] == "ok" and status["aiohttp_async"] == "ok"
+    assert status["loop"] in ("cpu_limit", "timeout")
+    assert status["loop_after_request"] in ("cpu_limit", "timeout")
+    assert status["sleep"] == "timeout"
+    assert status["memory"] in ("raised", "killed")
+    assert status["sys_exit"] == "exit"
+    assert status["raises"] == "raised"
+    assert status["os_exit"] == "crashed"
+    assert status["syntax"] == "syntax_error"
+    assert status["huge_output"] == "ok"
+    assert by_name["huge_output"]["execution"]["stdout_bytes"] == 40 * 1_000_001
+    assert by_name["raises"]["execution"]["error"] == "RuntimeError: no key configured"
+    # every execution ended within its wall limit (plus scheduling slack)
+    for k, r in by_name.items():
+        assert r["execution"]["duration_s"] < LIMITS.wall_s + 2.0, k
+    assert elapsed < 60
+
+
+def test_network_is_refused(rows):
+    ex = rows[0]["socket"]["execution"]
+    assert ex["status"] == "raised"
+    assert ex["socket_attempts"] == 1
+    assert ex["error"].startswith("SandboxNetworkError")
+    assert ex["requests"] == []
+
+
+def test_write_outside_lands_nowhere(rows):
+    by_name, _, _, _, written = rows
+    assert written == []
+    assert by_name["write_outside"]["execution"]["status"] == "raised"
+    if BWRAP_OK:
+        assert "Read-only file system" in by_name["write_outside"]["execution"]["error"]
+        # its own working directory is writable
+        assert by_name["write_own_dir"]["execution"]["status"] == "ok"
+
+
+def test_fork_bomb_bounded_and_reaped(rows):
+    by_name, _, before, after, _ = rows
+    ex = by_name["fork_bomb_lite"]["execution"]
+    if BWRAP_OK:
+        assert ex["status"] == "raised" and ex["error"].startswith("BlockingIOError")
+    assert after <= before  # no sandboxed process survives its run
+
+
+def test_isolation_reported(rows):
+    for r in rows[0].values():
+        assert r["execution"]["isolated"] is BWRAP_OK
+        assert r["execution"]["sandbox"] == ("bwrap" if BWRAP_OK else "subprocess")
+
+
+@pytest.mark.skipif(not BWRAP_OK, reason=f"bubblewrap unusable here: {BWRAP_WHY}")
+def test_bwrap_is_used_when_available():
+    ex = execute("import socket\ndef f():\n    socket.socket().connect(('10.0.0.1', 80))\n", sandbox="bwrap")
+    assert ex.isolated is True and ex.sandbox == "bwrap" and ex.socket_attempts == 1
+
+
+def test_fallback_contains_loops_and_memory_and_says_not_isolated():
+    loop = execute("def f():\n    while True:\n        pass\n", limits=LIMITS, sandbox="none")
+    assert loop.isolated is False and loop.sandbox == "subprocess"
+    assert loop.status in ("cpu_limit", "timeout")
+    assert "sandbox disabled" in loop.note
+    mem = execute("def f():\n    x = []\n    while True:\n        x.append(bytearray(50_000_000))\n",
+                  limits=LIMITS, sandbox="none")
+    assert mem.isolated is False and mem.status in ("raised", "killed")
+    sock = execute("import socket\ndef f():\n    socket.create_connection(('10.0.0.1', 80))\n", sandbox="none")
+    assert sock.socket_attempts == 1 and sock.status == "raised"
+
+
+def test_auto_falls_back_when_bwrap_unusable(monkeypatch):
+    monkeypatch.setattr(_sandbox, "sandbox_status", lambda: (False, "bwrap unusable here (user namespaces?): test"))
+    ex = _sandbox.execute("import requests\ndef f(q):\n    requests.get('https://a.example.com/x', params={'q': q})\n")
+    assert ex.isolated is False and ex.sandbox == "subprocess"
+    assert "user namespaces" in ex.note
+    assert ex.requests[0]["params"] == {"q": "test"}
+    with pytest.raises(RuntimeError, match="user namespaces"):
+        _sandbox.execute("def f():\n    pass\n", sandbox="bwrap")
+
+
+def test_summary_over_the_run(rows):
+    s = summarise(rows[0].values(), ks=(1,))
+    n = len(EXPECTED)
+    mocks = sum(v[6] for v in EXPECTED.values())
+    assert s["overall"]["n"] == n
+    assert s["overall"]["mock"] == pytest.approx(mocks / n)
+    assert s["failure_attribution"]["host"]["count"] == 1
+    assert s["failure_attribution"]["syntax"]["count"] == 1
+    assert s["failure_attribution"]["mock_hit"]["count"] == mocks
+    assert s["groups"]["doc_match_type"]["route"]["n"] == n
+    # 21 generations of one sample, `mocks` of them hit: pass@1 = c / n
+    assert s["pass_at_k"]["1"] == {"value": pytest.approx(mocks / n), "samples": 1}
