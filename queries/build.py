@@ -53,7 +53,17 @@ from .schema import (
     TargetRecord,
 )
 
-__all__ = ["BuildOptions", "BuildResult", "BuildError", "analyse_project", "merge_parts", "build_dataset", "summary_table"]
+__all__ = [
+    "BuildOptions",
+    "BuildResult",
+    "BuildError",
+    "analyse_project",
+    "merge_parts",
+    "build_dataset",
+    "summary_table",
+    "find_leaks",
+    "sample_id",
+]
 
 PART_FORMAT = 1
 PARTS_DIR = ".parts"
