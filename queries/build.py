@@ -763,15 +763,13 @@ def build_dataset(
                     part = crashed(s, e)
                 finish(s, part)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futs = {pool.submit(_run_one, s, opts, False): s for s in todo}
-                for fut in as_completed(futs):
-                    s = futs[fut]
-                    try:
-                        part = fut.result()
-                    except Exception as e:  # e.g. BrokenProcessPool: a worker died (out of memory, a signal)
-                        part = crashed(s, e)
-                    finish(s, part)
+            broken = _pool_run(todo, opts, jobs, finish, crashed)
+            # A dying worker (out of memory, a signal) breaks the whole pool, failing every project
+            # still in it; re-run those one per fresh process so only the culprit fails.
+            for s in broken:
+                if not _pool_run([s], opts, 1, finish, crashed):
+                    continue
+                finish(s, crashed(s, RuntimeError("the worker process died (killed by a signal or out of memory)")))
     finally:
         bar.close()
 
@@ -825,6 +823,26 @@ def build_dataset(
         analysed=tuple(s.key for s in todo),
         resumed=tuple(resumed),
     )
+
+
+def _pool_run(specs, opts, jobs, finish, crashed) -> list:
+    """Run ``specs`` in a process pool; returns those lost to a broken pool."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    broken = []
+    with ProcessPoolExecutor(max_workers=min(jobs, len(specs))) as pool:
+        futs = {pool.submit(_run_one, s, opts, False): s for s in specs}
+        for fut in as_completed(futs):
+            s = futs[fut]
+            try:
+                part = fut.result()
+            except BrokenProcessPool:
+                broken.append(s)
+                continue
+            except Exception as e:  # analyse_project catches its own; e.g. a result that cannot be pickled
+                part = crashed(s, e)
+            finish(s, part)
+    return broken
 
 
 def _failed_part(spec: ProjectSpec, opts: BuildOptions, e: BaseException) -> dict:

@@ -491,3 +491,27 @@ def test_parquet_copies(fake_env, tmp_path):
     assert {r["id"] for r in rows} == {d["id"] for d in read_jsonl(tmp_path / "out/samples.jsonl")}
     assert pq.read_table(tmp_path / "out/apis.parquet").num_rows == 2
     assert pq.read_table(tmp_path / "out/projects.parquet").num_rows == 1
+
+
+def test_dying_worker_fails_only_its_project(fake_env, tmp_path, monkeypatch):
+    """--jobs 2: a worker killed mid-analysis breaks the pool; the others are re-run and finish."""
+    import os
+
+    graphs, _, project = fake_env
+    real = qb.analyse_project
+
+    def analyse(spec, opts, progress=False):
+        if spec.name == "killed":
+            os._exit(9)  # as the kernel's OOM killer would: no exception, no cleanup
+        return real(spec, opts, progress)
+
+    monkeypatch.setattr(qb, "analyse_project", analyse)
+    for name in ("p1", "killed", "p2", "p3"):
+        graphs[name] = comment_service_graph()
+    specs = [project(n) for n in ("p1", "killed", "p2", "p3")]
+    res = build_dataset(specs, tmp_path / "out", BuildOptions(api_count_range=(0, 9), require_docs=False),
+                        jobs=2, quiet=True)
+    rows = {r["project"]: r for r in res.projects}
+    assert rows["killed"]["verdict"] == "failed" and "worker process died" in rows["killed"]["error"]
+    assert [rows[n]["verdict"] for n in ("p1", "p2", "p3")] == ["kept"] * 3
+    assert res.counts["samples"] == 9 and res.failed == 1
