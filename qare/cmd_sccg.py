@@ -1,3 +1,243 @@
-"""`qare` commands of this group (filled in by its issue)."""
+"""``qare sccg``: SCCGBench extraction, redaction, sandboxed execution, scores."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import exitcodes
+from .exitcodes import EPILOG
+
+
+def _read_jsonl(path: str) -> tuple[list, list]:
+    """Records of a JSONL file (``-`` = stdin) and ``file:line: reason`` errors."""
+    records, errors = [], []
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            data = Path(path).read_bytes()
+    except OSError as exc:
+        raise click.ClickException(f"{path}: {exc.strerror or exc}") from None
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            errors.append(f"{path}:{n}: {type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(obj, dict):
+            errors.append(f"{path}:{n}: not a JSON object")
+            continue
+        records.append(obj)
+    return records, errors
+
+
+class _Out:
+    """JSONL writer to a file or stdout (``-``)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.fh = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
+            sys.exit(exitcodes.FATAL)
+
+    def write(self, obj) -> None:
+        self.fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        if self.fh is not sys.stdout:
+            self.fh.close()
+        else:
+            self.fh.flush()
+
+
+def _report_errors(errors) -> None:
+    for e in errors[:50]:
+        click.echo(f"warning: {e}", err=True)
+    if len(errors) > 50:
+        click.echo(f"warning: … and {len(errors) - 50} more", err=True)
+
+
+@click.group(epilog=EPILOG)
+def sccg() -> None:
+    """SCCGBench tools for Python Web service-call code: extract, redact,
+    execute, score."""
+
+
+@sccg.command(epilog=EPILOG)
+@click.argument("repos", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", "-o", default="-", show_default=True, help="JSONL of SCCGBench records ('-' = stdout).")
+@click.option("--rapidapi-only", is_flag=True, help="Keep only functions with RapidAPI evidence.")
+@click.option("--keep-templates", is_flag=True, help="Keep template/wrapper functions (still flagged).")
+@click.option("--keep-duplicates", is_flag=True, help="Keep functions whose normalised code hash was seen.")
+@click.option("--repo-url", multiple=True, metavar="NAME=URL", help="GitHub URL of a repo folder, for file_url.")
+def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url):
+    """Find functions that issue HTTP requests in the Python files of REPOS
+    and write one SCCGBench record per function."""
+    from queries.sccg import extract_repos
+
+    urls = {}
+    for item in repo_url:
+        name, sep, url = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected NAME=URL, got {item!r}", param_hint="--repo-url")
+        urls[name] = url
+    missing = [r for r in repos if not Path(r).is_dir()]
+    if len(missing) == len(repos):
+        click.echo(f"error: no repository folder found: {', '.join(missing)}", err=True)
+        sys.exit(exitcodes.NO_INPUT)
+    result = extract_repos(repos, repo_urls=urls, rapidapi_only=rapidapi_only,
+                           keep_templates=keep_templates, keep_duplicates=keep_duplicates)
+    w = _Out(out)
+    for r in result.records:
+        w.write(r)
+    w.close()
+    _report_errors([f"{e.repo}/{e.file_path}: {e.reason}" for e in result.errors])
+    click.echo(json.dumps(result.stats), err=True)
+    if result.errors:
+        sys.exit(exitcodes.PARTIAL)
+
+
+@sccg.command(epilog=EPILOG)
+@click.argument("records", type=str)
+@click.option("--out", "-o", default="-", show_default=True, help="JSONL output ('-' = stdout).")
+def redact(records, out):
+    """Add redacted code and LeakCheck results to SCCGBench RECORDS (JSONL).
+
+    Each record gains ``code.redacted_function`` (host, URL, route, parameter
+    keys/values and key literals replaced by placeholders),
+    ``leaks.redacted_code`` (LeakCheck of that code) and ``leaks.comments``
+    (LeakCheck of each comment)."""
+    from queries.sccg import leak_check, redact_code
+
+    recs, errors = _read_jsonl(records)
+    if not recs and not errors:
+        click.echo(f"error: {records}: no records", err=True)
+        sys.exit(exitcodes.NO_INPUT)
+    w = _Out(out)
+    for rec in recs:
+        code = (rec.get("code") or {}).get("complete_function")
+        if not isinstance(code, str):
+            errors.append(f"{rec.get('sample_id')}: no code.complete_function")
+            continue
+        try:
+            red = redact_code(code, rec)
+        except SyntaxError as exc:
+            errors.append(f"{rec.get('sample_id')}: SyntaxError: {exc}")
+            continue
+        rec.setdefault("code", {})["redacted_function"] = red
+        rec["leaks"] = {
+            "redacted_code": list(leak_check(red, rec).tokens),
+            "comments": [list(leak_check(c, rec).tokens) for c in rec.get("comments") or [] if isinstance(c, str)],
+        }
+        w.write(rec)
+    w.close()
+    _report_errors(errors)
+    if errors:
+        sys.exit(exitcodes.PARTIAL)
+
+
+@sccg.command(epilog=EPILOG)
+@click.argument("generations", type=str)
+@click.option("--gold", required=True, type=str, help="JSONL of gold SCCGBench records (by sample_id).")
+@click.option("--out", "-o", default="-", show_default=True, help="JSONL of per-generation results.")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
+              help="auto: bubblewrap when usable, else a not-isolated subprocess.")
+@click.option("--cpu", "cpu_s", default=3, show_default=True, type=click.IntRange(1), help="CPU seconds per run.")
+@click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
+@click.option("--memory", "memory_mb", default=512, show_default=True, type=click.IntRange(64), help="Address space, MiB.")
+def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
+    """Run each generation in its own sandboxed process with fake HTTP
+    libraries and score the requests it attempts against the gold record.
+
+    GENERATIONS is JSONL: {"sample_id", "code"} or {"sample_id",
+    "generations": [...]}. Prints the summary (see `qare sccg score`)."""
+    from metrics.sccg import Limits, evaluate, sandbox_status, summarise
+
+    gens, errors = _read_jsonl(generations)
+    golds_list, gold_errors = _read_jsonl(gold)
+    errors += gold_errors
+    if not gens or not golds_list:
+        click.echo("error: no generations or no gold records", err=True)
+        sys.exit(exitcodes.NO_INPUT)
+    golds = {g.get("sample_id"): g for g in golds_list}
+    ok, why = sandbox_status() if sandbox != "none" else (False, "disabled")
+    if sandbox == "bwrap" and not ok:
+        click.echo(f"error: {why}", err=True)
+        sys.exit(exitcodes.FATAL)
+    if not ok:
+        click.echo(f"warning: generations run NOT isolated ({why}); rlimits and blocked sockets only", err=True)
+    limits = Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=memory_mb)
+    rows = []
+    w = _Out(out)
+    try:
+        from tqdm import tqdm
+
+        total = sum(len(g.get("generations") or [None]) for g in gens)
+        for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox), total=total,
+                        disable=not sys.stderr.isatty(), unit="gen"):
+            w.write(row)
+            if row["error"]:
+                errors.append(f"{row['sample_id']}#{row['generation']}: {row['error']}")
+            else:
+                rows.append(row)
+    finally:
+        w.close()
+    _report_errors(errors)
+    click.echo(json.dumps(summarise(rows)["overall"]), err=True)
+    if errors:
+        sys.exit(exitcodes.PARTIAL)
+
+
+@sccg.command(epilog=EPILOG)
+@click.argument("results", type=str)
+@click.option("--k", "ks", default="1,3,5", show_default=True, help="pass@k values, comma-separated.")
+@click.option("--candidates", type=str, default=None,
+              help="JSONL {sample_id, candidates: [url | {host, route}]} for Host@K/Endpoint@K (needs --gold).")
+@click.option("--gold", type=str, default=None, help="Gold records (JSONL), for --candidates.")
+@click.option("--retrieval-k", default="1,3,5,10", show_default=True, help="K values for Host@K/Endpoint@K.")
+def score(results, ks, candidates, gold, retrieval_k):
+    """Summarise per-generation RESULTS of `qare sccg execute`: metric means,
+    groups by doc_match_type and comments_source, failure attribution,
+    pass@k; with --candidates, Host@K and Endpoint@K. Prints JSON."""
+    from metrics.sccg import retrieval_at_k, summarise
+
+    def _ints(text, name):
+        try:
+            vals = tuple(int(x) for x in text.split(",") if x.strip())
+        except ValueError:
+            raise click.BadParameter(f"expected comma-separated integers, got {text!r}", param_hint=name) from None
+        if not vals or min(vals) < 1:
+            raise click.BadParameter("values must be >= 1", param_hint=name)
+        return vals
+
+    k_values = _ints(ks, "--k")
+    rows, errors = _read_jsonl(results)
+    scored = [r for r in rows if isinstance(r.get("scores"), dict) and "sample_id" in r]
+    if not scored and not candidates:
+        click.echo(f"error: {results}: no scored rows", err=True)
+        sys.exit(exitcodes.NO_INPUT)
+    out = summarise(scored, ks=k_values)
+    if candidates:
+        if not gold:
+            raise click.UsageError("--candidates needs --gold")
+        cands, e1 = _read_jsonl(candidates)
+        golds, e2 = _read_jsonl(gold)
+        errors += e1 + e2
+        out["retrieval"] = retrieval_at_k({c.get("sample_id"): c.get("candidates") or [] for c in cands},
+                                          {g.get("sample_id"): g for g in golds}, _ints(retrieval_k, "--retrieval-k"))
+    click.echo(json.dumps(out, indent=2))
+    _report_errors(errors)
+    if errors:
+        sys.exit(exitcodes.PARTIAL)
+
+
+COMMANDS = [sccg]
