@@ -49,6 +49,10 @@ __all__ = [
     "Unsolved",
     "is_third_party",
     "find_jdk",
+    "discover_classpath",
+    "discover_classpath_report",
+    "maven_build_classpath",
+    "ClasspathReport",
 ]
 
 #: Limits for reading archives (zip bombs, hostile jars).
@@ -943,3 +947,10 @@ def is_third_party(fqn_or_package: str, index: ClasspathIndex) -> bool:
         name = name.rpartition(".")[0]
     return True
 
+
+from ._maven import (  # noqa: E402  (re-exported: the contract names them in this module)
+    ClasspathReport,
+    discover_classpath,
+    discover_classpath_report,
+    maven_build_classpath,
+)

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libcommons-lang3-java bubblewrap)
+APT_PACKAGES=(libcommons-lang3-java bubblewrap libmaven-dependency-plugin-java junit4)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

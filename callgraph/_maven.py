@@ -1,0 +1,578 @@
+"""Classpath discovery: dependency jars of a Maven or Gradle project, from local repositories.
+
+Two routes:
+
+- :func:`discover_classpath_report` (and :func:`discover_classpath`) reads
+  ``pom.xml`` files (with ``${property}`` interpolation, parent poms in the
+  project or in a repository, ``dependencyManagement`` and imported BOMs,
+  and the transitive compile/runtime dependencies declared in the
+  dependencies' own poms) and ``build.gradle``/``build.gradle.kts``
+  dependency lines, then looks the jars up in ``~/.m2/repository``,
+  ``/usr/share/maven-repo`` (Debian) and Gradle's
+  ``~/.gradle/caches/modules-2/files-2.1``. No network, no build tool.
+- :func:`maven_build_classpath` runs the real ``mvn`` with
+  maven-dependency-plugin's ``build-classpath`` goal (opt-in; offline by default).
+
+Both are best-effort: what cannot be found is reported, never raised.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+__all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
+           "default_repositories"]
+
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                          remove_comments=True, remove_pis=True)
+_MAX_POM_BYTES = 4 * 1024 * 1024
+_MAX_TRANSITIVE_DEPTH = 12
+_MAX_PROJECT_POMS = 2000
+_SKIP_DIRS = {".git", "node_modules", "target", "build", ".gradle", ".idea", "out", ".mvn"}
+_PROP = re.compile(r"\$\{([^}]+)\}")
+
+
+@dataclass
+class ClasspathReport:
+    """What :func:`discover_classpath_report` found.
+
+    Attributes
+    ----------
+    jars : list[Path]
+        Dependency jars in order (direct first, then transitive), no duplicates.
+    missing : list[str]
+        ``group:artifact:version`` (version may be ``?``) not found in any repository.
+    substitutions : list[tuple[str, str, Path]]
+        ``(wanted coordinates, version used, jar)`` where another version was
+        taken (Debian's ``debian`` version or the only version available).
+    warnings : list[tuple[str, str]]
+        ``(file, reason)``: unparsable pom/gradle files, unresolved properties.
+    build_files : list[Path]
+        The pom.xml / build.gradle(.kts) files read.
+    """
+
+    jars: list[Path] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    substitutions: list[tuple[str, str, Path]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    build_files: list[Path] = field(default_factory=list)
+
+
+def default_repositories() -> list[Path]:
+    """Local repositories searched, in order: ``~/.m2/repository`` (or ``$M2_REPO``), Debian's, Gradle's cache."""
+    home = Path(os.path.expanduser("~"))
+    m2 = Path(os.environ["M2_REPO"]) if os.environ.get("M2_REPO") else home / ".m2" / "repository"
+    gradle_home = Path(os.environ.get("GRADLE_USER_HOME") or home / ".gradle")
+    return [m2, Path("/usr/share/maven-repo"), gradle_home / "caches" / "modules-2" / "files-2.1"]
+
+
+# --------------------------------------------------------------------------- repositories
+
+class _Repos:
+    def __init__(self, roots: list[Path]):
+        self.roots = [r for r in roots if r.is_dir()]
+
+    def _is_gradle(self, root: Path) -> bool:
+        return root.name == "files-2.1"
+
+    def versions(self, g: str, a: str) -> list[str]:
+        out = []
+        for root in self.roots:
+            d = root / g / a if self._is_gradle(root) else root.joinpath(*g.split("."), a)
+            if d.is_dir():
+                out += sorted(p.name for p in d.iterdir() if p.is_dir())
+        return out
+
+    def find(self, g: str, a: str, v: str, ext: str = "jar", classifier: str | None = None) -> Path | None:
+        fname = f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}"
+        for root in self.roots:
+            if self._is_gradle(root):
+                d = root / g / a / v
+                if d.is_dir():
+                    for h in sorted(d.iterdir()):
+                        if (h / fname).is_file():
+                            return h / fname
+            else:
+                p = root.joinpath(*g.split("."), a, v, fname)
+                if p.is_file():
+                    return p
+        return None
+
+
+# --------------------------------------------------------------------------- pom model
+
+@dataclass
+class _Pom:
+    path: Path
+    gav: tuple[str, str, str]
+    props: dict[str, str]
+    managed: dict[tuple[str, str], dict]      # (g, a) → dep dict, after interpolation
+    deps: list[dict]
+    modules: list[str]
+    packaging: str
+
+
+def _local(tag) -> str:
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _child(el, name):
+    for c in el:
+        if _local(c.tag) == name:
+            return c
+    return None
+
+
+def _text(el, name, default=None):
+    c = _child(el, name)
+    return c.text.strip() if c is not None and c.text else default
+
+
+def _dep_elements(el):
+    deps = _child(el, "dependencies")
+    if deps is None:
+        return []
+    out = []
+    for d in deps:
+        if _local(d.tag) != "dependency":
+            continue
+        out.append({k: _text(d, k) for k in ("groupId", "artifactId", "version", "scope", "type",
+                                             "classifier", "optional", "systemPath")}
+                   | {"exclusions": [(_text(x, "groupId"), _text(x, "artifactId"))
+                                     for x in (_child(d, "exclusions") if _child(d, "exclusions") is not None else [])
+                                     if _local(x.tag) == "exclusion"]})
+    return out
+
+
+class _PomLoader:
+    def __init__(self, repos: _Repos, report: ClasspathReport):
+        self.repos = repos
+        self.report = report
+        self.cache: dict[Path, _Pom | None] = {}
+        self.parsed: dict[Path, object] = {}
+        self.project_poms: dict[tuple[str, str], Path] = {}
+
+    def parse(self, path: Path):
+        path = path.resolve()
+        if path in self.parsed:
+            return self.parsed[path]
+        self.parsed[path] = root = self._parse(path)
+        return root
+
+    def _parse(self, path: Path):
+        try:
+            if path.stat().st_size > _MAX_POM_BYTES:
+                self.report.warnings.append((str(path), f"pom larger than {_MAX_POM_BYTES} bytes; skipped"))
+                return None
+            return etree.parse(str(path), _PARSER).getroot()
+        except (OSError, etree.XMLSyntaxError) as exc:
+            self.report.warnings.append((str(path), f"unreadable pom: {exc}"))
+            return None
+
+    def load(self, path: Path, depth: int = 0) -> _Pom | None:
+        path = path.resolve()
+        if path in self.cache:
+            return self.cache[path]
+        self.cache[path] = None  # parent cycles end here
+        root = self.parse(path)
+        if root is None or _local(root.tag) != "project":
+            if root is not None:
+                self.report.warnings.append((str(path), "not a Maven pom (root is not <project>)"))
+            return None
+        parent_el = _child(root, "parent")
+        parent = None
+        if parent_el is not None and depth < 20:
+            pg, pa, pv = (_text(parent_el, k) for k in ("groupId", "artifactId", "version"))
+            rel = _text(parent_el, "relativePath", "../pom.xml")
+            cand = (path.parent / rel) if rel else None
+            if cand is not None and cand.is_dir():
+                cand = cand / "pom.xml"
+            if cand is not None and cand.is_file():
+                p = self.load(cand, depth + 1)
+                if p is not None and p.gav[:2] == (pg, pa):
+                    parent = p
+            if parent is None and pg and pa and pv:
+                found = self.project_poms.get((pg, pa)) or self.repos.find(pg, pa, pv, "pom")
+                if found is None:
+                    found = self._substitute_pom(pg, pa, pv)
+                if found is not None:
+                    parent = self.load(found, depth + 1)
+        g = _text(root, "groupId") or (parent.gav[0] if parent else None) or ""
+        a = _text(root, "artifactId") or ""
+        v = _text(root, "version") or (parent.gav[2] if parent else None) or ""
+        props = dict(parent.props) if parent else {}
+        pe = _child(root, "properties")
+        if pe is not None:
+            for c in pe:
+                if _local(c.tag):
+                    props[_local(c.tag)] = (c.text or "").strip()
+        for k, val in (("groupId", g), ("artifactId", a), ("version", v)):
+            props[f"project.{k}"] = val
+            props[f"pom.{k}"] = val
+        if parent:
+            props["project.parent.version"] = parent.gav[2]
+            props["project.parent.groupId"] = parent.gav[0]
+        pom = _Pom(path, (g, a, v), props, dict(parent.managed) if parent else {}, [],
+                   [m.text.strip() for m in (_child(root, "modules") if _child(root, "modules") is not None else [])
+                    if _local(m.tag) == "module" and m.text], _text(root, "packaging", "jar"))
+        dm = _child(root, "dependencyManagement")
+        if dm is not None:
+            for d in _dep_elements(dm):
+                d = self.interp(d, pom)
+                if d.get("scope") == "import" and d.get("type") == "pom":
+                    self.import_bom(d, pom, depth)
+                else:
+                    pom.managed[(d["groupId"], d["artifactId"])] = d
+        pom.deps = [self.interp(d, pom) for d in _dep_elements(root)]
+        self.cache[path] = pom
+        return pom
+
+    def _substitute_pom(self, g, a, v) -> Path | None:
+        for alt in self._alternatives(g, a, v):
+            p = self.repos.find(g, a, alt, "pom")
+            if p is not None:
+                return p
+        return None
+
+    def _alternatives(self, g, a, v) -> list[str]:
+        versions = [x for x in self.repos.versions(g, a) if x != v]
+        alts = [x for x in versions if x == "debian"]
+        uniq = sorted(set(x for x in versions if x != "debian" and not x.endswith(".x")))
+        if len(uniq) == 1:
+            alts.append(uniq[0])
+        return alts
+
+    def import_bom(self, d: dict, into: _Pom, depth: int) -> None:
+        g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
+        if not (g and a and v) or depth > 10:
+            return
+        path = self.project_poms.get((g, a)) or self.repos.find(g, a, v, "pom") or self._substitute_pom(g, a, v)
+        if path is None:
+            self.report.warnings.append((str(into.path), f"BOM {g}:{a}:{v} not found; its versions are unknown"))
+            return
+        bom = self.load(path, depth + 1)
+        if bom is not None:
+            for key, md in bom.managed.items():
+                into.managed.setdefault(key, md)
+
+    def interp(self, d: dict, pom: _Pom) -> dict:
+        out = dict(d)
+        for k, val in d.items():
+            if isinstance(val, str) and "${" in val:
+                out[k] = _interpolate(val, pom.props)
+        return out
+
+
+def _interpolate(val: str, props: dict[str, str]) -> str:
+    for _ in range(10):  # nested properties, bounded
+        new = _PROP.sub(lambda m: props.get(m.group(1), m.group(0)), val)
+        if new == val:
+            break
+        val = new
+    return val
+
+
+# --------------------------------------------------------------------------- discovery
+
+def _project_files(root: Path, names: tuple[str, ...]) -> list[Path]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for n in names:
+            if n in filenames:
+                out.append(Path(dirpath) / n)
+        if len(out) > _MAX_PROJECT_POMS:
+            break
+    return out
+
+
+def discover_classpath(project_root: str | os.PathLike, *, repositories: list[Path] | None = None) -> list[Path]:
+    """Dependency jars of a Maven/Gradle project found in local repositories.
+
+    Parameters
+    ----------
+    project_root : str or Path
+        The project folder (all ``pom.xml`` / ``build.gradle(.kts)`` below it are read).
+    repositories : list of Path, optional
+        Local repositories to search; default :func:`default_repositories`.
+
+    Returns
+    -------
+    list[Path]
+        Jar paths (direct dependencies first, then transitive ones). What was not
+        found is in :func:`discover_classpath_report`'s ``missing``.
+    """
+    return discover_classpath_report(project_root, repositories=repositories).jars
+
+
+def discover_classpath_report(project_root: str | os.PathLike, *,
+                              repositories: list[Path] | None = None,
+                              transitive: bool = True) -> ClasspathReport:
+    """Like :func:`discover_classpath`, with the full report (missing, substitutions, warnings)."""
+    root = Path(project_root)
+    report = ClasspathReport()
+    if not root.is_dir():
+        report.warnings.append((str(root), "project root is not a folder"))
+        return report
+    repos = _Repos(list(repositories) if repositories is not None else default_repositories())
+    loader = _PomLoader(repos, report)
+    poms = _project_files(root, ("pom.xml",))
+    gradles = _project_files(root, ("build.gradle", "build.gradle.kts"))
+    report.build_files = poms + gradles
+    # Pass 1: the project's own modules, so inter-module dependencies are not looked up.
+    own: set[tuple[str, str]] = set()
+    for p in poms:
+        el = loader.parse(p)
+        if el is not None and _local(el.tag) == "project":
+            g = _text(el, "groupId") or (_text(_child(el, "parent"), "groupId") if _child(el, "parent") is not None else None)
+            a = _text(el, "artifactId")
+            if g and a:
+                own.add((g, a))
+                loader.project_poms[(g, a)] = p
+    loader.cache.clear()
+    wanted: list[tuple[dict, _Pom | None]] = []
+    for p in poms:
+        pom = loader.load(p)
+        if pom is not None:
+            wanted += [(d, pom) for d in pom.deps]
+    for gfile in gradles:
+        wanted += [(d, None) for d in _gradle_deps(gfile, report)]
+    _resolve(wanted, own, loader, repos, report, transitive)
+    return report
+
+
+def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathReport, transitive: bool) -> None:
+    seen: set[tuple[str, str]] = set()
+    jars: dict[Path, None] = {}
+    queue: list[tuple[dict, _Pom | None, int, frozenset]] = [(d, p, 0, frozenset()) for d, p in wanted]
+    i = 0
+    while i < len(queue):
+        d, ctx, depth, excl = queue[i]
+        i += 1
+        g, a = d.get("groupId"), d.get("artifactId")
+        if not g or not a or (g, a) in own or (g, a) in excl:
+            continue
+        if d.get("type") not in (None, "jar", "bundle", "test-jar", "maven-plugin") or d.get("scope") == "import":
+            continue
+        if (g, a) in seen:  # nearest (first) declaration wins, as in Maven
+            continue
+        seen.add((g, a))
+        v = d.get("version")
+        if (not v or "${" in v) and ctx is not None and (g, a) in ctx.managed:
+            v = ctx.managed[(g, a)].get("version") or v
+        if d.get("scope") == "system" and d.get("systemPath"):
+            sp = Path(d["systemPath"])
+            if sp.is_file():
+                jars.setdefault(sp, None)
+            else:
+                report.missing.append(f"{g}:{a}:{v or '?'} (systemPath {sp})")
+            continue
+        if v and "${" in v:
+            report.warnings.append((str(ctx.path) if ctx else "?", f"unresolved property in {g}:{a}:{v}"))
+        coords = f"{g}:{a}:{v or '?'}"
+        ext = "jar"
+        cls = d.get("classifier") or ("tests" if d.get("type") == "test-jar" else None)
+        jar = repos.find(g, a, v, ext, cls) if v and "${" not in v and not v.startswith(("[", "(")) else None
+        used = v
+        if jar is None:
+            for alt in loader._alternatives(g, a, v or ""):
+                jar = repos.find(g, a, alt, ext, cls)
+                if jar is not None:
+                    used = alt
+                    report.substitutions.append((coords, alt, jar))
+                    break
+        if jar is None:
+            # A pom-only artifact (e.g. a starter that is a pure aggregate) still brings dependencies.
+            if not (v and repos.find(g, a, v, "pom")):
+                report.missing.append(coords)
+        else:
+            jars.setdefault(jar, None)
+        if not transitive or depth >= _MAX_TRANSITIVE_DEPTH or not used:
+            continue
+        pom_path = repos.find(g, a, used, "pom")
+        dep_pom = loader.load(pom_path) if pom_path is not None else None
+        if dep_pom is None:
+            continue
+        excl2 = excl | frozenset((x, y) for x, y in d.get("exclusions", ()) if x and y)
+        for td in dep_pom.deps:
+            if td.get("scope") in ("test", "provided", "system", "import") or (td.get("optional") or "") == "true":
+                continue
+            queue.append((td, dep_pom, depth + 1, excl2))
+    report.jars = list(jars)
+
+
+# --------------------------------------------------------------------------- Gradle
+
+_GRADLE_CONFIGS = ("implementation", "api", "compileOnly", "runtimeOnly", "testImplementation",
+                   "testCompileOnly", "testRuntimeOnly", "compile", "testCompile", "runtime", "provided",
+                   "compileOnlyApi", "annotationProcessor", "kapt")
+_GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?:platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
+                         % "|".join(_GRADLE_CONFIGS))
+_GRADLE_MAP = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*group\s*[:=]\s*["'](?P<g>[^"']+)["']\s*,\s*name\s*[:=]\s*["'](?P<a>[^"']+)["']"""
+                         r"""(?:\s*,\s*version\s*[:=]\s*["'](?P<v>[^"']+)["'])?""" % "|".join(_GRADLE_CONFIGS))
+_GRADLE_CATALOG = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*libs\.(?P<alias>[\w.]+)""" % "|".join(_GRADLE_CONFIGS))
+_GRADLE_VAR = re.compile(r"""(?:\bdef\s+|\bval\s+|\bvar\s+|\bext\.|^\s*|\bset\(\s*["'])(?P<k>[A-Za-z_][\w.]*)["']?\s*[=,]\s*["'](?P<v>[^"'$]+)["']""",
+                         re.M)
+
+
+def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
+    try:
+        raw = path.read_bytes()[:_MAX_POM_BYTES]
+        text = raw.decode("utf-8", "replace")
+    except OSError as exc:
+        report.warnings.append((str(path), f"unreadable: {exc}"))
+        return []
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)//.*$", "", text)
+    props: dict[str, str] = {}
+    for gp in (path.parent / "gradle.properties", _find_up(path.parent, "gradle.properties")):
+        if gp is not None and gp.is_file():
+            for line in gp.read_text("utf-8", "replace").splitlines():
+                if "=" in line and not line.lstrip().startswith("#"):
+                    k, _, v = line.partition("=")
+                    props.setdefault(k.strip(), v.strip())
+    for m in _GRADLE_VAR.finditer(text):
+        props.setdefault(m["k"], m["v"])
+        props.setdefault(m["k"].rpartition(".")[2], m["v"])
+
+    def sub(s: str) -> str:
+        s = re.sub(r"\$\{([^}]+)\}", lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
+        return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
+
+    out = []
+    for m in _GRADLE_STR.finditer(text):
+        parts = sub(m["gav"]).split(":")
+        if len(parts) >= 2:
+            out.append({"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,
+                        "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]})
+    for m in _GRADLE_MAP.finditer(text):
+        out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
+                    "scope": m["conf"]})
+    catalog = _find_up(path.parent, "gradle/libs.versions.toml")
+    aliases = [m["alias"] for m in _GRADLE_CATALOG.finditer(text)]
+    if aliases and catalog is not None:
+        out += _catalog_deps(catalog, aliases, report)
+    elif aliases:
+        report.warnings.append((str(path), f"{len(aliases)} version-catalog dependencies (libs.*) without gradle/libs.versions.toml"))
+    return out
+
+
+def _find_up(start: Path, rel: str) -> Path | None:
+    d = start.resolve()
+    for _ in range(6):
+        if (d / rel).is_file():
+            return d / rel
+        if d.parent == d:
+            break
+        d = d.parent
+    return None
+
+
+def _catalog_deps(catalog: Path, aliases: list[str], report: ClasspathReport) -> list[dict]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        report.warnings.append((str(catalog), "tomllib unavailable (Python < 3.11); version catalog not read"))
+        return []
+    try:
+        data = tomllib.loads(catalog.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        report.warnings.append((str(catalog), f"unreadable version catalog: {exc}"))
+        return []
+    versions = data.get("versions", {})
+    libs = {k.replace("-", ".").replace("_", "."): v for k, v in data.get("libraries", {}).items()}
+    out = []
+    for alias in aliases:
+        lib = libs.get(alias)
+        if lib is None:
+            continue
+        if isinstance(lib, str):
+            g, a, *rest = lib.split(":") + [None]
+            out.append({"groupId": g, "artifactId": a, "version": rest[0]})
+            continue
+        if "module" in lib:
+            g, _, a = lib["module"].partition(":")
+        else:
+            g, a = lib.get("group"), lib.get("name")
+        v = lib.get("version")
+        if isinstance(v, dict):
+            v = versions.get(v.get("ref")) if "ref" in v else v.get("strictly") or v.get("require") or v.get("prefer")
+        elif v is None and "version.ref" in lib:
+            v = versions.get(lib["version.ref"])
+        if isinstance(v, dict):
+            v = v.get("strictly") or v.get("require") or v.get("prefer")
+        out.append({"groupId": g, "artifactId": a, "version": v})
+    return out
+
+
+# --------------------------------------------------------------------------- real Maven
+
+def maven_build_classpath(project_root: str | os.PathLike, *, offline: bool = True,
+                          repo_local: str | os.PathLike | None = None, timeout: float = 300.0,
+                          mvn: str | None = None) -> list[Path]:
+    """Run Maven's ``dependency:build-classpath`` and return the jars it resolves.
+
+    Parameters
+    ----------
+    project_root : str or Path
+        Folder holding the ``pom.xml``.
+    offline : bool
+        Pass ``-o`` (no downloads); default True.
+    repo_local : str or Path, optional
+        ``-Dmaven.repo.local`` (e.g. ``/usr/share/maven-repo``); default Maven's own (``~/.m2/repository``).
+    timeout : float
+        Seconds before Maven is killed.
+    mvn : str, optional
+        The ``mvn`` executable; default the one on ``PATH``.
+
+    Returns
+    -------
+    list[Path]
+        Jar paths in Maven's order (transitive ones included; multi-module
+        builds: the union over modules, first occurrence wins).
+
+    Raises
+    ------
+    RuntimeError
+        ``mvn`` missing, timed out, or failed (the message ends with Maven's last output lines).
+
+    Notes
+    -----
+    The plugin is named fully (``org.apache.maven.plugins:maven-dependency-plugin:3.5.0``)
+    because offline Maven cannot resolve the ``dependency:`` prefix.
+    """
+    exe = mvn or shutil.which("mvn")
+    if exe is None:
+        raise RuntimeError("mvn not found on PATH")
+    root = Path(project_root)
+    if not (root / "pom.xml").is_file():
+        raise RuntimeError(f"no pom.xml in {root}")
+    with tempfile.TemporaryDirectory(prefix="qare-mvn-") as tmp:
+        out = Path(tmp) / "cp.txt"
+        cmd = [exe, "-B", "-q"] + (["-o"] if offline else [])
+        if repo_local is not None:
+            cmd.append(f"-Dmaven.repo.local={repo_local}")
+        cmd += ["org.apache.maven.plugins:maven-dependency-plugin:3.5.0:build-classpath",
+                f"-Dmdep.outputFile={out}", "-Dmdep.appendOutput=true"]
+        try:
+            proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"mvn timed out after {timeout:g} s") from None
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise RuntimeError(f"mvn failed (exit {proc.returncode}):\n{tail}")
+        text = out.read_text("utf-8", "replace") if out.is_file() else ""
+    jars: dict[Path, None] = {}
+    for part in re.split(r"[:\n\r]+", text):
+        part = part.strip()
+        if part:
+            jars.setdefault(Path(part), None)
+    return list(jars)
