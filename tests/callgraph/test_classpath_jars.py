@@ -1,0 +1,99 @@
+"""A real third-party jar (Debian's commons-lang3) and a sweep over whole libraries."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from callgraph.classpath import ClasspathIndex, Solved, Unsolved, is_third_party
+
+LANG3 = Path("/usr/share/java/commons-lang3.jar")
+JAVAP = shutil.which("javap") or "/usr/bin/javap"
+JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
+
+pytestmark = pytest.mark.skipif(not LANG3.is_file(), reason="libcommons-lang3-java not installed")
+
+
+@pytest.fixture(scope="module")
+def ix():
+    return ClasspathIndex.open([LANG3], jdk=JDK17)
+
+
+def test_coordinates_match_pom_properties(ix):
+    with zipfile.ZipFile(LANG3) as z:
+        props = dict(line.split("=", 1) for line in
+                     z.read("META-INF/maven/org.apache.commons/commons-lang3/pom.properties").decode().splitlines()
+                     if "=" in line and not line.startswith("#"))
+    gav = f"{props['groupId']}:{props['artifactId']}:{props['version']}"
+    assert gav == "org.apache.commons:commons-lang3:3.12.0"
+    s = ix.lookup("org.apache.commons.lang3.StringUtils")
+    assert s.library == gav and s.origin == "jar" and s.location == str(LANG3)
+
+
+def test_string_utils(ix):
+    s = ix.lookup("org.apache.commons.lang3.StringUtils")
+    assert s.kind == "class" and s.superclass == "java.lang.Object"
+    blank = [m for m in s.methods if m.name == "isBlank"]
+    assert len(blank) == 1 and blank[0].params == ("java.lang.CharSequence",)
+    assert blank[0].static and blank[0].returns == "boolean" and blank[0].access == "public"
+    joins = {m.params for m in s.methods if m.name == "join"}
+    assert ("java.lang.Object...",) in joins and ("java.lang.Iterable", "java.lang.String") in joins
+    assert ("java.util.List", "char", "int", "int") in joins
+    assert is_third_party("org.apache.commons.lang3.StringUtils", ix)
+    assert ix.types_in_package("org.apache.commons.lang3")[:2] == [
+        "org.apache.commons.lang3.AnnotationUtils", "org.apache.commons.lang3.ArchUtils"]
+
+
+def test_string_utils_agrees_with_javap(ix):
+    out = subprocess.run([JAVAP, "-cp", str(LANG3), "-p", "org.apache.commons.lang3.StringUtils"],
+                         capture_output=True, text=True, check=True).stdout
+    expected = set()
+    for line in out.splitlines():
+        m = re.match(r"^  (.*?)([\w$.]+)\((.*)\)(?: throws .*)?;$", line)
+        if not m:
+            continue
+        name = m[2].rpartition(".")[2]
+        if name == "StringUtils":
+            name = "<init>"
+        params = tuple(re.sub(r"<.*?>", "", p).strip() for p in re.split(r",\s*(?![^<]*>)", m[3]) if p.strip())
+        expected.add((name, params, "static" in m[1].split()))
+    mine = {(m.name, m.params, m.static) for m in ix.lookup("org.apache.commons.lang3.StringUtils").methods}
+    # javap prints generic parameter types; StringUtils' generic methods take T... / T[] (erased: Object).
+    generic = {e for e in expected if any(p in ("T...", "T[]", "T") for p in e[1])}
+    assert expected - generic <= mine
+    assert len(mine) == len(expected)
+    for name, params, static in generic:  # same name, arity and staticness; types erased to the bound
+        assert any(m[0] == name and len(m[1]) == len(params) and m[2] == static for m in mine - expected)
+
+
+def test_every_class_of_commons_lang3(ix):
+    with zipfile.ZipFile(LANG3) as z:
+        names = [n[:-6] for n in z.namelist() if n.endswith(".class") and not n.startswith("META-INF/")]
+    solved = unsolved = 0
+    for n in names:
+        r = ix.lookup_result(n)
+        if isinstance(r, Solved):
+            solved += 1
+            assert "$" not in r.type.fqn, r.type.fqn  # commons-lang3 has no real '$' names
+        else:
+            unsolved += 1
+            assert r.reason in ("anonymous or local class", "package-info, not a type", "module-info, not a type"), r
+    assert ix.warnings == []
+    assert solved > 300 and unsolved > 0
+
+
+def test_every_class_of_java_base_parses(ix):
+    from callgraph._jimage import JImage
+    image = JImage(JDK17 / "lib" / "modules")
+    # Every third class keeps the run short; benchmarks/bench_classpath.py looks up all of them.
+    names = sorted(n for n, e in image.classes.items() if e.module == "java.base")[::3]
+    fails = [(n, ix.lookup_result(n)) for n in names]
+    bad = [(n, r) for n, r in fails if isinstance(r, Unsolved) and r.reason != "anonymous or local class"
+           and "package-info" not in r.reason]
+    assert bad == [] and ix.warnings == []
+    assert len(names) > 2000
