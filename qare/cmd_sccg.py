@@ -78,10 +78,12 @@ def sccg() -> None:
 @click.option("--keep-templates", is_flag=True, help="Keep template/wrapper functions (still flagged).")
 @click.option("--keep-duplicates", is_flag=True, help="Keep functions whose normalised code hash was seen.")
 @click.option("--repo-url", multiple=True, metavar="NAME=URL", help="GitHub URL of a repo folder, for file_url.")
-def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url):
+@click.option("--docs", type=str, default=None,
+              help="JSONL of documented endpoints (host/url, route, method, params) to set doc_match_type.")
+def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url, docs):
     """Find functions that issue HTTP requests in the Python files of REPOS
     and write one SCCGBench record per function."""
-    from queries.sccg import extract_repos
+    from queries.sccg import align_docs, extract_repos
 
     urls = {}
     for item in repo_url:
@@ -95,13 +97,19 @@ def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url
         sys.exit(exitcodes.NO_INPUT)
     result = extract_repos(repos, repo_urls=urls, rapidapi_only=rapidapi_only,
                            keep_templates=keep_templates, keep_duplicates=keep_duplicates)
+    errors = [f"{e.repo}/{e.file_path}: {e.reason}" for e in result.errors]
+    records = list(result.records)
+    if docs:
+        endpoints, doc_errors = _read_jsonl(docs)
+        errors += doc_errors
+        records = align_docs(records, endpoints)
     w = _Out(out)
-    for r in result.records:
+    for r in records:
         w.write(r)
     w.close()
-    _report_errors([f"{e.repo}/{e.file_path}: {e.reason}" for e in result.errors])
+    _report_errors(errors)
     click.echo(json.dumps(result.stats), err=True)
-    if result.errors:
+    if errors:
         sys.exit(exitcodes.PARTIAL)
 
 

@@ -21,6 +21,7 @@ Examples
 ('w.p.rapidapi.com', '/current', 'GET')
 """
 
+from ._align import align_docs
 from ._extract import (
     ExtractionError,
     ExtractionResult,
@@ -36,6 +37,7 @@ __all__ = [
     "Gold",
     "LeakCheck",
     "LeakReport",
+    "align_docs",
     "ExtractionResult",
     "extract_repos",
     "extract_source",

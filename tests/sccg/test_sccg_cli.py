@@ -61,6 +61,21 @@ def test_cli_pipeline(tmp_path):
     assert summary["failure_attribution"]["host"]["count"] == 1
 
 
+def test_cli_extract_with_docs(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        json.dumps({"api_host": "weatherapi-com.p.rapidapi.com", "route": "/forecast.json", "method": "GET",
+                    "endpoint_id": "fc", "params": [{"name": "q", "in": "query"}, {"name": "days", "in": "query"}]})
+        + "\nnot json\n"
+    )
+    out = tmp_path / "r.jsonl"
+    res = CliRunner().invoke(main, ["sccg", "extract", str(REPOS / "weather_app"), "--docs", str(docs), "-o", str(out)])
+    assert res.exit_code == 1 and "docs.jsonl:2" in res.output  # the broken docs line is reported
+    meta = {r["function_name"]: r["api_metadata"] for r in _jsonl(out)}
+    assert (meta["get_forecast"]["doc_match_type"], meta["get_forecast"]["endpoint_id"]) == ("url", "fc")
+    assert meta["current_by_location"]["doc_match_type"] == "host_only"
+
+
 def test_cli_errors(tmp_path):
     runner = CliRunner()
     res = runner.invoke(main, ["sccg", "extract", str(tmp_path / "missing")])
