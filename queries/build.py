@@ -116,6 +116,12 @@ class BuildOptions:
         ``"physical"`` or ``"code"`` (DESIGN.md LOC).
     cache_dir : str
         Where git URLs are cloned.
+    facts_cache_dir : str or None
+        Folder of the per-project SQLite caches of parsed files
+        (``<key>.sqlite``; ``""`` = ``OUT/.cache``, ``None`` = no cache).
+    graph_jobs : int
+        Worker processes inside one project's call-graph build (used when
+        the build has a single project to analyse and ``jobs`` > 1).
     """
 
     selection: Selection = field(default_factory=Selection)
@@ -133,6 +139,8 @@ class BuildOptions:
     jdk: str | None = "auto"
     loc_mode: str = "physical"
     cache_dir: str = ""
+    facts_cache_dir: str | None = ""
+    graph_jobs: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d = {f: getattr(self, f) for f in self.__slots__}
@@ -145,7 +153,8 @@ class BuildOptions:
         merge-stage ones), so a resumed build with other analysis parameters
         re-analyses instead of mixing results."""
         d = self.to_dict()
-        for k in ("api_count_range", "iqr_over", "require_docs", "drop_leaky", "translate_cmd", "cache_dir"):
+        for k in ("api_count_range", "iqr_over", "require_docs", "drop_leaky", "translate_cmd", "cache_dir",
+                  "facts_cache_dir", "graph_jobs"):
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -154,10 +163,11 @@ class BuildOptions:
 # Module-level so tests (and other front ends) can substitute them.
 
 
-def _build_graph(root: Path, classpath: list[str], opts: BuildOptions, progress: bool):
+def _build_graph(root: Path, classpath: list[str], opts: BuildOptions, progress: bool, cache: str | None = None):
     from callgraph import build_project_graph
 
-    return build_project_graph(root, classpath=classpath, jdk=opts.jdk, progress=progress, loc_mode=opts.loc_mode)
+    return build_project_graph(root, classpath=classpath, jdk=opts.jdk, progress=progress, loc_mode=opts.loc_mode,
+                               jobs=opts.graph_jobs, cache=cache)
 
 
 def _discover_classpath(root: Path) -> list[str]:
@@ -286,7 +296,11 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             except Exception as e:  # discovery is best effort; the graph still builds without it
                 part["warnings"].append(f"classpath discovery failed: {type(e).__name__}: {e}")
         t = time.perf_counter()
-        pg = _build_graph(root, classpath, opts, progress)
+        cache = None
+        if opts.facts_cache_dir:
+            Path(opts.facts_cache_dir).mkdir(parents=True, exist_ok=True)
+            cache = str(Path(opts.facts_cache_dir) / f"{spec.key}.sqlite")
+        pg = _build_graph(root, classpath, opts, progress, **({"cache": cache} if cache else {}))
         timings["graph"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
         counts = part["counts"]
@@ -707,6 +721,8 @@ def build_dataset(
         except ImportError:
             raise BuildError("--format parquet needs pyarrow: pip install 'qare[parquet]'") from None
     out = Path(out)
+    if opts.facts_cache_dir == "":
+        opts = replace(opts, facts_cache_dir=str((out / ".cache").resolve()))
     parts_dir = out / PARTS_DIR
     try:
         parts_dir.mkdir(parents=True, exist_ok=True)
@@ -756,6 +772,9 @@ def build_dataset(
                     except Exception as e:
                         finish(s, crashed(s, e))
         elif jobs <= 1 or len(todo) <= 1:
+            if jobs > 1:
+                # one project left: give the processes to its call-graph build instead
+                opts = replace(opts, graph_jobs=jobs)
             for s in todo:
                 try:
                     part = _run_one(s, opts, not quiet)

@@ -95,11 +95,11 @@ def _is_url(s: str) -> bool:
     return bool(_URL.match(s))
 
 
-def _split_commit(source: str) -> tuple[str, str | None]:
+def _split_commit(source: str, base: Path | None = None) -> tuple[str, str | None]:
     """``url@commit`` → (url, commit). Only an ``@`` in the last path
     segment counts (``git@host:`` and ``user@host`` parts are kept); a local
-    path that exists as written is never split."""
-    if not _is_url(source) and Path(os.path.expanduser(source)).exists():
+    path that exists as written (relative to ``base``) is never split."""
+    if not _is_url(source) and (base or Path.cwd()).joinpath(os.path.expanduser(source)).exists():
         return source, None
     head, sep, last = source.rpartition("/")
     if "@" in last and not last.startswith("@"):
@@ -159,7 +159,7 @@ def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
         raise ProjectListError(f"{where}: no url/path/source value")
     raw = str(raw).strip()
     commit = row.get("commit") or None
-    source, at = _split_commit(raw)
+    source, at = _split_commit(raw, base)
     commit = (str(commit).strip() if commit else None) or at
     is_url = _is_url(source)
     if not is_url:
@@ -307,6 +307,8 @@ def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path
         if not src.is_dir():
             raise FetchError(f"{spec.source}: no such folder")
         head = _head_commit(src)
+        if spec.commit and head is None:
+            raise FetchError(f"{spec.source}: not in a git work tree, cannot check commit {spec.commit}")
         if spec.commit and head and not head.startswith(spec.commit):
             raise FetchError(f"{spec.source}: checked out at {head[:12]}, list asks for {spec.commit}")
         return src, head
@@ -423,13 +425,17 @@ def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tup
     found_lib = None
     prefixes = tuple(p.rstrip(".") for p in sel.require_libs)
     n = 0
+    done = False
     for dirpath, dirnames, filenames in os.walk(root):
+        if done:
+            break
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for fn in filenames:
             if not fn.endswith(".java"):
                 continue
             n += 1
             if n > max_files:
+                done = True
                 break
             rel = Path(dirpath, fn).relative_to(root)
             if not has_tests and _is_test_path(rel):
@@ -447,6 +453,7 @@ def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tup
                         found_lib = hit
                         break
             if (has_tests or not sel.require_tests) and (found_lib or not prefixes):
+                done = True
                 break
     if sel.require_tests and not has_tests:
         return False, "no test sources (--require-tests)"

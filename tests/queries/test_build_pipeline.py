@@ -181,7 +181,7 @@ def fake_env(tmp_path, monkeypatch):
     graphs = {}
     calls = []
 
-    def build_graph(root, classpath, opts, progress):
+    def build_graph(root, classpath, opts, progress, **kw):
         calls.append(Path(root).name)
         g = graphs[Path(root).name]
         if isinstance(g, Exception):

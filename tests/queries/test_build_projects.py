@@ -161,3 +161,17 @@ def test_select_checkout_tests_and_libs(tmp_path):
     (tmp_path / "FooTest.java").write_text("class FooTest {}\n")
     assert select_checkout(tmp_path, sel) == (True, "")
     assert select_checkout(tmp_path, Selection(require_libs=("org.springframeworkx",)))[0] is False
+
+
+def test_pinned_commit_on_a_plain_folder_is_an_error(tmp_path):
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(FetchError, match="not in a git work tree"):
+        fetch_project(ProjectSpec(source=str(tmp_path / "plain"), name="plain", commit="abc"), tmp_path / "c")
+    root, commit = fetch_project(ProjectSpec(source=str(tmp_path / "plain"), name="plain"), tmp_path / "c")
+    assert (root, commit) == (tmp_path / "plain", None)
+
+
+def test_existing_folder_with_at_sign_is_not_split(tmp_path):
+    (tmp_path / "lib@2").mkdir()
+    (spec,) = [read_project_list_line(tmp_path, "lib@2")]
+    assert (spec.source, spec.commit) == (str(tmp_path / "lib@2"), None)
