@@ -43,10 +43,11 @@ def java_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.java"))
 
 
-def javac(sources: list[Path], out: Path, classpath: list[Path] = (), release: str = "17") -> None:
+def javac(sources: list[Path], out: Path, classpath: list[Path] = (), release: str = "17",
+          javac_bin: str | None = None) -> None:
     """Compile ``sources`` into ``out`` with javac; fail the test with javac's output on error."""
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [JAVAC, "--release", release, "-nowarn", "-encoding", "UTF-8", "-d", str(out)]
+    cmd = [javac_bin or JAVAC, "--release", release, "-nowarn", "-encoding", "UTF-8", "-d", str(out)]
     if classpath:
         cmd += ["-cp", ":".join(str(p) for p in classpath)]
     cmd += [str(s) for s in sources]
