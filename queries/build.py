@@ -389,7 +389,11 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         part["doc_paths"] = doc_paths
         index = None
         if targets_by_node and doc_paths:
-            index = _open_docs(doc_paths)
+            try:
+                index = _open_docs(doc_paths)
+            except Exception as e:  # unreadable docs cost the documentation, not the project
+                part["warnings"].append(f"docs: cannot open {', '.join(doc_paths)}: {type(e).__name__}: {e}")
+                index = None
             for w in getattr(index, "warnings", ()) or ():
                 part["warnings"].append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
         for node, d in sorted(targets_by_node.items()):

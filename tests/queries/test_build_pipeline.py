@@ -515,3 +515,17 @@ def test_dying_worker_fails_only_its_project(fake_env, tmp_path, monkeypatch):
     assert rows["killed"]["verdict"] == "failed" and "worker process died" in rows["killed"]["error"]
     assert [rows[n]["verdict"] for n in ("p1", "p2", "p3")] == ["kept"] * 3
     assert res.counts["samples"] == 9 and res.failed == 1
+
+
+def test_unopenable_docs_are_a_warning_not_a_failure(fake_env, tmp_path, monkeypatch):
+    graphs, _, project = fake_env
+    graphs["svc"] = comment_service_graph()
+
+    def boom(paths):
+        raise OSError("corrupt archive")
+
+    monkeypatch.setattr(qb, "_open_docs", boom)
+    res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
+    (row,) = res.projects
+    assert row["verdict"] == "kept" and any("corrupt archive" in w for w in row["warnings"])
+    assert res.counts["samples"] == 0 and res.counts["dropped_undocumented"] == 3
