@@ -17,7 +17,7 @@ from lxml import etree
 
 from ._archive import Container, ZipLimits, common_root, location, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._text import element_text, elements_text, first_sentence, inline_text
+from ._text import element_text, elements_text, first_sentence_of, inline_text
 
 _SKIP_DIRS = frozenset(
     "class-use doc-files src-html index-files legal resources resource-files "
@@ -257,7 +257,8 @@ def _member(fqn, kind, erased, anchors, box, sig_el, page, layout) -> ApiDoc | N
     if ids is None:
         return None
     mid, api = ids
-    desc = elements_text(_blocks(box)) or None
+    blocks = _blocks(box)
+    desc = elements_text(blocks) or None
     params, returns, throws = [], None, []
     for child in _children_flat(box):
         if child.tag == "dl":
@@ -266,7 +267,7 @@ def _member(fqn, kind, erased, anchors, box, sig_el, page, layout) -> ApiDoc | N
     return ApiDoc(
         id=mid, api=api, class_=fqn, kind=kind,
         signature_text=inline_text(sig_el) if sig_el is not None else "",
-        description=desc, first_sentence=first_sentence(desc),
+        description=desc, first_sentence=first_sentence_of(blocks) if desc else None,
         params=tuple(params), returns=returns, throws=tuple(throws),
         deprecated=_deprecation(box), doc_source="javadoc", layout=layout,
         location=page, anchor=anchors[-1] if anchors else erased,
@@ -405,10 +406,11 @@ def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str)
     box, sig = (_class_modern if modern else _class_classic)(doc)
     if box is None:
         box, sig = (_class_classic if modern else _class_modern)(doc)
-    desc = elements_text(_blocks(box)) or None if box is not None else None
+    blocks = _blocks(box) if box is not None else []
+    desc = elements_text(blocks) or None
     cls = ClassDoc(
         fqn=fqn, kind=kind, signature_text=inline_text(sig) if sig is not None else "",
-        description=desc, first_sentence=first_sentence(desc),
+        description=desc, first_sentence=first_sentence_of(blocks) if desc else None,
         deprecated=_deprecation(box) if box is not None else None,
         doc_source="javadoc", layout=layout, location=page,
         members=tuple(m.id for m in members),

@@ -19,7 +19,7 @@ from tree_sitter import Language, Parser
 
 from ._archive import Container, ZipLimits, location, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._text import comment_text, first_sentence
+from ._text import comment_parts, comment_text
 
 _LANG = Language(_tsj.language())
 _TYPE_DECLS = {
@@ -60,6 +60,7 @@ def _guard_pre(raw: str) -> str:
 @dataclass(slots=True)
 class _Doc:
     description: str | None = None
+    first_sentence: str | None = None
     params: list = field(default_factory=list)
     returns: str | None = None
     throws: list = field(default_factory=list)
@@ -74,8 +75,9 @@ def parse_comment(raw: str) -> _Doc:
         return comment_text(s.replace(_AT, "@")) if s is not None else None
 
     doc = _Doc()
-    desc = txt(block.description)
+    desc, first = comment_parts(block.description.replace(_AT, "@"))
     doc.description = desc or None
+    doc.first_sentence = first if desc else None
     tparams, params = [], []
     for name, text in block.params:
         (tparams if name.startswith("<") else params).append((name, txt(text) or ""))
@@ -296,7 +298,7 @@ class _Extractor:
             self._body(body, f, fqn, scopes, tvars, resolve, iface, ids)
         self.classes.append(ClassDoc(
             fqn=fqn, kind=kind, signature_text=_signature(node, src),
-            description=doc.description, first_sentence=first_sentence(doc.description),
+            description=doc.description, first_sentence=doc.first_sentence,
             deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
             location=f.name, members=tuple(ids)))
 
@@ -329,7 +331,7 @@ class _Extractor:
         throws = tuple((resolve(t), x) for t, x in doc.throws)
         self.members.append(ApiDoc(
             id=mid, api=api, class_=fqn, kind=kind, signature_text=anchor,
-            description=doc.description, first_sentence=first_sentence(doc.description),
+            description=doc.description, first_sentence=doc.first_sentence,
             params=tuple(doc.params), returns=doc.returns, throws=throws,
             deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
             location=f.name, anchor=anchor))

@@ -19,10 +19,11 @@ from lxml import etree
 from lxml import html as lxml_html
 
 _BLOCK = frozenset(
-    "div ul ol dl dt dd table thead tbody tfoot tr blockquote h1 h2 h3 h4 h5 h6 "
+    "div ul ol dl dt dd table thead tbody tfoot tr blockquote "
     "section hr center header footer main nav aside figure caption".split()
 )
 _PARA = frozenset(("p",))
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 _SKIP = frozenset(("script", "style", "noscript"))
 _WS = re.compile(r"\s+")
 _TRAIL = re.compile(r"[ \t]+\n")
@@ -45,13 +46,17 @@ def _walk(node, segs: list) -> None:
         segs.append(("nl", 1))
     elif tag == "li":
         segs.append(("nl", 1))
-        segs.append(("t", "- "))
+        segs.append(("li", "- "))
         _children(node, segs)
         segs.append(("nl", 1))
     elif tag in _PARA:
         segs.append(("nl", 2))
         _children(node, segs)
         segs.append(("nl", 2))
+    elif tag in _HEADINGS:
+        segs.append(("h", 1))
+        _children(node, segs)
+        segs.append(("h", 1))
     elif tag in _BLOCK:
         segs.append(("nl", 1))
         _children(node, segs)
@@ -76,7 +81,7 @@ def _assemble(segs: list) -> str:
     out: list[str] = []
     pending = 0
     for kind, val in segs:
-        if kind == "nl":
+        if kind == "nl" or kind == "h":
             pending = max(pending, val)
             continue
         if kind == "pre":
@@ -147,17 +152,47 @@ def inline_text(el) -> str:
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 
+def _first_from_segs(segs: list) -> str | None:
+    parts: list[str] = []
+    seen_text = False
+    for kind, val in segs:
+        if kind == "t":
+            parts.append(val)
+            seen_text = seen_text or bool(val.strip())
+        elif kind == "nl" and val == 1:
+            parts.append(" ")
+        elif kind == "li":
+            continue
+        elif seen_text:  # <p>, <pre>, heading: javadoc's sentence breaks
+            break
+    flat = _WS.sub(" ", "".join(parts).translate(_ZW)).strip()
+    if not flat:
+        return None
+    m = _SENTENCE_END.search(flat)
+    return flat[: m.end()] if m else flat
+
+
+def first_sentence_of(els) -> str | None:
+    """First sentence of the description held by block elements, by
+    javadoc's rule: up to the first ``.``/``!``/``?`` followed by white
+    space, and never past a ``<p>``, ``<pre>`` or heading (lists and other
+    blocks do not end it). One line; ``None`` when there is no text."""
+    segs: list = []
+    for el in els:
+        _children(el, segs)
+        segs.append(("nl", 2))
+    return _first_from_segs(segs)
+
+
 def first_sentence(text: str | None) -> str | None:
-    """First sentence of a description: up to the first ``.``/``!``/``?``
-    followed by white space or the end, and never past the first block
-    boundary (paragraph, ``<pre>``, list, ``<br>``: a line break in the plain
-    text, since inline white space never holds one). ``None`` for ``None``
-    or empty text."""
+    """First sentence of plain text (as rendered here): up to the first
+    ``.``/``!``/``?`` followed by white space, never past a blank line.
+    Prefer :func:`first_sentence_of` when the HTML is at hand."""
     if not text:
         return None
-    line = text.split("\n", 1)[0].strip()
-    m = _SENTENCE_END.search(line)
-    return line[: m.end()] if m else line
+    para = _WS.sub(" ", text.split("\n\n", 1)[0]).strip()
+    m = _SENTENCE_END.search(para)
+    return para[: m.end()] if m else para
 
 
 # --- doc comments (sources) -------------------------------------------------
@@ -240,6 +275,22 @@ def comment_html(text: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def comment_parts(text: str | None) -> tuple[str | None, str | None]:
+    """(plain text, first sentence) of doc-comment HTML, like
+    :func:`comment_text` and :func:`first_sentence_of`."""
+    if text is None:
+        return None, None
+    src = comment_html(text)
+    if not src.strip():
+        return "", None
+    try:
+        frag = lxml_html.fragment_fromstring(src, create_parent="div")
+    except (etree.ParserError, ValueError):
+        flat = _WS.sub(" ", html.unescape(src)).strip()
+        return flat, first_sentence(flat)
+    return element_text(frag), first_sentence_of([frag])
 
 
 def comment_text(text: str | None) -> str | None:

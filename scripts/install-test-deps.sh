@@ -20,7 +20,8 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -
 # Javadoc sites (JDK 8 / 11 / 17 layouts) from Debian -doc packages: downloaded
 # and unpacked only (not installed, which would pull whole JDK doc sets).
 JAVADOC_DOC_PACKAGES=(libcommons-digester-java-doc libcommons-codec-java-doc
-    libcommons-io-java-doc libjsoup-java-doc libcommons-lang3-java-doc)
+    libcommons-io-java-doc libjsoup-java-doc libcommons-lang3-java-doc
+    libanimal-sniffer-java-doc libjackson2-annotations-java-doc)
 JAVADOC_INPUTS=.cache/test-inputs/javadoc
 mkdir -p "$JAVADOC_INPUTS/debs"
 for p in "${JAVADOC_DOC_PACKAGES[@]}"; do

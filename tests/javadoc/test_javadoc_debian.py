@@ -21,6 +21,10 @@ SITES = {
     "libcommons-io-java-doc": ("jdk11", 1306, 335, 119, 11, 178),
     "libjsoup-java-doc": ("jdk11", 995, 101, 32, 21, 117),
     "libcommons-lang3-java-doc": ("jdk17", 2800, 227, 320, 34, 223),
+    # counted here with grep: <h4> headings of the class pages (187 = 137 + 29 + 21)
+    "libanimal-sniffer-java-doc": ("jdk8", 137, 29, 21, 0, 28),
+    # annotation types; agrees with its member-search-index.js (below)
+    "libjackson2-annotations-java-doc": ("jdk17", 236, 25, 37, 66, 69),
 }
 
 
@@ -39,6 +43,8 @@ INHERITED_FROM_NON_PUBLIC = {
         "CDataNode", "Comment", "DataNode", "DocumentType", "TextNode", "XmlDeclaration")}
         | {"org.jsoup.parser.HtmlTreeBuilder", "org.jsoup.parser.XmlTreeBuilder"}),
     "libcommons-lang3-java-doc": (0, set()),
+    "libjackson2-annotations-java-doc": (7, {"com.fasterxml.jackson.annotation.ObjectIdGenerators." + c for c in (
+        "IntSequenceGenerator", "PropertyGenerator", "UUIDGenerator")}),
 }
 
 
@@ -63,6 +69,9 @@ def test_counts_and_layout(read, pkg):
     assert (kinds["method"], kinds["constructor"], kinds["field"], kinds["enum_constant"]) == (
         methods, ctors, fields, consts)
     assert ds.pages == pages == len(ds.classes)
+    if pkg == "libjackson2-annotations-java-doc":
+        assert kinds["annotation_element"] == 72
+        assert Counter(c.kind for c in ds.classes) == {"annotation": 38, "class": 18, "enum": 11, "interface": 2}
     assert not ds.warnings
     ids = [m.id for m in ds.members]
     assert len(ids) == len(set(ids))
@@ -110,6 +119,41 @@ def test_lang3_isblank(read):
     assert r.signature_text == "public static boolean isBlank(CharSequence cs)"
     assert r.layout is SiteLayout.JDK17
     assert len(idx.by_name("org.apache.commons.lang3.StringUtils.join")) > 20
+
+
+def test_jackson_annotation_element(read):
+    idx = DocIndex([read("libjackson2-annotations-java-doc")])
+    v = idx.get("com.fasterxml.jackson.annotation.JsonProperty.value()")
+    assert v.kind == "annotation_element"
+    assert v.first_sentence == "Defines name of the logical property, i.e."  # as javadoc's summary says
+    assert v.description.startswith("Defines name of the logical property, i.e. JSON object field name")
+    assert v.signature_text == "String value"
+    c = idx.get_class("com.fasterxml.jackson.annotation.JsonProperty")
+    assert c.kind == "annotation"
+    assert c.signature_text.endswith("public @interface JsonProperty")
+
+
+def test_animal_sniffer_jdk8_arrays(read):
+    idx = DocIndex([read("libanimal-sniffer-java-doc")])
+    # anchor "Clazz-java.lang.String-java.util.Set-java.lang.String-java.lang.String:A-"
+    c = idx.get("org.codehaus.mojo.animal_sniffer.Clazz.<init>(java.lang.String,java.util.Set,"
+                "java.lang.String,java.lang.String[])")
+    assert c is not None and c.kind == "constructor"
+    assert idx.get("org.codehaus.mojo.animal_sniffer.Main.main(java.lang.String[])") is not None
+
+
+def test_classic_class_records(read):
+    d = DocIndex([read("libcommons-digester-java-doc")]).get_class("org.apache.commons.digester.Digester")
+    assert d.signature_text == "public class Digester extends org.xml.sax.helpers.DefaultHandler"
+    assert d.first_sentence == ("A Digester processes an XML input stream by matching a series of element "
+                                "nesting patterns to execute Rules that have been added prior to the start "
+                                "of parsing.")
+    codec = DocIndex([read("libcommons-codec-java-doc")])
+    b = codec.get_class("org.apache.commons.codec.binary.Base64")
+    assert (b.kind, b.signature_text, b.deprecated) == ("class", "public class Base64 extends BaseNCodec", None)
+    assert b.first_sentence == "Provides Base64 encoding and decoding as defined by RFC 2045."
+    assert codec.get_class("org.apache.commons.codec.language.Caverphone").deprecated == (
+        "1.5 Replaced by Caverphone2, will be removed in 2.0.")
 
 
 def test_digester_jdk8_records(read):
