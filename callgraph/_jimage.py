@@ -66,8 +66,9 @@ class JImage:
 
     Attributes
     ----------
-    classes : dict[str, JImageEntry]
-        Internal class name (``java/lang/String``) → location; module-info is left out.
+    classes : dict[str, int]
+        Internal class name (``java/lang/String``) → row; module-info is left
+        out. :meth:`entry` gives the location, :meth:`module_of` the module.
     packages : frozenset[str]
         Every package (dotted) of every module in the image, from its
         ``/packages`` entries (so resource-only packages count too).
@@ -80,8 +81,7 @@ class JImage:
         Bad magic, unsupported major version or a truncated index.
     """
 
-    def __init__(self, path: str | os.PathLike, *, index: dict | None = None,
-                 packages: frozenset[str] | None = None):
+    def __init__(self, path: str | os.PathLike, *, index: dict | None = None):
         self.path = Path(path)
         try:
             self._file = open(self.path, "rb")
@@ -112,13 +112,45 @@ class JImage:
         self._table_len = table_len
         self._offsets_at = offsets_at
         self._str_size = str_size
+        self._rows: tuple = ()
+        if index is not None:
+            try:
+                self._load_index(index)
+            except (KeyError, TypeError, ValueError, IndexError, OverflowError):
+                index = None  # a stale or damaged cache: rebuild
         if index is None:
-            index = self._build_index()
-        else:
-            self.packages = packages if packages is not None else frozenset(
-                n.rpartition("/")[0].replace("/", ".") for n in index if "/" in n)
-        self.classes: dict[str, JImageEntry] = index
-        self.compressed_count = sum(1 for e in index.values() if e.compressed)
+            self._build_index()
+        self.compressed_count = sum(1 for c in self._rows[1] if c)
+
+    def _load_index(self, data: dict) -> None:
+        names = data["names"]
+        modules = list(data["modules"])
+        cols = (array.array("H", data["module"]), array.array("q", data["offset"]),
+                array.array("q", data["compressed"]), array.array("q", data["size"]))
+        if not all(len(c) == len(names) for c in cols) or max(cols[0], default=0) >= len(modules) \
+                or not all(isinstance(n, str) for n in names):
+            raise ValueError("inconsistent index")
+        self.modules = modules
+        self._rows = cols[1:] + (cols[0],)
+        self.names = names
+        self.classes: dict[str, int] = dict(zip(names, range(len(names))))
+        self.packages = frozenset(data["packages"])
+
+    def index_data(self) -> dict:
+        """The class index as JSON-ready lists (for an on-disk cache; reload with ``JImage(path, index=...)``)."""
+        off, comp, size, mod = self._rows
+        return {"names": self.names, "modules": self.modules, "module": list(mod), "offset": list(off),
+                "compressed": list(comp), "size": list(size), "packages": sorted(self.packages)}
+
+    def entry(self, name: str) -> JImageEntry:
+        """Location of an internal class name (``java/lang/String``); KeyError when absent."""
+        i = self.classes[name]
+        off, comp, size, mod = self._rows
+        return JImageEntry(self.modules[mod[i]], off[i], comp[i], size[i])
+
+    def module_of(self, name: str) -> str:
+        """The module holding an internal class name; KeyError when absent."""
+        return self.modules[self._rows[3][self.classes[name]]]
 
     def _string(self, off: int, cache: dict) -> str:
         s = cache.get(off)
@@ -131,7 +163,7 @@ class JImage:
             cache[off] = s
         return s
 
-    def _build_index(self) -> dict[str, JImageEntry]:
+    def _build_index(self) -> None:
         mm = self._mm
         offsets = array.array("I")
         offsets.frombytes(mm[self._offsets_at:self._offsets_at + 4 * self._table_len])
@@ -139,7 +171,12 @@ class JImage:
             offsets.byteswap()
         locs = mm[self._locs_at:self._strs_at]
         cache: dict[int, str] = {}
-        out: dict[str, JImageEntry] = {}
+        names: list[str] = []
+        mods: list[int] = []
+        offs: list[int] = []
+        comps: list[int] = []
+        sizes: list[int] = []
+        mod_index: dict[str, int] = {}
         ext_class = None
         packages: set[str] = set()
         packages_off = self._mm.find(b"\0packages\0", self._strs_at, self._strs_at + self._str_size)
@@ -184,13 +221,23 @@ class JImage:
             base = self._string(attrs[3], cache)
             if base == "module-info" and not parent:
                 continue
-            name = f"{parent}/{base}" if parent else base
-            out[name] = JImageEntry(module, attrs[5], attrs[6], attrs[7])
+            names.append(f"{parent}/{base}" if parent else base)
+            mi = mod_index.get(module)
+            if mi is None:
+                mi = mod_index[module] = len(mod_index)
+            mods.append(mi)
+            offs.append(attrs[5])
+            comps.append(attrs[6])
+            sizes.append(attrs[7])
+        self.names = names
+        self.modules = list(mod_index)
+        self._rows = (array.array("q", offs), array.array("q", comps), array.array("q", sizes),
+                      array.array("H", mods))
+        self.classes = dict(zip(names, range(len(names))))
         # The /packages/<name> directory entries list every package of every
         # module, including packages holding resources only.
         self.packages = frozenset(packages) or frozenset(
-            n.rpartition("/")[0].replace("/", ".") for n in out if "/" in n)
-        return out
+            n.rpartition("/")[0].replace("/", ".") for n in names if "/" in n)
 
     def _package_has_content(self, offset: int, size: int) -> bool:
         """A ``/packages/<p>`` resource is (u4 is_empty, u4 module-name offset) per module."""
@@ -202,14 +249,16 @@ class JImage:
                 return True
         return False
 
-    def read(self, entry: JImageEntry) -> bytes:
-        """Return a resource's bytes, decompressing ``zip`` layers.
+    def read(self, entry: JImageEntry | str) -> bytes:
+        """Return a resource's bytes (by entry or internal class name), decompressing ``zip`` layers.
 
         Raises
         ------
         JImageError
             Out-of-range offsets, or a decompressor other than ``zip``.
         """
+        if isinstance(entry, str):
+            entry = self.entry(entry)
         start = self._index_size + entry.offset
         stored = entry.compressed or entry.size
         if stored > _MAX_RESOURCE or start + stored > len(self._mm):

@@ -288,10 +288,10 @@ class _JdkSource(_Source):
         self.names = image.classes.keys()
 
     def read(self, name: str) -> bytes:
-        return self._image.read(self._image.classes[name])
+        return self._image.read(name)
 
     def location(self, name: str) -> str:
-        return "jrt:/" + self._image.classes[name].module
+        return "jrt:/" + self._image.module_of(name)
 
 
 class _CtSymSource(_JarSource):
@@ -333,6 +333,48 @@ class _CtSymSource(_JarSource):
 
 class _EntryError(Exception):
     pass
+
+
+class _Owners:
+    """Internal class name → the source that has it: the JDK first, then jars in order.
+
+    The JDK's name index is shared between indexes (it is cached per process),
+    so it is consulted in place rather than copied.
+    """
+
+    def __init__(self) -> None:
+        self.jdk: _Source | None = None
+        self.jars: dict[str, _Source] = {}
+
+    def add(self, src: _Source) -> None:
+        if src.origin == "jdk" and self.jdk is None and not self.jars:
+            self.jdk = src
+            return
+        jars = self.jars
+        for n in src.names:
+            if n not in jars and n not in self:
+                jars[n] = src
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.jars or (self.jdk is not None and name in self.jdk.names)
+
+    def __getitem__(self, name: str) -> _Source:
+        if self.jdk is not None and name in self.jdk.names:
+            return self.jdk
+        return self.jars[name]
+
+    def __iter__(self):
+        if self.jdk is not None:
+            yield from self.jdk.names
+            yield from (n for n in self.jars if n not in self.jdk.names)
+        else:
+            yield from self.jars
+
+    def items(self):
+        return ((n, self[n]) for n in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _library_from_poms(zf: zipfile.ZipFile, poms, path: Path, warnings: list) -> str | None:
@@ -455,13 +497,13 @@ def _cache_dir() -> Path | None:
 
 
 def _open_jimage(modules: Path, warnings: list) -> JImage:
+    """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime."""
     st = modules.stat()
-    key = (str(modules.resolve()), st.st_size, st.st_mtime_ns)
-    hit = _JDK_CACHE.get(key)
+    key = [str(modules.resolve()), st.st_size, st.st_mtime_ns]
+    hit = _JDK_CACHE.get(tuple(key))
     if hit is not None:
         return hit[0]
     index = None
-    packages = None
     cache = _cache_dir()
     cache_file = None
     if cache is not None:
@@ -469,29 +511,22 @@ def _open_jimage(modules: Path, warnings: list) -> JImage:
         tag = hashlib.sha1(repr(key).encode()).hexdigest()[:16]
         cache_file = cache / f"jimage-index-{tag}.json"
         try:
-            raw = json.loads(cache_file.read_text())
-            if raw.get("key") == list(key):
-                from ._jimage import JImageEntry
-                mods = raw["modules"]
-                index = {n: JImageEntry(mods[m], o, c, s) for n, (m, o, c, s) in raw["classes"].items()}
-                packages = frozenset(raw["packages"])
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            index = packages = None
-    image = JImage(modules, index=index, packages=packages)
+            raw = json.loads(cache_file.read_text("utf-8"))
+            if isinstance(raw, dict) and raw.get("key") == key and raw.get("format") == 2:
+                index = raw.get("index")
+        except (OSError, ValueError):
+            index = None
+    image = JImage(modules, index=index)
     if index is None and cache_file is not None:
         try:
-            mods = sorted({e.module for e in image.classes.values()})
-            mi = {m: i for i, m in enumerate(mods)}
-            payload = {"key": list(key), "modules": mods, "packages": sorted(image.packages),
-                       "classes": {n: [mi[e.module], e.offset, e.compressed, e.size]
-                                   for n, e in image.classes.items()}}
+            payload = {"key": key, "format": 2, "index": image.index_data()}
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(payload, separators=(",", ":")))
+            tmp.write_text(json.dumps(payload, separators=(",", ":")), "utf-8")
             os.replace(tmp, cache_file)
         except OSError:
             pass  # the cache is an optimisation only
-    _JDK_CACHE[key] = (image,)
+    _JDK_CACHE[tuple(key)] = (image,)
     return image
 
 
@@ -551,7 +586,7 @@ class ClasspathIndex:
         self.jdk_packages: frozenset[str] = frozenset()
         self.jdk_home: Path | None = None
         self._sources: list[_Source] = []
-        self._owner: dict[str, _Source] = {}
+        self._owner = _Owners()
         self._cache: dict[str, Solved | Unsolved] = {}
         self._raw_cache: dict[str, cf.RawClass | None] = {}
         self._src_name_cache: dict[str, str] = {}
@@ -602,10 +637,7 @@ class ClasspathIndex:
 
     def _add(self, src: _Source) -> None:
         self._sources.append(src)
-        owner = self._owner
-        for n in src.names:
-            if n not in owner:
-                owner[n] = src
+        self._owner.add(src)
 
     def close(self) -> None:
         """Close the jars held open for lazy reads."""
