@@ -21,7 +21,7 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -
 # and unpacked only (not installed, which would pull whole JDK doc sets).
 JAVADOC_DOC_PACKAGES=(libcommons-digester-java-doc libcommons-codec-java-doc
     libcommons-io-java-doc libjsoup-java-doc libcommons-lang3-java-doc
-    libanimal-sniffer-java-doc libjackson2-annotations-java-doc)
+    libanimal-sniffer-java-doc libjackson2-annotations-java-doc libcommons-math3-java-doc)
 JAVADOC_INPUTS=.cache/test-inputs/javadoc
 mkdir -p "$JAVADOC_INPUTS/debs"
 for p in "${JAVADOC_DOC_PACKAGES[@]}"; do

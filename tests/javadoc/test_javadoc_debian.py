@@ -23,6 +23,8 @@ SITES = {
     "libcommons-lang3-java-doc": ("jdk17", 2800, 227, 320, 34, 223),
     # counted here with grep: <h4> headings of the class pages (187 = 137 + 29 + 21)
     "libanimal-sniffer-java-doc": ("jdk8", 137, 29, 21, 0, 28),
+    # JDK 8 layout with generics; counted here with grep (<h4>: 7959)
+    "libcommons-math3-java-doc": ("jdk8", 5829, 1415, 265, 450, 926),
     # annotation types; agrees with its member-search-index.js (below)
     "libjackson2-annotations-java-doc": ("jdk17", 236, 25, 37, 66, 69),
 }
@@ -140,6 +142,21 @@ def test_animal_sniffer_jdk8_arrays(read):
                 "java.lang.String,java.lang.String[])")
     assert c is not None and c.kind == "constructor"
     assert idx.get("org.codehaus.mojo.animal_sniffer.Main.main(java.lang.String[])") is not None
+
+
+def test_jdk8_generic_anchors(read):
+    # <a name="addSamplePoint-org.apache.commons.math3.FieldElement-org.apache.commons.math3.FieldElement:A:A-">
+    # <a name="addSamplePoint-T-T:A...-">   for  addSamplePoint(T x, T[]... value)
+    idx = DocIndex([read("libcommons-math3-java-doc")])
+    a = idx.get("org.apache.commons.math3.analysis.interpolation.FieldHermiteInterpolator.addSamplePoint("
+                "org.apache.commons.math3.FieldElement,org.apache.commons.math3.FieldElement[]...)")
+    assert a is not None and a.anchor == "addSamplePoint-T-T:A...-"
+    e = idx.get("org.apache.commons.math3.geometry.enclosing.EnclosingBall.<init>("
+                "org.apache.commons.math3.geometry.Point,double,org.apache.commons.math3.geometry.Point...)")
+    assert e is not None and e.kind == "constructor"
+    m = idx.get("org.apache.commons.math3.util.MathArrays.isMonotonic(java.lang.Comparable[],"
+                "org.apache.commons.math3.util.MathArrays.OrderDirection,boolean)")
+    assert m is not None and m.params[0][0] == "<T>"
 
 
 def test_classic_class_records(read):
