@@ -8,6 +8,8 @@ Public API (Q-ARE / APIBench-Q side)::
 Definitions, edge cases and sources: ``docs/metrics.md``.
 """
 
+from .baselines import BASELINES, DenseUnavailable, api_document, bm25_rank, dense_rank, load_encoder, run_baseline, tokenize
+from .similarity import SimilarityGroup, SimilarityReport, similarity
 from .dataset import Dataset, DatasetError, Problem, load_dataset, load_predictions, write_dataset, write_predictions
 from .evaluate import DEFAULT_KS, EvalReport, StratumScores, evaluate, gold_names, metric_names
 from .names import LEVELS, ParsedApi, normalise_api, normalise_many, parse_api, simple_name
@@ -78,6 +80,18 @@ __all__: list[str] = [
     "import_apibench",
     "import_clear_csv",
     "write_import",
+    # baselines and similarity
+    "BASELINES",
+    "DenseUnavailable",
+    "tokenize",
+    "api_document",
+    "bm25_rank",
+    "dense_rank",
+    "load_encoder",
+    "run_baseline",
+    "SimilarityGroup",
+    "SimilarityReport",
+    "similarity",
     # plots
     "plot_series",
     "plot_report",

