@@ -588,7 +588,6 @@ class ClasspathIndex:
         self._sources: list[_Source] = []
         self._owner = _Owners()
         self._cache: dict[str, Solved | Unsolved] = {}
-        self._raw_cache: dict[str, cf.RawClass | None] = {}
         self._src_name_cache: dict[str, str] = {}
         self._pkg_types: dict[str, list[str]] | None = None
         self._lru: collections.OrderedDict = collections.OrderedDict()
