@@ -32,7 +32,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from .comments import clean_comment, detect_lang, extract_query
 from .projects import (
@@ -472,10 +472,9 @@ def _translate(cmd: str, text: str, cache: dict[str, str]) -> tuple[str, str | N
     return cache[text], None
 
 
-def _api_count_range(parts: list[dict], fixed: tuple[float, float] | None, over: str) -> dict[str, Any]:
+def _api_count_range(counts: list[int], fixed: tuple[float, float] | None, over: str) -> dict[str, Any]:
     import numpy as np
 
-    counts = [c["n_direct_apis"] for p in parts for c in p["candidates"]]
     if fixed is not None:
         return {"mode": "fixed", "low": fixed[0], "high": fixed[1], "n": len(counts)}
     if over == "calling":
@@ -488,11 +487,25 @@ def _api_count_range(parts: list[dict], fixed: tuple[float, float] | None, over:
     return {"mode": "iqr", "over": over, "low": float(q1), "high": float(q3), "n": len(counts), "method": "linear"}
 
 
-def merge_parts(parts: list[dict], opts: BuildOptions, out: Path, *, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Filter the candidates of all parts and write the dataset files.
+def merge_parts(
+    parts: Iterable[dict], opts: BuildOptions, out: Path, *, direct_counts: list[int] | None = None
+) -> dict[str, Any]:
+    """Filter the candidates of all parts and write ``samples.jsonl`` and ``apis.jsonl``.
 
     Order: IQR on ``n_direct_apis`` → candidates without targets dropped →
     documentation (``require_docs``) → translation → leaks (``drop_leaky``).
+
+    Parameters
+    ----------
+    parts : iterable of dict
+        Parts as made by :func:`analyse_project`, in list order. May be a
+        generator (read once) when ``direct_counts`` is given, so a large
+        build never holds every project's candidates at once.
+    opts : BuildOptions
+    out : Path
+    direct_counts : list of int, optional
+        ``n_direct_apis`` of every candidate of the kept parts (the IQR
+        population before ``iqr_over``); computed from ``parts`` if omitted.
 
     Returns
     -------
@@ -502,7 +515,10 @@ def merge_parts(parts: list[dict], opts: BuildOptions, out: Path, *, warn: Calla
         samples), ``density_histogram`` (bin label → samples),
         ``translation_errors``.
     """
-    rng = _api_count_range([p for p in parts if p["verdict"] == "kept"], opts.api_count_range, opts.iqr_over)
+    if direct_counts is None:
+        parts = list(parts)
+        direct_counts = [c["n_direct_apis"] for p in parts if p["verdict"] == "kept" for c in p["candidates"]]
+    rng = _api_count_range(direct_counts, opts.api_count_range, opts.iqr_over)
     stats = Counter({k: 0 for k in ("candidates", "dropped_api_count", "dropped_no_targets", "dropped_undocumented",
                                     "translated", "leaky", "dropped_leaky")})
     samples: list[SampleRecord] = []
@@ -648,6 +664,13 @@ def _project_row(part: dict) -> dict[str, Any]:
     }
 
 
+def _light(part: dict) -> dict:
+    """A part without its candidates and API docs (kept in memory for the whole build)."""
+    light = {k: v for k, v in part.items() if k not in ("candidates", "apis")}
+    light["direct_counts"] = [c["n_direct_apis"] for c in part["candidates"]]
+    return light
+
+
 def _load_part(path: Path, fingerprint: str) -> dict | None:
     try:
         part = json.loads(path.read_text(encoding="utf-8"))
@@ -744,7 +767,7 @@ def build_dataset(
         for s in unique:
             part = _load_part(parts_dir / f"{s.key}.json", fp)
             if part is not None:
-                parts[s.key] = part
+                parts[s.key] = _light(part)
                 resumed.append(s.key)
     todo = [s for s in unique if s.key not in parts]
 
@@ -753,8 +776,8 @@ def build_dataset(
     bar = tqdm(total=len(unique), initial=len(resumed), desc="projects", unit="project", disable=quiet, file=sys.stderr)
 
     def finish(spec: ProjectSpec, part: dict) -> None:
-        parts[spec.key] = part
         _write_atomic(parts_dir / f"{spec.key}.json", json.dumps(part, ensure_ascii=False))
+        parts[spec.key] = _light(part)
         bar.set_postfix_str(f"{spec.name[:30]}: {part['verdict']}")
         bar.update(1)
 
@@ -797,7 +820,20 @@ def build_dataset(
         bar.close()
 
     ordered = [parts[s.key] for s in unique]
-    merge = merge_parts(ordered, opts, out)
+
+    def full_parts():
+        for light in ordered:
+            if light["verdict"] != "kept":
+                yield dict(light, candidates=[], apis={})
+                continue
+            path = parts_dir / f"{light['key']}.json"
+            try:
+                yield json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise BuildError(f"{path}: cannot read back the project's results ({e})") from None
+
+    counts = [n for p in ordered if p["verdict"] == "kept" for n in p["direct_counts"]]
+    merge = merge_parts(full_parts(), opts, out, direct_counts=counts)
     rows = []
     for p in ordered:
         row = _project_row(p)
