@@ -177,7 +177,9 @@ CASES = {
     ),
     "interface default method calling an abstract one (cha to the implementation)": (
         "res.Greeter.greet()",
-        [("res.Greeter.name()", "exact", ('"hi " + name()',)), ("res.EnglishGreeter.name()", "cha", ('"hi " + name()',))],
+        [("res.Greeter.name()", "exact", ('"hi " + name()',)),
+         ("res.EnglishGreeter.name()", "cha", ('"hi " + name()',)),
+         ("res.more.Polite.name()", "cha", ('"hi " + name()',))],
     ),
     "inherited default method": (
         "res.EnglishGreeter.hello()",
@@ -537,7 +539,36 @@ MORE = {
         "res.shadow.Shadowing.singleImportBeatsSamePackage()",
         [(f"{H}.<init>()", "exact", ("new Helper().name()",)), (f"{H}.name()", "exact", ("new Helper().name()",))],
     ),
+    "static nested class: outer private static method and sibling nested type, unqualified": (
+        f"{M}.Nesting.Caller.call()",
+        [(f"{M}.Nesting.secret()", "exact", ("secret(); // from the nested class",)),
+         (f"{M}.Nesting.Sibling.<init>()", "exact", ("new Sibling().hello()",)),
+         (f"{M}.Nesting.Sibling.hello()", "exact", ("new Sibling().hello()",))],
+    ),
+    "inner (non-static) class constructor, plain and qualified by this": (
+        f"{M}.Nesting.innerCtor()", [(f"{M}.Nesting.Inner.<init>()", "exact", ("        new Inner();", "this.new Inner();"))],
+    ),
+    "field of a field": (f"{M}.Nesting.fieldChain()", [(f"{I}.run()", "exact", ("this.wrapper.item.run()",))]),
+    "explicit type argument on a generic method": (
+        f"{M}.Nesting.explicitTypeArgument(res.Item)",
+        [("res.Box.of(java.lang.Object)", "exact", ("Box.<Item>of(item)",)),
+         ("res.Box.get()", "exact", ("Box.<Item>of(item)",)),
+         (f"{I}.label()", "exact", ("Box.<Item>of(item)",))],
+    ),
+    "inherited static method called through the subclass name": (
+        f"{M}.Nesting.inheritedStaticThroughSubclass()", [("res.Parent.describe()", "exact", ("Child.describe()",))],
+    ),
+    "Interface.super.method() is not dispatched": (
+        f"{M}.Polite.greet()", [("res.Greeter.greet()", "exact", ("Greeter.super.greet()",))],
+    ),
 }
+
+
+def test_anonymous_class_in_a_static_initializer_goes_to_clinit(pg):
+    caller = f"{M}.Nesting.<clinit>()"
+    assert out_edges(pg, caller, kinds=("method",)) == expect(
+        caller, (f"{M}.Nesting.secret()", "exact", ("                secret();",))
+    )
 
 
 # Known gaps of the core, kept as strict xfails so a fix shows up as XPASS (then drop the mark).
