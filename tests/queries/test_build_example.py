@@ -169,3 +169,21 @@ def test_resume_reuses_parts_and_jobs_gives_the_same_files(built, tmp_path):
                                   "--no-discover-classpath"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "par/samples.jsonl").read_bytes() == before
+
+
+def test_files_round_trip_through_the_schema(built):
+    out, *_ = built
+    for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        assert SampleRecord.from_dict(d).to_dict() == d
+        assert list(d) == ["id", "project", "commit", "file", "method", "start_line", "end_line", "loc", "query",
+                           "comment", "lang", "n_direct_apis", "targets", "depth_max", "depth_min", "density", "leaks"]
+    for line in (out / "apis.jsonl").read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        assert ApiRecord.from_dict(d).to_dict() == d
+    for line in (out / "projects.jsonl").read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        assert {"source", "commit", "verdict", "reason", "counts", "timings", "error", "traceback"} <= set(d)
+    m = json.loads((out / "manifest.json").read_text())
+    assert {"version", "parameters", "counts", "started", "ended", "api_count_range"} <= set(m)
+    assert {"min_stars", "require_libs"} <= set(m["parameters"]["selection"])
