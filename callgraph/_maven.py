@@ -47,7 +47,8 @@ class ClasspathReport:
     Attributes
     ----------
     jars : list[Path]
-        Dependency jars in order (direct first, then transitive), no duplicates.
+        Dependency jars in Maven's classpath order (a pre-order walk of the
+        resolved dependency tree: each dependency followed by its own), no duplicates.
     missing : list[str]
         ``group:artifact:version`` (version may be ``?``) not found in any repository.
     substitutions : list[tuple[str, str, Path]]
@@ -78,7 +79,7 @@ def default_repositories() -> list[Path]:
 
 class _Repos:
     def __init__(self, roots: list[Path]):
-        self.roots = [r for r in roots if r.is_dir()]
+        self.roots = [Path(r) for r in roots if Path(r).is_dir()]
 
     def _is_gradle(self, root: Path) -> bool:
         return root.name == "files-2.1"
@@ -307,7 +308,8 @@ def discover_classpath(project_root: str | os.PathLike, *, repositories: list[Pa
     Returns
     -------
     list[Path]
-        Jar paths (direct dependencies first, then transitive ones). What was not
+        Jar paths in Maven's classpath order (each dependency, then its own
+        transitive ones, depth first). What was not
         found is in :func:`discover_classpath_report`'s ``missing``.
     """
     return discover_classpath_report(project_root, repositories=repositories).jars
@@ -350,51 +352,54 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
 
 
 def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathReport, transitive: bool) -> None:
+    """Breadth-first resolution (the nearest declaration wins, as in Maven), output in
+    Maven's classpath order: a pre-order walk of the resolved dependency tree."""
     seen: set[tuple[str, str]] = set()
-    jars: dict[Path, None] = {}
-    queue: list[tuple[dict, _Pom | None, int, frozenset]] = [(d, p, 0, frozenset()) for d, p in wanted]
+    # queue items: (dependency, declaring pom, depth, exclusions, root pom, parent node)
+    queue: list[tuple] = [(d, p, 0, frozenset(), p, -1) for d, p in wanted]
+    nodes: list[tuple[Path | None, int]] = []  # (jar or None, parent node)
     i = 0
     while i < len(queue):
-        d, ctx, depth, excl = queue[i]
+        d, ctx, depth, excl, root_ctx, parent = queue[i]
         i += 1
         g, a = d.get("groupId"), d.get("artifactId")
         if not g or not a or (g, a) in own or (g, a) in excl:
             continue
         if d.get("type") not in (None, "jar", "bundle", "test-jar", "maven-plugin") or d.get("scope") == "import":
             continue
-        if (g, a) in seen:  # nearest (first) declaration wins, as in Maven
+        if (g, a) in seen:
             continue
         seen.add((g, a))
         v = d.get("version")
+        # The project's dependencyManagement also pins transitive versions (Maven's rule).
+        if depth > 0 and root_ctx is not None and (g, a) in root_ctx.managed:
+            v = root_ctx.managed[(g, a)].get("version") or v
         if (not v or "${" in v) and ctx is not None and (g, a) in ctx.managed:
             v = ctx.managed[(g, a)].get("version") or v
+        node = len(nodes)
         if d.get("scope") == "system" and d.get("systemPath"):
             sp = Path(d["systemPath"])
-            if sp.is_file():
-                jars.setdefault(sp, None)
-            else:
+            nodes.append((sp if sp.is_file() else None, parent))
+            if not sp.is_file():
                 report.missing.append(f"{g}:{a}:{v or '?'} (systemPath {sp})")
             continue
         if v and "${" in v:
             report.warnings.append((str(ctx.path) if ctx else "?", f"unresolved property in {g}:{a}:{v}"))
         coords = f"{g}:{a}:{v or '?'}"
-        ext = "jar"
         cls = d.get("classifier") or ("tests" if d.get("type") == "test-jar" else None)
-        jar = repos.find(g, a, v, ext, cls) if v and "${" not in v and not v.startswith(("[", "(")) else None
+        jar = repos.find(g, a, v, "jar", cls) if v and "${" not in v and not v.startswith(("[", "(")) else None
         used = v
         if jar is None:
             for alt in loader._alternatives(g, a, v or ""):
-                jar = repos.find(g, a, alt, ext, cls)
+                jar = repos.find(g, a, alt, "jar", cls)
                 if jar is not None:
                     used = alt
                     report.substitutions.append((coords, alt, jar))
                     break
-        if jar is None:
-            # A pom-only artifact (e.g. a starter that is a pure aggregate) still brings dependencies.
-            if not (v and repos.find(g, a, v, "pom")):
-                report.missing.append(coords)
-        else:
-            jars.setdefault(jar, None)
+        if jar is None and not (v and repos.find(g, a, v, "pom")):
+            # (a pom-only artifact, such as an aggregate starter, is not missing: it brings dependencies)
+            report.missing.append(coords)
+        nodes.append((jar, parent))
         if not transitive or depth >= _MAX_TRANSITIVE_DEPTH or not used:
             continue
         pom_path = repos.find(g, a, used, "pom")
@@ -405,7 +410,17 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
         for td in dep_pom.deps:
             if td.get("scope") in ("test", "provided", "system", "import") or (td.get("optional") or "") == "true":
                 continue
-            queue.append((td, dep_pom, depth + 1, excl2))
+            queue.append((td, dep_pom, depth + 1, excl2, root_ctx, node))
+    children: dict[int, list[int]] = {}
+    for k, (_, parent) in enumerate(nodes):
+        children.setdefault(parent, []).append(k)
+    jars: dict[Path, None] = {}
+    stack = list(reversed(children.get(-1, [])))
+    while stack:
+        k = stack.pop()
+        if nodes[k][0] is not None:
+            jars.setdefault(nodes[k][0], None)
+        stack.extend(reversed(children.get(k, [])))
     report.jars = list(jars)
 
 

@@ -67,6 +67,7 @@ def m2(tmp_path) -> Path:
                                                 + deps(dep("org.lib", "epsilon", "${eps.version}"), managed=True),
                                                 packaging="pom"), jar=False)
     put(repo, "org.lib", "epsilon", "5.5")
+    put(repo, "org.lib", "epsilon", "5.6")
     put(repo, "org.lib", "gamma", "3.0")
     put(repo, "org.lib", "delta", "4.0")
     put(repo, "org.lib", "excluded", "1.0")
@@ -103,7 +104,9 @@ def test_maven_project(tmp_path, m2):
     root = project(tmp_path)
     r = discover_classpath_report(root, repositories=[m2])
     names = [p.name for p in r.jars]
-    assert names == ["alpha-1.0.jar", "managed-6.1.jar", "from-bom-8.8.jar", "beta-2.0.jar", "epsilon-5.5.jar"]
+    # Maven's order: each dependency followed by its own (alpha → beta → epsilon), depth first;
+    # epsilon's version 5.5 comes from beta's parent's dependencyManagement.
+    assert names == ["alpha-1.0.jar", "beta-2.0.jar", "epsilon-5.5.jar", "managed-6.1.jar", "from-bom-8.8.jar"]
     assert r.missing == ["org.nowhere:ghost:9.9"]
     assert r.substitutions == [] and r.warnings == []
     assert discover_classpath(root, repositories=[m2]) == r.jars
@@ -111,7 +114,16 @@ def test_maven_project(tmp_path, m2):
     ix = ClasspathIndex.open(r.jars, jdk=None)
     assert ix.lookup_result("org.lib.alpha.Marker").reason.startswith("bad class file")  # empty class file
     assert [s.library for s in ix._sources] == [
-        "org.lib:alpha:1.0", "org.lib:managed:6.1", "org.lib:from-bom:8.8", "org.lib:beta:2.0", "org.lib:epsilon:5.5"]
+        "org.lib:alpha:1.0", "org.lib:beta:2.0", "org.lib:epsilon:5.5", "org.lib:managed:6.1", "org.lib:from-bom:8.8"]
+
+
+def test_project_dependency_management_pins_transitive_versions(tmp_path, m2):
+    root = project(tmp_path)
+    text = (root / "pom.xml").read_text()
+    (root / "pom.xml").write_text(text.replace("<dependencyManagement><dependencies>",
+                                               "<dependencyManagement><dependencies>" + dep("org.lib", "epsilon", "5.6")))
+    names = [p.name for p in discover_classpath(root, repositories=[m2])]
+    assert names == ["alpha-1.0.jar", "beta-2.0.jar", "epsilon-5.6.jar", "managed-6.1.jar", "from-bom-8.8.jar"]
 
 
 def test_not_transitive(tmp_path, m2):
@@ -235,6 +247,13 @@ def test_real_maven_build_classpath(tmp_path):
     assert jars == [LANG3_DIR / "3.12.0" / "commons-lang3-3.12.0.jar"]
     # The same answer as the pom reader.
     assert discover_classpath(root, repositories=[DEBIAN_REPO]) == jars
+    # Transitive resolution and order agree with Maven's (guava brings its annotations).
+    if (DEBIAN_REPO / "com/google/guava/guava/31.1-jre").is_dir():
+        (root / "pom.xml").write_text(pom("a", "b", "1", deps(
+            dep("com.google.guava", "guava", "31.1-jre"), dep("org.apache.commons", "commons-lang3", "3.12.0"))))
+        jars = maven_build_classpath(root, repo_local=DEBIAN_REPO, timeout=300)
+        assert len(jars) > 2 and jars[0].name == "guava-31.1-jre.jar"
+        assert discover_classpath(root, repositories=[DEBIAN_REPO]) == jars
     (root / "pom.xml").write_text(pom("a", "b", "1", deps(dep("org.nowhere", "ghost", "1"))))
     with pytest.raises(RuntimeError, match="ghost"):
         maven_build_classpath(root, repo_local=DEBIAN_REPO, timeout=300)
