@@ -216,3 +216,10 @@ def test_jdk11_records(read):
     assert p.description == ("Parse HTML into a Document. As no base URI is specified, absolute URL "
                              "resolution, if required, relies on the HTML including a <base href> tag.")
     assert p.returns == "sane HTML"
+
+
+def test_process_pool_gives_the_same_result(read, debian):
+    serial = read("libcommons-io-java-doc")
+    pooled = read_site(str(debian("libcommons-io-java-doc")), workers=2)
+    assert pooled.members == serial.members and pooled.classes == serial.classes
+    assert pooled.warnings == serial.warnings == ()
