@@ -126,3 +126,35 @@ def test_cli_graph_other_formats(tmp_path, commons_lang3, graph_of, suffix):
     else:
         assert text.lstrip().startswith(("digraph", "strict digraph"))
         assert "isCommentEmpty" in text
+
+
+def test_cli_chain_auto_classpath_finds_commons_lang3():
+    # qare-example's pom declares commons-lang3 3.12.0; Debian's /usr/share/maven-repo has it
+    res = CliRunner().invoke(
+        _main(),
+        ["chain", str(QARE_EXAMPLE), "processComment", "--format", "json", "--quiet", "--auto-classpath"],
+    )
+    assert res.exit_code == 0, res.output
+    (rec,) = json.loads(res.stdout)
+    assert rec["signature"] == "org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)"
+    assert rec["library"] == "org.apache.commons:commons-lang3:3.12.0"
+    assert (rec["depth"], rec["chain_loc"], rec["resolution"]) == (3, 11, "exact")
+
+
+def test_cli_chain_without_classpath_prints_the_arity_target():
+    res = CliRunner().invoke(
+        _main(), ["chain", str(QARE_EXAMPLE), "isCommentEmpty", "--format", "json", "--quiet"]
+    )
+    assert res.exit_code == 0, res.output
+    (rec,) = json.loads(res.stdout)
+    assert rec == {
+        "api": "org.apache.commons.lang3.StringUtils.isBlank",
+        "signature": None,
+        "class": "org.apache.commons.lang3.StringUtils",
+        "library": None,
+        "depth": 2,
+        "chain": ["com.acme.CommentService.isCommentEmpty(java.lang.String)", "org.apache.commons.lang3.StringUtils.isBlank(*)"],
+        "chain_loc": 4,
+        "density": 0.25,
+        "resolution": "arity",
+    }

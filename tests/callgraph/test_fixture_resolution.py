@@ -561,7 +561,39 @@ MORE = {
     "Interface.super.method() is not dispatched": (
         f"{M}.Polite.greet()", [("res.Greeter.greet()", "exact", ("Greeter.super.greet()",))],
     ),
+    "anonymous subclass: unqualified call resolves to the inherited method, not the outer one": (
+        f"{M}.Traps.anonymousSubclassInheritsTheName()",
+        [("res.Parent.<init>()", "exact", ("new Parent() {",)),
+         ("res.Parent.greet()", "exact", ("greet(); // Parent.greet()",))],
+    ),
+    "block scopes: same local name, different types": (
+        f"{M}.Traps.blockScopes()",
+        [(f"{I}.<init>()", "exact", ("Item x = new Item()",)), (f"{I}.run()", "exact", ("x.run(); // the Item",)),
+         (f"{G}.<init>()", "exact", ("Gadget x = new Gadget()",)), (f"{G}.run()", "exact", ("x.run(); // the Gadget",))],
+    ),
+    "a variable obscures a type of the same name (JLS 6.4.2)": (
+        f"{M}.Traps.variableObscuresType()",
+        [(f"{G}.<init>()", "exact", ("Gadget Item = new Gadget()",)), (f"{G}.run()", "exact", ("Item.run(); // the variable",))],
+    ),
+    "this inside a lambda is the enclosing instance": (
+        f"{M}.Traps.lambdaThis()", [(f"{M}.Traps.greet()", "exact", ("this.greet()",))],
+    ),
+    "JDK generic return types substituted from the receiver's type arguments": (
+        f"{M}.Traps.jdkGenerics(java.util.List,java.util.Map)",
+        [("java.util.List.get(int)", "exact", ("items.get(0)",)), (f"{I}.label()", "exact", ("items.get(0)",)),
+         ("java.util.Map.get(java.lang.Object)", "exact", ('byName.get("g")',)),
+         (f"{G}.run()", "exact", ('byName.get("g")',)),
+         (f"{I}.next()", "exact", ("each.next()",))],  # var over List<Item>
+    ),
 }
+
+
+def test_method_ids_erase_parameter_types(pg):
+    ids = set(pg.methods())
+    # nested array type, nested generic type, C-style array, annotated final parameter
+    assert f"{M}.Traps.ids(res.Outer.Inner[][],java.util.Map.Entry,java.lang.String[],int)" in ids
+    # a type variable erases to its first bound; a wildcard type to its raw type
+    assert f"{M}.Traps.bounded(java.lang.Comparable[],java.util.List)" in ids
 
 
 def test_anonymous_class_in_a_static_initializer_goes_to_clinit(pg):
