@@ -67,15 +67,16 @@ class _Doc:
     deprecated: str | None = None
 
 
-def parse_comment(raw: str) -> _Doc:
-    """Split a ``/** … */`` comment into plain-text parts (see docs)."""
+def parse_comment(raw: str, value_of=None) -> _Doc:
+    """Split a ``/** … */`` comment into plain-text parts (see docs);
+    ``value_of(ref)`` shows ``{@value ref}`` constants."""
     block = _jd.parse(_guard_pre(raw))
 
     def txt(s):
-        return comment_text(s.replace(_AT, "@")) if s is not None else None
+        return comment_text(s.replace(_AT, "@"), value_of) if s is not None else None
 
     doc = _Doc()
-    desc, first = comment_parts(block.description.replace(_AT, "@"))
+    desc, first = comment_parts(block.description.replace(_AT, "@"), value_of)
     doc.description = desc or None
     doc.first_sentence = first if desc else None
     tparams, params = [], []
@@ -259,13 +260,19 @@ class _Extractor:
         self.classes: list[ClassDoc] = []
         self.members: list[ApiDoc] = []
         self.warnings: list = []
+        self.constants: dict[str, str] = {}
 
-    def _doc(self, node, src, f) -> _Doc:
+    def _doc(self, node, src, f, fqn: str = "", scopes: list | None = None) -> _Doc:
         raw = _doc_comment(node, src)
         doc = _Doc()
         if raw is not None:
+            def value_of(ref: str) -> str | None:
+                cls, _, name = ref.partition("#")
+                owner = self.resolver.resolve(cls, f, scopes or []) if cls else fqn
+                return self.constants.get(f"{owner}.{name}")
+
             try:
-                doc = parse_comment(raw)
+                doc = parse_comment(raw, value_of)
             except (ValueError, IndexError, AttributeError) as exc:
                 self.warnings.append((f"{self.where(f.name)}:{node.start_point[0] + 1}",
                                       f"unparsable doc comment ({exc})"))
@@ -288,7 +295,7 @@ class _Extractor:
 
         tvars = _type_vars(node.child_by_field_name("type_parameters"), src,
                            {} if _is_static(node, src) else tvars, resolve)
-        doc = self._doc(node, src, f)
+        doc = self._doc(node, src, f, fqn, scopes)
         ids: list[str] = []
         body = node.child_by_field_name("body")
         iface = kind in ("interface", "annotation")
@@ -349,7 +356,7 @@ class _Extractor:
                 continue
             if t == "enum_constant":
                 name = _txt(src, m.child_by_field_name("name"))
-                self._emit(f, m, fqn, "enum_constant", name, None, self._doc(m, src, f), resolve, ids,
+                self._emit(f, m, fqn, "enum_constant", name, None, self._doc(m, src, f, fqn, scopes), resolve, ids,
                            name)
                 continue
             if t not in ("method_declaration", "constructor_declaration", "compact_constructor_declaration",
@@ -359,7 +366,7 @@ class _Extractor:
             vis = _visibility(m, src)
             if not (vis in ("public", "protected") or (iface and vis != "private")):
                 continue
-            doc = self._doc(m, src, f)
+            doc = self._doc(m, src, f, fqn, scopes)
             sig = _signature(m, src)
             if t in ("field_declaration", "constant_declaration"):
                 for d in m.named_children:
@@ -438,6 +445,63 @@ def _declared_types(f: _File) -> list[str]:
     return out
 
 
+_INT_LITERALS = {"decimal_integer_literal": 10, "hex_integer_literal": 16,
+                 "octal_integer_literal": 8, "binary_integer_literal": 2}
+
+
+def _shown_constant(node, src) -> str | None:
+    """How javadoc shows a constant initialised by this literal (strings
+    and chars as written, integers in decimal, booleans), else ``None``."""
+    t = node.type
+    text = _txt(src, node)
+    if t in ("string_literal", "character_literal") and "\n" not in text:
+        return text
+    if t in ("true", "false"):
+        return t
+    if t in _INT_LITERALS:
+        digits = text.rstrip("lL").replace("_", "")
+        base = _INT_LITERALS[t]
+        if base != 10:
+            digits = digits[2:] if base != 8 else digits
+        try:
+            value = int(digits, base)
+        except ValueError:
+            return None
+        return str(value)
+    return None
+
+
+def _constants(f: _File) -> dict[str, str]:
+    """``pkg.Type.NAME`` → shown value of the file's literal constants."""
+    out: dict[str, str] = {}
+
+    def walk(node, prefix, iface):
+        for c in node.named_children:
+            if c.type in _TYPE_DECLS:
+                nm = c.child_by_field_name("name")
+                body = c.child_by_field_name("body")
+                if nm is None or body is None:
+                    continue
+                fq = f"{prefix}.{_txt(f.src, nm)}" if prefix else _txt(f.src, nm)
+                walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"))
+            elif c.type == "enum_body_declarations":
+                walk(c, prefix, False)
+            elif c.type in ("field_declaration", "constant_declaration"):
+                mods = _modifiers(c)
+                words = {_txt(f.src, k) for k in mods.children} if mods is not None else set()
+                if not (iface or c.type == "constant_declaration" or {"static", "final"} <= words):
+                    continue
+                for d in c.named_children:
+                    if d.type == "variable_declarator":
+                        value = d.child_by_field_name("value")
+                        shown = _shown_constant(value, f.src) if value is not None else None
+                        if shown is not None:
+                            out[f"{prefix}.{_txt(f.src, d.child_by_field_name('name'))}"] = shown
+
+    walk(f.tree.root_node, f.package, False)
+    return out
+
+
 def read_source_container(container: Container) -> DocSet:
     """Read the ``.java`` files of ``container`` (see :func:`read_sources`)."""
     names = [n for n in container.names() if n.endswith(".java")
@@ -459,6 +523,8 @@ def read_source_container(container: Container) -> DocSet:
         files.append(f)
     known = {t for f in files for t in _declared_types(f)}
     ex = _Extractor(_Resolver(known), lambda n: location(container, n))
+    for f in files:
+        ex.constants.update(_constants(f))
     for f in files:
         for c in f.tree.root_node.named_children:
             if c.type in _TYPE_DECLS:

@@ -248,12 +248,13 @@ def link_label(body: str) -> str:
     return ref.replace("#", ".")
 
 
-def comment_html(text: str) -> str:
+def comment_html(text: str, value_of=None) -> str:
     """Doc-comment text with inline tags replaced by HTML javadoc would
     produce: ``{@code x}``/``{@literal x}`` → escaped ``x``; ``{@link r l}``
     → ``l`` or ``r`` with ``#`` → ``.``; ``{@value r}`` → ``r`` (the constant
     is not evaluated); ``{@inheritDoc}``/``{@docRoot}`` → nothing; other
-    tags → their body."""
+    tags → their body. ``value_of(ref)`` may give the shown value of a
+    ``{@value ref}`` constant (``None``: show the reference)."""
     out: list[str] = []
     last = 0
     for start, end, tag, body in _inline_tags(text):
@@ -265,7 +266,10 @@ def comment_html(text: str) -> str:
         elif tag in ("link", "linkplain"):
             out.append("<code>" + html.escape(link_label(body), quote=False) + "</code>")
         elif tag == "value":
-            out.append(html.escape(link_label(body), quote=False) if body.strip() else "")
+            shown = value_of(body.strip()) if value_of is not None and body.strip() else None
+            if shown is None:
+                shown = link_label(body) if body.strip() else ""
+            out.append(html.escape(shown, quote=False))
         elif tag in ("inheritDoc", "docRoot"):
             pass
         elif tag == "index":
@@ -277,12 +281,12 @@ def comment_html(text: str) -> str:
     return "".join(out)
 
 
-def comment_parts(text: str | None) -> tuple[str | None, str | None]:
+def comment_parts(text: str | None, value_of=None) -> tuple[str | None, str | None]:
     """(plain text, first sentence) of doc-comment HTML, like
     :func:`comment_text` and :func:`first_sentence_of`."""
     if text is None:
         return None, None
-    src = comment_html(text)
+    src = comment_html(text, value_of)
     if not src.strip():
         return "", None
     try:
@@ -293,12 +297,12 @@ def comment_parts(text: str | None) -> tuple[str | None, str | None]:
     return element_text(frag), first_sentence_of([frag])
 
 
-def comment_text(text: str | None) -> str | None:
+def comment_text(text: str | None, value_of=None) -> str | None:
     """Plain text of doc-comment HTML (after :func:`comment_html`), by the
     same rules as the HTML sites."""
     if text is None:
         return None
-    src = comment_html(text)
+    src = comment_html(text, value_of)
     if not src.strip():
         return ""
     try:

@@ -57,11 +57,9 @@ def test_sources_agree_with_site(site17, sources_jar, form):
         assert _norm(r.deprecated) == _norm(s.deprecated), mid
         assert _norm(r.first_sentence) == _norm(s.first_sentence), mid
         assert _norm(r.description) == _norm(s.description), mid
-        if mid == f"{P}.Shape.area(double)":
-            # {@value #UNIT}: javadoc shows the constant, sources its name
-            assert (s.returns, r.returns) == ('the area in "cm2"', "the area in UNIT")
-        else:
-            assert _norm(r.returns) == _norm(s.returns), mid
+        assert _norm(r.returns) == _norm(s.returns), mid
+    # {@value #UNIT}: the constant's value, as javadoc shows it
+    assert mine[f"{P}.Shape.area(double)"].returns == 'the area in "cm2"'
     sc = {c.fqn: c for c in site17.classes}
     for c in src.classes:
         assert c.kind == sc[c.fqn].kind
@@ -118,6 +116,23 @@ def test_name_resolution_rules(tmp_path):
     }
     m = next(x for x in ds.members if x.api == "p.A.m")
     assert m.throws == (("java.lang.IllegalStateException", "never"), ("FileNotFoundException", "sometimes"))
+
+
+def test_value_tags(tmp_path):
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "K.java").write_text(
+        "package q;\n"
+        "public class K {\n"
+        "  public static final int HEX = 0x1F;\n"
+        "  public static final long BIG = 1_000L;\n"
+        "  public static final char C = 'x';\n"
+        "  public final int notConstant = 3;\n"
+        "  /** Uses {@value #HEX}, {@value K#BIG}, {@value q.K#C}, {@value #notConstant}, {@value L#Z}. */\n"
+        "  public void m() {}\n"
+        "}\n"
+        "interface L { String Z = \"z\"; }\n")
+    m, = [x for x in read_sources(str(tmp_path)).members if x.api == "q.K.m"]
+    assert m.description == 'Uses 31, 1000, \'x\', notConstant, "z".'
 
 
 def test_index_prefers_site_over_sources(generated_sites):
