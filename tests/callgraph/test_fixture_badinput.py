@@ -160,3 +160,52 @@ def test_cli_graph_on_a_project_without_java_exits_3(tmp_path):
     assert res.exit_code == NO_INPUT, res.output
     assert "java" in res.output.lower()
     assert "Traceback" not in res.output
+
+
+def test_crlf_bom_nul_dangling_symlink_and_a_folder_named_java(graph_of, tmp_path):
+    src = tmp_path / "src/main/java/o"
+    src.mkdir(parents=True)
+    (src / "Crlf.java").write_bytes(
+        b"package o;\r\n\r\nclass Crlf {\r\n\r\n    void a() {\r\n        b();\r\n    }\r\n\r\n    void b() {\r\n    }\r\n}\r\n"
+    )
+    (src / "Bom.java").write_bytes(
+        b"\xef\xbb\xbfpackage o;\n\nclass Bom {\n    void c() {\n        new Crlf().a();\n    }\n}\n"
+    )
+    (src / "Nul.java").write_bytes(
+        b'package o;\n\nclass Nul {\n    String s = "a\x00b";\n\n    void d() {\n        new Bom().c();\n    }\n}\n'
+    )
+    os.symlink(tmp_path / "nowhere" / "X.java", src / "Dangling.java")
+    (src / "Folder.java").mkdir()
+    pg = graph_of(tmp_path)
+    assert (pg.method("o.Crlf.a()").start_line, pg.method("o.Crlf.a()").end_line, pg.method("o.Crlf.a()").loc) == (5, 7, 3)
+    assert out_edges(pg, "o.Crlf.a()") == {("o.Crlf.b()", "exact", (6,))}
+    assert out_edges(pg, "o.Bom.c()") == {("o.Crlf.<init>()", "exact", (5,)), ("o.Crlf.a()", "exact", (5,))}
+    assert pg.method("o.Bom.c()").start_line == 4
+    assert out_edges(pg, "o.Nul.d()") == {("o.Bom.<init>()", "exact", (7,)), ("o.Bom.c()", "exact", (7,))}
+    assert pg.summary.files == 3
+    assert list(pg.summary.parse_errors) == []
+    assert [f for f, _ in pg.summary.skipped] == ["src/main/java/o/Dangling.java"]
+
+
+def test_very_deep_expressions_do_not_crash(graph_of, tmp_path):
+    n = 3000
+    body = (
+        "        new Node()" + ".next()" * n + ".done();\n"
+        "        int x = " + " + ".join(["1"] * n) + ";\n"
+        "        int y = " + "f(" * 500 + "0" + ")" * 500 + ";\n"
+    )
+    src = (
+        "package d;\n\nclass Node {\n    Node next() {\n        return this;\n    }\n\n    void done() {\n    }\n\n"
+        "    static int f(int v) {\n        return v;\n    }\n\n    void deep() {\n" + body + "    }\n\n"
+        "    void after() {\n        done();\n    }\n}\n"
+    )
+    p = tmp_path / "src/main/java/d/Node.java"
+    p.parent.mkdir(parents=True)
+    p.write_text(src)
+    pg = graph_of(tmp_path)
+    assert out_edges(pg, "d.Node.after()") == {("d.Node.done()", "exact", (22,))}
+    deep = {(v, r) for v, r, _ in out_edges(pg, "d.Node.deep()")}
+    assert {("d.Node.<init>()", "exact"), ("d.Node.next()", "exact"), ("d.Node.f(int)", "exact")} <= deep
+    # whatever is given up on is counted, never guessed as a decided edge
+    assert ("d.Node.done()", "exact") not in deep or pg.summary.unresolved == 0
+    assert pg.summary.call_sites == n + 1 + 1 + 500 + 1
