@@ -53,6 +53,7 @@ _MAGIC = 0xCAFEBABE
 # Constant-pool tag → size of the entry body in bytes (Utf8 is variable).
 _CP_FIXED = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4,
              15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+_CP_SIZES = [_CP_FIXED.get(t, 0) for t in range(21)]
 _U2 = struct.Struct(">H")
 _U4 = struct.Struct(">I")
 _U2U2U2U2 = struct.Struct(">HHHH")
@@ -132,7 +133,7 @@ def parse_class(data: bytes) -> RawClass:
         constant-pool entry kinds.
     """
     try:
-        return _parse(memoryview(data))
+        return _parse(bytes(data))
     except ClassFormatError:
         raise
     except (struct.error, IndexError) as exc:
@@ -141,7 +142,7 @@ def parse_class(data: bytes) -> RawClass:
         raise ClassFormatError(f"malformed class file: {type(exc).__name__}: {exc}") from None
 
 
-def _parse(buf: memoryview) -> RawClass:
+def _parse(buf: bytes) -> RawClass:
     n = len(buf)
     if n < 10:
         raise ClassFormatError(f"truncated class file ({n} bytes)")
@@ -149,9 +150,11 @@ def _parse(buf: memoryview) -> RawClass:
         raise ClassFormatError("bad magic (not 0xCAFEBABE)")
     major = _U2.unpack_from(buf, 6)[0]
     cp_count = _U2.unpack_from(buf, 8)[0]
-    # Constant pool: remember where each entry is; decode lazily.
+    # Constant pool: remember where each entry is; decode lazily. This loop is
+    # the hot spot of a lookup, hence plain byte arithmetic.
     tags = bytearray(cp_count)
     offs = [0] * cp_count
+    sizes = _CP_SIZES
     pos = 10
     i = 1
     while i < cp_count:
@@ -161,11 +164,10 @@ def _parse(buf: memoryview) -> RawClass:
         tags[i] = tag
         offs[i] = pos + 1
         if tag == 1:
-            length = _U2.unpack_from(buf, pos + 1)[0]
-            pos += 3 + length
+            pos += 3 + ((buf[pos + 1] << 8) | buf[pos + 2])
         else:
-            size = _CP_FIXED.get(tag)
-            if size is None:
+            size = sizes[tag] if tag < 21 else 0
+            if not size:
                 raise ClassFormatError(f"unknown constant-pool tag {tag} at entry {i}")
             pos += 1 + size
             if tag == 5 or tag == 6:
@@ -185,7 +187,7 @@ def _parse(buf: memoryview) -> RawClass:
         length = _U2.unpack_from(buf, o)[0]
         if o + 2 + length > n:
             raise ClassFormatError("truncated Utf8 entry")
-        s = _decode_mutf8(bytes(buf[o + 2:o + 2 + length]))
+        s = _decode_mutf8(buf[o + 2:o + 2 + length])
         utf_cache[idx] = s
         return s
 
