@@ -217,6 +217,11 @@ class _JarSource(_Source):
         self.names = names.keys()
 
     def _zip(self) -> zipfile.ZipFile:
+        if self._lru.pid != os.getpid():
+            # Forked worker: an inherited ZipFile shares its file offset with the
+            # parent and siblings, so concurrent reads would corrupt each other.
+            self._lru.clear()
+            self._lru.pid = os.getpid()
         zf = self._lru.get(self.path)
         if zf is not None:
             self._lru.move_to_end(self.path)
@@ -333,6 +338,14 @@ class _CtSymSource(_JarSource):
 
 class _EntryError(Exception):
     pass
+
+
+class _ZipLRU(collections.OrderedDict):
+    """Open jars, least recently used first, owned by the process that opened them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pid = os.getpid()
 
 
 class _Owners:
@@ -590,7 +603,7 @@ class ClasspathIndex:
         self._cache: dict[str, Solved | Unsolved] = {}
         self._src_name_cache: dict[str, str] = {}
         self._pkg_types: dict[str, list[str]] | None = None
-        self._lru: collections.OrderedDict = collections.OrderedDict()
+        self._lru = _ZipLRU()
 
     @classmethod
     def open(cls, entries: Iterable[str | os.PathLike] = (), *, jdk: str | os.PathLike | None = "auto") -> "ClasspathIndex":
@@ -639,7 +652,10 @@ class ClasspathIndex:
         self._owner.add(src)
 
     def close(self) -> None:
-        """Close the jars held open for lazy reads."""
+        """Close the jars held open for lazy reads (reopened on demand)."""
+        if self._lru.pid != os.getpid():
+            self._lru.clear()  # inherited handles belong to the parent
+            self._lru.pid = os.getpid()
         while self._lru:
             self._lru.popitem()[1].close()
 

@@ -97,3 +97,34 @@ def test_every_class_of_java_base_parses(ix):
            and "package-info" not in r.reason]
     assert bad == [] and ix.warnings == []
     assert len(names) > 2000
+
+
+_FORKED: ClasspathIndex | None = None
+
+
+def _forked_lookup(names):
+    out = []
+    for n in names:
+        r = _FORKED.lookup_result(n)
+        out.append((n, r.type.fqn if isinstance(r, Solved) else r.reason))
+    return out, list(_FORKED.warnings)
+
+
+def test_lookups_in_forked_workers():
+    # Pass-2 workers of build_project_graph inherit the index by fork; reads of the
+    # same jar from several processes must not share a file offset.
+    import multiprocessing as mp
+    global _FORKED
+    _FORKED = ClasspathIndex.open([LANG3], jdk=None)
+    _FORKED.lookup("org.apache.commons.lang3.StringUtils")  # the jar is open before the fork
+    with zipfile.ZipFile(LANG3) as z:
+        names = sorted(n[:-6] for n in z.namelist() if n.endswith(".class") and "$" not in n)
+    chunks = [names[i::4] for i in range(4)] * 3
+    with mp.get_context("fork").Pool(2) as pool:
+        results = pool.map(_forked_lookup, chunks)
+    fresh = ClasspathIndex.open([LANG3], jdk=None)
+    for out, warnings in results:
+        assert warnings == []
+        for n, got in out:
+            r = fresh.lookup_result(n)
+            assert got == (r.type.fqn if isinstance(r, Solved) else r.reason)
