@@ -339,3 +339,15 @@ def test_cli_graph_json_round_trips(pg, commons_lang3, tmp_path):
     assert g.edges[PROCESS, EMPTY]["lines"] == [23]
     # the summary is printed
     assert "exact" in res.output
+
+
+@pytest.mark.xfail(strict=True, reason="core: with jdk=None, java.lang types in method ids stay simple names "
+                   "(`processComment(String)`), though java.lang must resolve from source alone")
+def test_without_a_jdk_ids_are_unchanged_and_jdk_calls_are_not_exact(graph_of, commons_lang3, pg):
+    nojdk = graph_of(QARE_EXAMPLE, classpath=[commons_lang3], jdk=None)
+    assert set(nojdk.methods()) == set(pg.methods())
+    edges = out_edges(nojdk, PROCESS)
+    assert (EMPTY, "exact", (23,)) in edges
+    # List.add: the receiver type is decided by the import, its declaration is unknown
+    assert not [e for e in edges if e[0].startswith("java.") and e[1] == "exact"]
+    assert {e[0] for e in edges} - {EMPTY} <= {"java.util.List.add(*)"}
