@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import inspect
 import os
@@ -37,6 +38,7 @@ _CLIENTS = {
     "http.client.HTTPConnection": "http.client",
 }
 _REQUEST_CLASS = "urllib.request.Request"
+_HTTP_HINT = re.compile(r"requests|httpx|aiohttp|urllib|http\.client|HTTPSConnection|HTTPConnection")
 _MAX_FILE_BYTES = 1_000_000
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", "build", "dist"}
 _PLACEHOLDER_RE = re.compile(
@@ -123,7 +125,7 @@ class _Module:
     const_stmts: dict  # name -> statement
     import_stmts: list
     clients: dict  # key -> (lib, Call)
-    comment_lines: dict  # lineno -> comment text
+    comment_lines: dict | None  # lineno -> comment text, tokenized on first use
 
 
 def _comments(source: str) -> dict[int, str]:
@@ -181,7 +183,7 @@ def _module_facts(source: str) -> _Module:
         const_stmts=const_stmts,
         import_stmts=[n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
         clients=clients,
-        comment_lines=_comments(source),
+        comment_lines=None,
     )
 
 
@@ -450,21 +452,46 @@ def _assignments(fn: ast.AST):
     return simple, extra
 
 
+def _substitute(value: ast.AST, name: str, prev: ast.AST | None) -> ast.AST:
+    """*value* with loads of *name* replaced by its earlier binding, or by an
+    opaque ``{name}`` placeholder when there is none."""
+
+    class _T(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id == name:
+                if prev is not None:
+                    return prev
+                return ast.Attribute(value=ast.Name("_", ast.Load()), attr=name, ctx=ast.Load())
+            return node
+
+    return _T().visit(copy.deepcopy(value))
+
+
 def _env_at(line: int, simple, extra, module: _Module, params: frozenset) -> Env:
     local: dict = {}
     for lineno, name, value in simple:
         if lineno > line and name in local:
             continue
-        if isinstance(value, ast.BinOp) and isinstance(value.left, ast.Name) and value.left.id == name:
-            # x += y: fold into the earlier binding
-            prev = local.get(name, module.constants.get(name))
-            value = ast.BinOp(prev, ast.Add(), value.right) if prev is not None else value.right
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            # x = x + y / x += y: fold into the earlier binding
+            value = _substitute(value, name, local.get(name, module.constants.get(name)))
         local[name] = value
     ex: dict = defaultdict(list)
     for lineno, name, key, value in extra:
         if lineno <= line:
             ex[name].append((key, value))
     return Env(local, module.constants, params, ex)
+
+
+def _is_candidate(call: ast.Call, imports: dict, clients: dict) -> bool:
+    """Cheap pre-check before resolving names at the call site."""
+    if _qualname(call.func, imports) in _MODULE_CALLS:
+        return True
+    if isinstance(call.func, ast.Attribute):
+        if _target_key(call.func.value) in clients:
+            return True
+        return isinstance(call.func.value, ast.Call) and _client_of(call.func.value, imports) is not None
+    return False
 
 
 def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_Call]:
@@ -484,8 +511,7 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_C
     }
     calls = []
     for sub in ast.walk(fn):
-        if isinstance(sub, ast.Call):
-            # headers.update({...}) on a session adds default headers
+        if isinstance(sub, ast.Call) and _is_candidate(sub, imports, clients):
             env = _env_at(sub.lineno, simple, extra, module, params)
             facts = _request_facts(sub, env, imports, clients, req_vars)
             if facts is not None:
@@ -770,6 +796,9 @@ def extract_source(
     SyntaxError
         When *source* does not parse.
     """
+    if not _HTTP_HINT.search(source):
+        ast.parse(source)  # still report files that do not parse
+        return []
     module = _module_facts(source)
     out = []
     class_clients_cache: dict = {}
@@ -784,6 +813,8 @@ def extract_source(
         calls = function_calls(fn, module, class_clients)
         if not calls:
             continue
+        if module.comment_lines is None:
+            module.comment_lines = _comments(source)
         evidence = sorted({e for c in calls for e in _rapidapi_evidence(c)})
         if rapidapi_only and not evidence:
             continue
@@ -940,8 +971,10 @@ def extract_repos(
                         rapidapi_only=rapidapi_only,
                     )
                 )
-            except (SyntaxError, ValueError, OSError, RecursionError) as exc:
+            except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as exc:
                 errors.append(ExtractionError(root.name, rel, f"{type(exc).__name__}: {exc}"))
+            except Exception as exc:  # noqa: BLE001 - one odd file must not stop the run
+                errors.append(ExtractionError(root.name, rel, f"internal error {type(exc).__name__}: {exc}"))
     stats["functions"] = len(records)
     shapes: dict = defaultdict(list)
     for r in records:

@@ -220,3 +220,29 @@ def test_percent_format_and_method_kw():
     )
     rec = extract_source(src)[0]
     assert (rec["api_metadata"]["method"], rec["api_metadata"]["route"]) == ("PUT", "/quote/{sym}/daily")
+
+
+def test_self_referencing_url_builds_fold_in_order():
+    src = (
+        "import requests\n"
+        "BASE = 'https://api.x.com'\n"
+        "def f(q, extra):\n"
+        "    url = BASE + '/v1'\n"
+        "    url = url + '/search'\n"
+        "    url += '?q=' + q\n"
+        "    for i in range(3):\n"
+        "        url = url + '&p=' + extra\n"
+        "    return requests.get(url)\n"
+        "def g(u):\n"
+        "    u = u + '/x'\n"
+        "    return requests.get(u)\n"
+    )
+    f, g = extract_source(src)
+    assert f["api_metadata"]["url"] == "https://api.x.com/v1/search?q={q}&p={extra}"
+    assert [(p["key"], p["in"]) for p in f["api_metadata"]["code_params"]] == [("q", "query"), ("p", "query")]
+    assert (g["api_metadata"]["url"], g["api_host"], g["api_metadata"]["route"]) == ("{u}/x", None, None)
+
+
+def test_files_without_http_hint_are_still_parsed():
+    with pytest.raises(SyntaxError):
+        extract_source("def broken(:\n    pass\n")
