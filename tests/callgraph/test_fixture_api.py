@@ -158,3 +158,38 @@ def test_cli_chain_without_classpath_prints_the_arity_target():
         "density": 0.25,
         "resolution": "arity",
     }
+
+
+CODE_LOC_SRC = """package c;
+
+class C {
+
+    /** Doc, not counted. */
+    @Deprecated
+    int f() {
+        /* a block comment
+           over two lines */
+        int a = 1; // trailing comment: still a code line
+
+        /** a doc-like comment inside */
+        String url = "http://not-a-comment";
+        /* leading */ int b = 2;
+        int c = 3; /* opens
+        closes */ int d = 4;
+        return a + b + c + d + url.length(); /* end */
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("mode, loc", [("physical", 13), ("code", 9)])
+def test_loc_modes_by_hand(graph_of, tmp_path, mode, loc):
+    p = tmp_path / "src/main/java/c/C.java"
+    p.parent.mkdir(parents=True)
+    p.write_text(CODE_LOC_SRC)
+    pg = graph_of(tmp_path, loc_mode=mode)
+    info = pg.method("c.C.f()")
+    assert (info.start_line, info.end_line) == (6, 18)
+    # code lines (9): 6 @Deprecated, 7 int f() {, 10 int a, 13 String url, 14 int b,
+    # 15 int c /* opens, 16 closes */ int d, 17 return, 18 }; comments 8, 9, 12; blank 11
+    assert info.loc == loc
