@@ -119,9 +119,13 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         raise ValueError("jobs must be ≥ 1")
     t0 = time.perf_counter()
     root = Path(root)
+    phases: dict = {}
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
+
+    phases["discover"] = time.perf_counter() - t0
+    tp = time.perf_counter()
 
     # pass 1 --------------------------------------------------------------
     facts: list = [None] * len(files)
@@ -162,8 +166,14 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     if not kept:
         raise NoInputError(f"no parseable .java files under {root}")
 
+    phases["parse"] = time.perf_counter() - tp
+    tp = time.perf_counter()
+
     # index ---------------------------------------------------------------
     idx = ProjectIndex(kept, cp, loc_mode)
+
+    phases["index"] = time.perf_counter() - tp
+    tp = time.perf_counter()
 
     # pass 2 --------------------------------------------------------------
     _STATE["index"] = idx
@@ -184,6 +194,9 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         _STATE.clear()
         bar.close()
 
+    phases["resolve"] = time.perf_counter() - tp
+    tp = time.perf_counter()
+
     # graph ---------------------------------------------------------------
     g = nx.DiGraph()
     infos = {}
@@ -197,8 +210,8 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     counts: Counter = Counter()
     reasons: Counter = Counter()
     examples: dict = {}
-    edges: dict = {}
     apis: dict = {}
+    edge_rows: list = []
     results.sort(key=lambda r: r[0])
     for fi, fr, err in results:
         if fr is None:
@@ -209,24 +222,18 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         for k, v in fr.examples.items():
             examples.setdefault(k, v)
         apis.update(fr.apis)
-        for key, (kind, lines) in fr.edges.items():
-            e = edges.get(key)
-            if e is None:
-                edges[key] = [kind, set(lines)]
-            else:
-                if _rank(kind) < _rank(e[0]):
-                    e[0] = kind
-                e[1].update(lines)
-    for aid, (_cls, _name, third, lib) in apis.items():
-        if aid not in infos:
-            g.add_node(aid, kind="api", file=None, start_line=None, end_line=None, loc=None,
-                       comment=None, third_party=bool(third), library=lib, source_set=None)
-    cha = 0
-    for (s, d), (kind, lines) in sorted(edges.items()):
-        if d not in g:
-            continue
-        cha += kind == "cha"
-        g.add_edge(s, d, lines=sorted(lines), resolution=kind)
+        edge_rows.extend(fr.edges)
+    g.add_nodes_from(
+        (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
+               "comment": None, "third_party": bool(third), "library": lib, "source_set": None})
+        for aid, (_cls, _name, third, lib) in apis.items() if aid not in infos)
+    # an edge's source is a method of the file that produced it, so rows of
+    # different files never collide
+    edge_rows.sort()
+    g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
+                     for s, d, kind, lines in edge_rows if d in g)
+    cha = sum(1 for row in edge_rows if row[2] == "cha")
+    phases["graph"] = time.perf_counter() - tp
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
     summary = BuildSummary(
         files=len(kept), lines=sum(f.lines for f in kept), methods=len(infos),
@@ -235,12 +242,10 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
-        seconds=time.perf_counter() - t0, examples=examples)
+        seconds=time.perf_counter() - t0, examples=examples,
+        phases={k: round(v, 3) for k, v in phases.items()})
     return ProjectGraph(g, summary, infos, str(root))
 
-
-def _rank(kind):
-    return {"exact": 0, "arity": 1, "cha": 2, "name": 3}[kind]
 
 
 def _tqdm(progress: bool):

@@ -104,6 +104,8 @@ class BuildSummary:
         Wall time of the build.
     examples : dict[str, str]
         One ``file:line`` per unresolved reason.
+    phases : dict[str, float]
+        Wall seconds per phase (discover, parse, index, resolve, graph).
     """
 
     files: int
@@ -120,6 +122,7 @@ class BuildSummary:
     classpath_warnings: tuple = ()
     seconds: float = 0.0
     examples: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""

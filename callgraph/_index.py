@@ -141,6 +141,9 @@ class ProjectIndex:
         self._lib: dict = {}
         self._fields: dict = {}
         self._third: dict = {}
+        self._over: dict = {}
+        self._by_sig = None
+        self._partial: dict = {}
         self.methods: dict[str, list[_PM]] = {}
         self.by_id: dict[str, _PM] = {}
         self.by_name: dict[str, list[str]] = {}
@@ -419,6 +422,38 @@ class ProjectIndex:
             return r[0]
         return ref[0].lstrip("=") + "[]" * ref[2]
 
+    def subst_ref(self, ref, fi, key, mt, subst, depth=0):
+        """Resolve a TypeRef, replacing type variables named in ``subst``."""
+        name, args, dims = ref
+        if dims == 0 and name in subst:
+            return subst[name]
+        base = self.resolve_ref((name, (), dims), fi, key, mt)
+        if base is None or dims or not args or depth > 5:
+            return base
+        return (base[0], tuple(self.subst_ref(a, fi, key, mt, subst, depth + 1) for a in args))
+
+    def super_type_args(self, t: str, args: tuple, target: str, depth: int = 0):
+        """Type arguments of supertype ``target`` as seen from ``t<args>``
+        (``class ItemBox extends Box<Item>`` → ``(Item,)``), or None."""
+        if t == target:
+            return args
+        td = self.types.get(t)
+        if td is None or depth > 12:
+            return None
+        tps = [n for n, _ in td.type_params]
+        subst = {n: a for n, a in zip(tps, args) if a is not None} if len(args) == len(tps) else {}
+        fi = self.type_file[t]
+        for ref in ([td.superclass] if td.superclass else []) + list(td.interfaces):
+            r = self.subst_ref(ref, fi, td.outer, None, subst)
+            if r is None:
+                continue
+            sups = self.all_supers(r[0]) or self._partial.get(r[0], ())
+            if r[0] == target or target in sups:
+                out = self.super_type_args(r[0], r[1], target, depth + 1)
+                if out is not None:
+                    return out
+        return None
+
     # ----------------------------------------------------------- hierarchy
     def supers(self, key: str) -> tuple:
         """Direct supertypes (source FQNs; project keys for project types)."""
@@ -486,7 +521,6 @@ class ProjectIndex:
         res = None if unknown else frozenset(seen)
         if unknown:
             self._allsupers[t] = None
-            self._partial = getattr(self, "_partial", {})
             self._partial[t] = frozenset(seen)
         else:
             self._allsupers[t] = res
@@ -507,7 +541,7 @@ class ProjectIndex:
             return False
         s = self.all_supers(a)
         if s is None:
-            part = getattr(self, "_partial", {}).get(a, ())
+            part = self._partial.get(a, ())
             return True if b in part else None
         return b in s
 
@@ -664,18 +698,30 @@ class ProjectIndex:
         self._fields[mk] = res
         return res
 
-    def overriders(self, t: str, name: str, ptypes: tuple) -> list[str]:
-        """Ids of project methods overriding ``name(ptypes)`` in project subtypes of ``t``."""
+    def overriders(self, t: str, name: str, ptypes: tuple) -> tuple:
+        """Ids of project methods overriding ``name(ptypes)`` in project subtypes of ``t``
+        (class hierarchy analysis), sorted."""
+        mk = (t, name, ptypes)
+        r = self._over.get(mk)
+        if r is not None:
+            return r
+        if self._by_sig is None:
+            by_sig: dict = {}
+            for key, pms in self.methods.items():
+                for p in pms:
+                    i = p.info
+                    if not (i.static or i.abstract or i.private or i.name in ("<init>", "<clinit>")):
+                        by_sig.setdefault((i.name, p.ptypes), []).append((key, i.id))
+            self._by_sig = by_sig
         out = []
-        seen = {t}
-        stack = list(self.subtypes.get(t, ()))
-        while stack:
-            s = stack.pop()
-            if s in seen:
-                continue
-            seen.add(s)
-            for p in self.methods.get(s, ()):
-                if p.info.name == name and p.ptypes == ptypes and not p.info.static and not p.info.abstract:
-                    out.append(p.info.id)
-            stack.extend(self.subtypes.get(s, ()))
-        return sorted(out)
+        if t in self.subtypes:
+            for key, mid in self._by_sig.get((name, ptypes), ()):
+                if key != t:
+                    sups = self.all_supers(key)
+                    if sups is None:
+                        sups = self._partial.get(key, ())
+                    if t in sups:
+                        out.append(mid)
+        r = tuple(sorted(out))
+        self._over[mk] = r
+        return r

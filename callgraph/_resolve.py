@@ -183,7 +183,10 @@ class FileResolver:
                 r = _Res("unresolved", reason="expression too deeply nested")
             self.emit(owner, r, n.start_point[0] + 1)
         self.implicit_super_calls()
-        return self.res
+        res = self.res
+        # picklable rows (src, dst, kind, sorted lines) for the parent process
+        res.edges = [(s, d, k, sorted(lines)) for (s, d), (k, lines) in res.edges.items()]
+        return res
 
     def emit(self, owner, r: _Res, line: int):
         if r.kind == "none":
@@ -887,10 +890,16 @@ class FileResolver:
         # class type variables from the receiver's type arguments
         td = idx.types.get(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
-        if tps and recv is not None and recv[0] == c.type_key and len(recv[1]) == len(tps):
-            for n, a in zip(tps, recv[1]):
-                if a is not None:
-                    subst[n] = a
+        if tps:
+            if recv is None and self.key is not None:
+                recv = (self.key, ())  # an unqualified call: the receiver is `this`
+            targs = None
+            if recv is not None:
+                targs = recv[1] if recv[0] == c.type_key else idx.super_type_args(recv[0], recv[1], c.type_key)
+            if targs and len(targs) == len(tps):
+                for n, a in zip(tps, targs):
+                    if a is not None:
+                        subst[n] = a
         # method type variables inferred from arguments declared with them
         if c.tparams and c.decl is not None:
             for i, (_, pref) in enumerate(c.decl.params):
@@ -905,17 +914,8 @@ class FileResolver:
                     if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
                         subst[pref[1][0][0]] = a[1][0]
         if subst:
-            return self._subst_resolve(r, fi, c.type_key, c.tparams or None, subst)
+            return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
         return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
-
-    def _subst_resolve(self, r, fi, key, mt, subst, depth=0):
-        name, args, dims = r
-        if dims == 0 and name in subst:
-            return subst[name]
-        base = self.idx.resolve_ref((name, (), dims), fi, key, mt)
-        if base is None or dims or not args or depth > 5:
-            return base
-        return (base[0], tuple(self._subst_resolve(a, fi, key, mt, subst, depth + 1) for a in args))
 
     def lib_return(self, c: _LibM, recv):
         sig = c.sig
