@@ -351,3 +351,22 @@ def test_without_a_jdk_ids_are_unchanged_and_jdk_calls_are_not_exact(graph_of, c
     # List.add: the receiver type is decided by the import, its declaration is unknown
     assert not [e for e in edges if e[0].startswith("java.") and e[1] == "exact"]
     assert {e[0] for e in edges} - {EMPTY} <= {"java.util.List.add(*)"}
+
+
+def test_summary_counts_by_hand(pg, pg_nocp):
+    # methods: 4 + 9 + 1 declared, plus the 3 implicit constructors
+    # call sites: CommentService 7 (incl. the field initializer), TitleFormatter 13, the test 4
+    s = pg.summary
+    assert (s.files, s.methods, s.call_sites, s.unresolved) == (3, 17, 24, 0)
+    assert {k: v for k, v in s.resolved.items() if v} == {"exact": 24}
+    # without commons-lang3: its 9 call sites become arity edges to (*) nodes
+    s = pg_nocp.summary
+    assert (s.files, s.methods, s.call_sites, s.unresolved) == (3, 17, 24, 0)
+    assert {k: v for k, v in s.resolved.items() if v} == {"exact": 15, "arity": 9}
+
+
+def test_cli_graph_prints_the_summary(commons_lang3):
+    res = CliRunner().invoke(_cli("graph"), ["graph", str(QARE_EXAMPLE), "--quiet", "--classpath", str(commons_lang3)])
+    assert res.exit_code == 0, res.output
+    for text in ("files: 3", "methods: 17", "call sites: 24", "exact: 24", "unresolved: 0"):
+        assert text in res.output
