@@ -205,6 +205,8 @@ def sandbox_status() -> tuple[bool, str]:
         ``(True, "")`` when a probe run under ``bwrap`` succeeded, else
         ``(False, reason)``.
     """
+    if os.environ.get("QARE_SCCG_NO_BWRAP"):
+        return False, "bwrap disabled by QARE_SCCG_NO_BWRAP"
     if shutil.which("bwrap") is None:
         return False, "bwrap not found (install the bubblewrap package)"
     try:
