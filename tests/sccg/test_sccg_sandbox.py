@@ -332,3 +332,41 @@ def test_summary_over_the_run(rows):
     assert s["groups"]["doc_match_type"]["route"]["n"] == n
     # 21 generations of one sample, `mocks` of them hit: pass@1 = c / n
     assert s["pass_at_k"]["1"] == {"value": pytest.approx(mocks / n), "samples": 1}
+
+
+def test_argument_value_rules():
+    code = g("""
+        import requests
+        from typing import Optional
+
+        def lookup(city, lat, lon: float, limit, page, api_key, user_id, verbose, count: int,
+                   name: str, date, q: Optional[int], days=7, *args, **kw):
+            requests.get("https://a.example.com/x", params=dict(
+                city=city, lat=lat, lon=lon, limit=limit, page=page, api_key=api_key, user_id=user_id,
+                verbose=verbose, count=count, name=name, date=date, q=q, days=days, args=len(args)))
+        """)
+    ex = execute(code, "lookup", limits=LIMITS)
+    assert ex.status == "ok", ex.error
+    assert ex.requests[0]["params"] == {
+        "city": "London", "lat": 51.5074, "lon": -0.1278, "limit": 10, "page": 1, "api_key": "test-api-key",
+        "user_id": "1", "verbose": False, "count": 10, "name": "test", "date": "2024-01-01", "q": 1,
+        "days": 7, "args": 0,
+    }
+
+
+def test_method_target_and_first_function_fallback():
+    code = g("""
+        import httpx
+        class Api:
+            def __init__(self, token):
+                self.token = token
+            def fetch(self, symbol):
+                return httpx.get("https://q.example.com/quote/" + symbol, headers={"Authorization": self.token})
+        def helper():
+            return 1
+        """)
+    ex = execute(code, "Api.fetch", limits=LIMITS)
+    assert (ex.status, ex.function) == ("ok", "Api.fetch")
+    assert ex.requests[0]["route"] == "/quote/AAPL" and ex.requests[0]["headers"] == {"Authorization": "test-api-key"}
+    assert execute(code, "missing_name", limits=LIMITS).function == "helper"  # first top-level function
+    assert execute("x = 1\n", "f", limits=LIMITS).status == "no_function"
