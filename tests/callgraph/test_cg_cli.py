@@ -1,0 +1,103 @@
+"""`qare graph` / `qare chain` on a small project written inline."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+from click.testing import CliRunner
+
+from callgraph import build_project_graph
+from qare.cli import main
+from qare.exitcodes import NO_INPUT, PARTIAL
+
+SRC = {
+    "src/main/java/s/Svc.java": """package s;
+import org.lib.Text;
+public class Svc {
+    /** Process. */
+    public void process(String c) {
+        if (empty(c)) { return; }
+    }
+    boolean empty(String c) {
+        return Text.isBlank(c);
+    }
+    void other() { }
+    void other(int x) { }
+}
+""",
+}
+
+
+@pytest.fixture()
+def project(tmp_path):
+    for rel, text in SRC.items():
+        p = tmp_path / "proj" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path / "proj"
+
+
+def test_graph_json_round_trips_and_summary(project, tmp_path):
+    out = tmp_path / "g.json"
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "call sites: 2" in res.output and "exact: 1" in res.output and "arity: 1" in res.output
+    g = nx.node_link_graph(json.loads(out.read_text()), edges="edges")
+    pg = build_project_graph(project)
+    assert dict(g.nodes(data=True)) == dict(pg.graph.nodes(data=True))
+    assert {(u, v): d for u, v, d in g.edges(data=True)} == {(u, v): d for u, v, d in pg.graph.edges(data=True)}
+    assert g.nodes["s.Svc.process(java.lang.String)"]["file"] == "src/main/java/s/Svc.java"
+    assert g.edges["s.Svc.empty(java.lang.String)", "org.lib.Text.isBlank(*)"] == {"lines": [9],
+                                                                                  "resolution": "arity"}
+
+
+def test_graph_graphml(project, tmp_path):
+    out = tmp_path / "g.graphml"
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    g = nx.read_graphml(out)
+    assert g.edges["s.Svc.process(java.lang.String)", "s.Svc.empty(java.lang.String)"]["lines"] == "6"
+    assert g.nodes["org.lib.Text.isBlank(*)"]["third_party"] is True
+
+
+def test_chain_json_and_tree(project):
+    res = CliRunner().invoke(main, ["chain", str(project), "Svc.process", "--format", "json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == [{
+        "api": "org.lib.Text.isBlank", "signature": None, "class": "org.lib.Text", "library": None,
+        "depth": 3, "chain": ["s.Svc.process(java.lang.String)", "s.Svc.empty(java.lang.String)",
+                              "org.lib.Text.isBlank(*)"],
+        "chain_loc": 6, "density": 1 / 6, "resolution": "arity"}]
+    res = CliRunner().invoke(main, ["chain", str(project), "process", "--quiet"])
+    assert res.exit_code == 0, res.output
+    for text in ("depth 3", "chain LOC 6", "src/main/java/s/Svc.java:6", "src/main/java/s/Svc.java:9"):
+        assert text in res.output
+    res = CliRunner().invoke(main, ["chain", str(project), "process", "--max-depth", "2", "--quiet"])
+    assert "no third-party API" in res.output
+
+
+def test_chain_unknown_and_ambiguous_methods_exit_3_with_candidates(project):
+    res = CliRunner().invoke(main, ["chain", str(project), "other", "--quiet"])
+    assert res.exit_code == NO_INPUT
+    assert "s.Svc.other()" in res.output and "s.Svc.other(int)" in res.output
+    res = CliRunner().invoke(main, ["chain", str(project), "nothing", "--quiet"])
+    assert res.exit_code == NO_INPUT and "no project method" in res.output
+
+
+def test_graph_errors_and_exit_codes(tmp_path, project):
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(main, ["graph", str(tmp_path / "empty")])
+    assert res.exit_code == NO_INPUT and ".java" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(tmp_path / "g.txt")])
+    assert res.exit_code == 2
+    (project / "src/main/java/s/Bad.java").write_text("package s; class Bad { void m( { }\n")
+    res = CliRunner().invoke(main, ["graph", str(project), "--quiet"])
+    assert res.exit_code == PARTIAL and "src/main/java/s/Bad.java" in res.output
+
+
+def test_help_documents_exit_codes():
+    for cmd in ("graph", "chain"):
+        res = CliRunner().invoke(main, [cmd, "--help"])
+        assert res.exit_code == 0 and "Exit codes" in res.output
