@@ -133,6 +133,8 @@ def _type_of_code(code, page: str) -> str:
     href = (a.get("href") or "").split("#", 1)[0]
     title = a.get("title") or ""
     base = posixpath.basename(href)[:-5] if href.endswith(".html") else ""
+    if title.startswith(("type parameter", "type variable")):
+        return text
     if " in " in title and base:
         return title.rsplit(" in ", 1)[1].strip() + "." + base
     if base and "://" not in href:

@@ -10,7 +10,7 @@ with ``@`` for a tag (``@Override`` inside ``<pre>``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 
 import javalang.javadoc as _jd
@@ -19,7 +19,7 @@ from tree_sitter import Language, Parser
 
 from ._archive import Container, ZipLimits, location, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._text import comment_parts, comment_text
+from ._text import RefContext, comment_parts, comment_text, first_sentence
 
 _LANG = Language(_tsj.language())
 _TYPE_DECLS = {
@@ -67,16 +67,31 @@ class _Doc:
     deprecated: str | None = None
 
 
-def parse_comment(raw: str, value_of=None) -> _Doc:
+_UNICODE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u+([0-9A-Fa-f]{4})")
+_STARS = re.compile(r"(?m)^([ \t]*)\*+")
+
+
+def _javac_text(raw: str) -> str:
+    """The comment as javac sees it: ``\\uXXXX`` escapes translated (JLS 3.3)
+    and a run of leading ``*`` on a line taken as one (javadoc strips them
+    all; javalang only one)."""
+    if "\\u" in raw:
+        raw = _UNICODE_ESCAPE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)), raw)
+    if raw.startswith("/**") and raw.endswith("*/") and len(raw) >= 5:
+        raw = "/**" + _STARS.sub(r"\1*", raw[3:-2]) + "*/"
+    return raw
+
+
+def parse_comment(raw: str, ctx: RefContext | None = None) -> _Doc:
     """Split a ``/** … */`` comment into plain-text parts (see docs);
-    ``value_of(ref)`` shows ``{@value ref}`` constants."""
-    block = _jd.parse(_guard_pre(raw))
+    ``ctx`` resolves ``{@link}``/``{@value}`` references."""
+    block = _jd.parse(_guard_pre(_javac_text(raw)))
 
     def txt(s):
-        return comment_text(s.replace(_AT, "@"), value_of) if s is not None else None
+        return comment_text(s.replace(_AT, "@"), ctx) if s is not None else None
 
     doc = _Doc()
-    desc, first = comment_parts(block.description.replace(_AT, "@"), value_of)
+    desc, first = comment_parts(block.description.replace(_AT, "@"), ctx)
     doc.description = desc or None
     doc.first_sentence = first if desc else None
     tparams, params = [], []
@@ -253,26 +268,74 @@ def _signature(node, src) -> str:
     return re.sub(r"\s+", " ", src[start:end].decode("utf-8", "replace")).strip().rstrip(";").strip()
 
 
+_INHERIT = "\ue001"  # stands for {@inheritDoc} until inheritance is resolved
+
+
+@dataclass(slots=True)
+class _TypeInfo:
+    kind: str
+    interfaces: list
+    superclass: str | None
+    methods: dict = field(default_factory=dict)  # name -> [(params, id)]
+
+
+@dataclass(slots=True)
+class _MethodInfo:
+    param_names: list
+    void: bool
+    declared_throws: list
+    typevar: tuple = ()  # per parameter: its type is a type variable
+    type_params: list = field(default_factory=list)
+
+
+class _Refs(RefContext):
+    """References of one doc comment, resolved in its file and scope."""
+
+    def __init__(self, ex: "_Extractor", f: _File, scopes: list, fqn: str, this_constant: str | None):
+        self.ex, self.f, self.scopes, self.fqn, self.this_constant = ex, f, scopes, fqn, this_constant
+        self.current = scopes[-1] if scopes else None
+
+    def type_name(self, cls: str) -> str:
+        fq = self.ex.resolver.resolve(cls, self.f, self.scopes)
+        return "" if fq == self.current else fq
+
+    def member_ref(self, cls: str, member: str) -> str:
+        # a method linked without parameters: known here for a sole
+        # no-argument method of the source set
+        if "(" in member:
+            return member
+        owner = self.ex.resolver.resolve(cls, self.f, self.scopes) if cls else (self.current or "")
+        return member + "()" if self.ex.arities.get(owner, {}).get(member) == {0} else member
+
+    def value_of(self, ref: str) -> str | None:
+        if not ref:
+            return self.ex.constants.get(self.this_constant) if self.this_constant else None
+        cls, _, name = ref.partition("#")
+        owner = self.ex.resolver.resolve(cls, self.f, self.scopes) if cls else self.fqn
+        return self.ex.constants.get(f"{owner}.{name}")
+
+
 class _Extractor:
     def __init__(self, resolver: _Resolver, where):
         self.resolver = resolver
         self.where = where
         self.classes: list[ClassDoc] = []
-        self.members: list[ApiDoc] = []
+        self.members: list[ApiDoc] = []  # documented (public/protected) members
+        self.docs: dict[str, ApiDoc] = {}  # every non-private method, for inheritance
+        self.methods: dict[str, _MethodInfo] = {}
+        self.types: dict[str, _TypeInfo] = {}
         self.warnings: list = []
         self.constants: dict[str, str] = {}
+        self.arities: dict[str, dict[str, set]] = {}
 
-    def _doc(self, node, src, f, fqn: str = "", scopes: list | None = None) -> _Doc:
+    def _doc(self, node, src, f, fqn: str = "", scopes: list | None = None,
+             this_constant: str | None = None) -> _Doc:
         raw = _doc_comment(node, src)
         doc = _Doc()
         if raw is not None:
-            def value_of(ref: str) -> str | None:
-                cls, _, name = ref.partition("#")
-                owner = self.resolver.resolve(cls, f, scopes or []) if cls else fqn
-                return self.constants.get(f"{owner}.{name}")
-
+            ctx = _Refs(self, f, scopes or [], fqn, this_constant)
             try:
-                doc = parse_comment(raw, value_of)
+                doc = parse_comment(raw.replace("{@inheritDoc}", _INHERIT), ctx)
             except (ValueError, IndexError, AttributeError) as exc:
                 self.warnings.append((f"{self.where(f.name)}:{node.start_point[0] + 1}",
                                       f"unparsable doc comment ({exc})"))
@@ -280,14 +343,28 @@ class _Extractor:
             doc.deprecated = ""
         return doc
 
-    def type_decl(self, node, f: _File, scopes: list[str], tvars: dict, in_interface: bool) -> None:
+    def _supertypes(self, node, src, resolve, tvars) -> tuple[list, str | None]:
+        interfaces, superclass = [], None
+        for c in node.named_children:
+            if c.type == "superclass":
+                t = next((k for k in c.named_children if not k.type.endswith("annotation")), None)
+                if t is not None:
+                    superclass = _erase(t, src, tvars, resolve)
+            elif c.type in ("super_interfaces", "extends_interfaces"):
+                for tl in c.named_children:
+                    if tl.type == "type_list":
+                        interfaces.extend(_erase(t, src, tvars, resolve) for t in tl.named_children
+                                          if not t.type.endswith("annotation"))
+        return interfaces, superclass
+
+    def type_decl(self, node, f: _File, scopes: list[str], tvars: dict, in_interface: bool,
+                  documented: bool = True, outer_deprecated: bool = False) -> None:
         src = f.src
         kind = _TYPE_DECLS[node.type]
         name = _txt(src, node.child_by_field_name("name"))
         fqn = f"{scopes[-1]}.{name}" if scopes else (f"{f.package}.{name}" if f.package else name)
         vis = _visibility(node, src)
-        if not (vis in ("public", "protected") or (in_interface and vis != "private")):
-            return
+        documented = documented and (vis in ("public", "protected") or (in_interface and vis != "private"))
         scopes = scopes + [fqn]
 
         def resolve(n):
@@ -296,100 +373,300 @@ class _Extractor:
         tvars = _type_vars(node.child_by_field_name("type_parameters"), src,
                            {} if _is_static(node, src) else tvars, resolve)
         doc = self._doc(node, src, f, fqn, scopes)
+        deprecated = outer_deprecated or doc.deprecated is not None
+        interfaces, superclass = self._supertypes(node, src, resolve, tvars)
+        self.types[fqn] = _TypeInfo(kind, interfaces, superclass)
         ids: list[str] = []
         body = node.child_by_field_name("body")
         iface = kind in ("interface", "annotation")
-        if kind == "record":
-            self._record_canonical(node, f, fqn, tvars, resolve, ids)
+        record_params = (self._params(node.child_by_field_name("parameters"), src, tvars, resolve)
+                         if kind == "record" else [])
         if body is not None:
-            self._body(body, f, fqn, scopes, tvars, resolve, iface, ids)
-        self.classes.append(ClassDoc(
-            fqn=fqn, kind=kind, signature_text=_signature(node, src),
-            description=doc.description, first_sentence=doc.first_sentence,
-            deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
-            location=f.name, members=tuple(ids)))
+            self._body(body, f, fqn, scopes, tvars, resolve, iface, ids, documented, deprecated,
+                       record_params)
+        if documented:
+            self.classes.append(ClassDoc(
+                fqn=fqn, kind=kind, signature_text=_signature(node, src),
+                description=doc.description, first_sentence=doc.first_sentence,
+                deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
+                location=f.name, members=tuple(ids)))
 
-    def _record_canonical(self, node, f, fqn, tvars, resolve, ids):
-        # The record header's components give the canonical constructor's
-        # parameters; its doc is the compact/explicit constructor's, if any.
-        self._record_params = self._params(node.child_by_field_name("parameters"), f.src, tvars, resolve)
-
-    def _params(self, params_node, src, tvars, resolve) -> list[str]:
+    def _params(self, params_node, src, tvars, resolve, names: list | None = None,
+                typevar: list | None = None) -> list[str]:
         out = []
         if params_node is None:
             return out
         for p in params_node.named_children:
+            if typevar is not None and p.type in ("formal_parameter", "spread_parameter"):
+                tn = p.child_by_field_name("type") or next(
+                    (c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")
+                     and not c.type.endswith("annotation")), None)
+                while tn is not None and tn.type == "array_type":
+                    tn = tn.child_by_field_name("element")
+                typevar.append(tn is not None and tn.type == "type_identifier" and _txt(src, tn) in tvars)
             if p.type == "formal_parameter":
                 t = _erase(p.child_by_field_name("type"), src, tvars, resolve)
                 t += "[]" * _dims(p.child_by_field_name("dimensions"))
                 out.append(t)
+                if names is not None:
+                    n = p.child_by_field_name("name")
+                    names.append(_txt(src, n) if n is not None else "")
             elif p.type == "spread_parameter":
                 tnode = next((c for c in p.named_children
                               if c.type not in ("modifiers", "variable_declarator")
                               and not c.type.endswith("annotation")), None)
                 out.append(_erase(tnode, src, tvars, resolve) + "...")
-            elif p.type == "receiver_parameter":
-                continue
+                if names is not None:
+                    d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
+                    n = d.child_by_field_name("name") if d is not None else None
+                    names.append(_txt(src, n) if n is not None else "")
         return out
 
-    def _emit(self, f, node, fqn, kind, name, params, doc: _Doc, resolve, ids, anchor):
+    def _emit(self, f, node, fqn, kind, name, params, doc: _Doc, resolve, ids, anchor,
+              documented=True, deprecated=False) -> str:
         api = f"{fqn}.{name}"
         mid = api if params is None else f"{api}({','.join(params)})"
         throws = tuple((resolve(t), x) for t, x in doc.throws)
-        self.members.append(ApiDoc(
+        dep = doc.deprecated if doc.deprecated is not None else ("" if deprecated else None)
+        rec = ApiDoc(
             id=mid, api=api, class_=fqn, kind=kind, signature_text=anchor,
             description=doc.description, first_sentence=doc.first_sentence,
             params=tuple(doc.params), returns=doc.returns, throws=throws,
-            deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
-            location=f.name, anchor=anchor))
-        ids.append(mid)
+            deprecated=dep, doc_source="sources", layout=SiteLayout.SOURCES,
+            location=f.name, anchor=anchor)
+        if documented:
+            self.members.append(rec)
+            ids.append(mid)
+        if kind == "method":
+            self.docs[mid] = rec
+            self.types[fqn].methods.setdefault(name, []).append((tuple(params or ()), mid))
+        return mid
 
-    def _body(self, body, f, fqn, scopes, tvars, resolve, iface, ids):
+    def _body(self, body, f, fqn, scopes, tvars, resolve, iface, ids, documented, deprecated,
+              record_params):
         src = f.src
         for m in body.named_children:
             t = m.type
             if t == "enum_body_declarations":
-                self._body(m, f, fqn, scopes, tvars, resolve, iface, ids)
+                self._body(m, f, fqn, scopes, tvars, resolve, iface, ids, documented, deprecated,
+                           record_params)
                 continue
             if t in _TYPE_DECLS:
-                self.type_decl(m, f, scopes, tvars, iface)
+                # javadoc marks the members of a deprecated type deprecated,
+                # not those of its nested types
+                self.type_decl(m, f, scopes, tvars, iface, documented, False)
                 continue
             if t == "enum_constant":
                 name = _txt(src, m.child_by_field_name("name"))
-                self._emit(f, m, fqn, "enum_constant", name, None, self._doc(m, src, f, fqn, scopes), resolve, ids,
-                           name)
+                self._emit(f, m, fqn, "enum_constant", name, None, self._doc(m, src, f, fqn, scopes),
+                           resolve, ids, name, documented, deprecated)
                 continue
             if t not in ("method_declaration", "constructor_declaration", "compact_constructor_declaration",
                          "field_declaration", "constant_declaration",
                          "annotation_type_element_declaration"):
                 continue
             vis = _visibility(m, src)
-            if not (vis in ("public", "protected") or (iface and vis != "private")):
+            if vis == "private":
                 continue
-            doc = self._doc(m, src, f, fqn, scopes)
+            visible = documented and (vis in ("public", "protected") or iface)
+            if not visible and t != "method_declaration":
+                continue
+            first_var = next((d for d in m.named_children if d.type == "variable_declarator"), None)
+            this_constant = (f"{fqn}.{_txt(src, first_var.child_by_field_name('name'))}"
+                             if first_var is not None else None)
+            doc = self._doc(m, src, f, fqn, scopes, this_constant)
             sig = _signature(m, src)
             if t in ("field_declaration", "constant_declaration"):
                 for d in m.named_children:
                     if d.type == "variable_declarator":
                         self._emit(f, m, fqn, "field", _txt(src, d.child_by_field_name("name")), None,
-                                   doc, resolve, ids, sig)
+                                   doc, resolve, ids, sig, visible, deprecated)
                 continue
             if t == "annotation_type_element_declaration":
                 self._emit(f, m, fqn, "annotation_element", _txt(src, m.child_by_field_name("name")), [],
-                           doc, resolve, ids, sig)
+                           doc, resolve, ids, sig, visible, deprecated)
                 continue
             if t == "compact_constructor_declaration":
-                params = list(getattr(self, "_record_params", []))
-                self._emit(f, m, fqn, "constructor", "<init>", params, doc, resolve, ids, sig)
+                self._emit(f, m, fqn, "constructor", "<init>", list(record_params), doc, resolve, ids, sig,
+                           visible, deprecated)
                 continue
             mt = _type_vars(m.child_by_field_name("type_parameters"), src,
                             {} if _is_static(m, src) else tvars, resolve)
-            params = self._params(m.child_by_field_name("parameters"), src, mt, resolve)
+            names: list[str] = []
+            typevar: list[bool] = []
+            params = self._params(m.child_by_field_name("parameters"), src, mt, resolve, names, typevar)
             if t == "constructor_declaration":
-                self._emit(f, m, fqn, "constructor", "<init>", params, doc, resolve, ids, sig)
+                self._emit(f, m, fqn, "constructor", "<init>", params, doc, resolve, ids, sig,
+                           visible, deprecated)
+                continue
+            mid = self._emit(f, m, fqn, "method", _txt(src, m.child_by_field_name("name")), params,
+                             doc, resolve, ids, sig, visible, deprecated)
+            rtype = m.child_by_field_name("type")
+            declared = []
+            for c in m.named_children:
+                if c.type == "throws":
+                    declared = [_erase(k, src, mt, resolve) for k in c.named_children
+                                if not k.type.endswith("annotation")]
+            tps = m.child_by_field_name("type_parameters")
+            tnames = [] if tps is None else [
+                _txt(src, next(k for k in c.named_children if k.type in ("type_identifier", "identifier")))
+                for c in tps.named_children if c.type == "type_parameter"]
+            self.methods[mid] = _MethodInfo(names, rtype is not None and rtype.type == "void_type", declared,
+                                            tuple(typevar), tnames)
+
+    # --- comment inheritance (javadoc's algorithm, within the source set) ----------
+
+    def _overridden_in(self, t: str, name: str, params: tuple) -> str | None:
+        info = self.types.get(t)
+        if info is None:
+            return None
+        cands = info.methods.get(name, ())
+        for p, mid in cands:
+            if p == params:
+                return mid
+        # a generic supertype method erases differently (T → Object where the
+        # override has String): match the positions that are not type
+        # variables in the supertype, and take a unique such method
+        close = []
+        for p, mid in cands:
+            if len(p) != len(params):
+                continue
+            info_p = self.methods.get(mid)
+            tv = info_p.typevar if info_p is not None else ()
+            if all(a == b or (k < len(tv) and tv[k]) for k, (a, b) in enumerate(zip(p, params))):
+                close.append(mid)
+        return close[0] if len(close) == 1 else None
+
+    def _search(self, t: str, name: str, params: tuple, seen: set) -> str | None:
+        """javadoc's order: direct interfaces, then (recursively) their
+        supertypes, then the superclass and its supertypes."""
+        if t in seen:
+            return None
+        seen.add(t)
+        info = self.types.get(t)
+        if info is None:
+            return None
+        for i in info.interfaces:
+            mid = self._overridden_in(i, name, params)
+            if mid is not None and self._has_comment(mid):
+                return mid
+        for i in info.interfaces:
+            r = self._search(i, name, params, seen)
+            if r is not None:
+                return r
+        if info.superclass and info.kind != "interface":
+            mid = self._overridden_in(info.superclass, name, params)
+            if mid is not None and self._has_comment(mid):
+                return mid
+            return self._search(info.superclass, name, params, seen)
+        return None
+
+    def _has_comment(self, mid: str) -> bool:
+        d = self.docs[mid]
+        return bool(d.description or d.params or d.returns or d.throws)
+
+    def _effective(self, mid: str, memo: dict, depth: int = 0) -> ApiDoc:
+        if mid in memo:
+            return memo[mid]
+        d = self.docs[mid]
+        memo[mid] = d  # cycle guard
+        info = self.methods.get(mid)
+        needs = (d.description is None or _INHERIT in (d.description or "")
+                 or any(_INHERIT in t for _, t in d.params) or _INHERIT in (d.returns or "")
+                 or (info is not None and (
+                     len([n for n, _ in d.params if not n.startswith("<")]) < len(info.param_names)
+                     or (d.returns is None and not info.void)
+                     or any(t not in {x for x, _ in d.throws} for t in info.declared_throws))))
+        if not needs or depth > 50:
+            return d
+        name = d.api.rsplit(".", 1)[1]
+        params = tuple(d.id[d.id.index("(") + 1:-1].split(",")) if not d.id.endswith("()") else ()
+        parent_id = self._search(d.class_, name, params, set())
+        if parent_id is None:
+            memo[mid] = _strip_marker(d)
+            return memo[mid]
+        parent = self._effective(parent_id, memo, depth + 1)
+        memo[mid] = _inherit_from(d, parent, info, self.methods.get(parent_id))
+        return memo[mid]
+
+    def resolve_inheritance(self) -> None:
+        memo: dict = {}
+        out = []
+        for m in self.members:
+            if m.kind == "method" and m.id in self.docs:
+                eff = self._effective(m.id, memo)
+                out.append(replace(eff, deprecated=m.deprecated))
             else:
-                self._emit(f, m, fqn, "method", _txt(src, m.child_by_field_name("name")), params,
-                           doc, resolve, ids, sig)
+                out.append(m)
+        self.members = out
+
+
+def _fill(text: str | None, parent: str | None) -> str | None:
+    if text is None:
+        return parent
+    if _INHERIT in text:
+        return re.sub(r"\s*" + _INHERIT + r"\s*", lambda _m: f" {parent or ''} ", text).strip() or parent
+    return text
+
+
+def _strip_marker(d: ApiDoc) -> ApiDoc:
+    return _inherit_from(d, None, None, None)
+
+
+def _inherit_from(d: ApiDoc, parent: ApiDoc | None, info, parent_info) -> ApiDoc:
+    """Missing parts of ``d`` (and ``{@inheritDoc}`` in it) from ``parent``."""
+    p = parent
+    desc = _fill(d.description, p.description if p else None)
+    if d.description is None:
+        first = p.first_sentence if p else None
+    elif _INHERIT in d.description:
+        first = first_sentence(desc)
+    else:
+        first = d.first_sentence
+    params = list(d.params)
+    if info is not None and p is not None:
+        have = {n for n, _ in params}
+        ptexts = [t for n, t in p.params if not n.startswith("<")]
+        pnames = parent_info.param_names if parent_info else []
+        for k, n in enumerate(info.param_names):
+            if n not in have:
+                # javadoc matches an inherited @param by position
+                if k < len(pnames):
+                    pn = pnames[k]
+                    t = next((t for x, t in p.params if x == pn), None)
+                elif k < len(ptexts):
+                    t = ptexts[k]
+                else:
+                    t = None
+                if t is not None:
+                    params.append((n, t))
+        if info.type_params and not any(n.startswith("<") for n, _ in params):
+            ptypes = [t for n, t in p.params if n.startswith("<")]
+            ptnames = parent_info.type_params if parent_info else []
+            for k, n in enumerate(info.type_params):
+                pn = f"<{ptnames[k]}>" if k < len(ptnames) else None
+                t = next((t for x, t in p.params if x == pn), None) if pn else (
+                    ptypes[k] if k < len(ptypes) else None)
+                if t is not None:
+                    params.append((f"<{n}>", t))
+        order = {n: i for i, n in enumerate(info.param_names)}
+        params.sort(key=lambda nt: (0, 0) if nt[0].startswith("<") else (1, order.get(nt[0], 99)))
+    ptext = {n: t for n, t in (p.params if p else ())}
+    params = [(n, _fill(t, ptext.get(n)) if _INHERIT in t else t) for n, t in params]
+    returns = d.returns
+    if returns is None and p is not None and info is not None and not info.void:
+        returns = p.returns
+    elif returns is not None and _INHERIT in returns:
+        returns = _fill(returns, p.returns if p else None)
+    throws = list(d.throws)
+    if p is not None and info is not None:
+        have_t = {x for x, _ in throws}
+        for x in info.declared_throws:
+            if x not in have_t:
+                throws.extend((y, t) for y, t in p.throws if y == x)
+    throws = [(x, _fill(t, dict(p.throws).get(x) if p else None) if _INHERIT in t else t) for x, t in throws]
+    return replace(d, description=desc, first_sentence=first, params=tuple(params), returns=returns,
+                   throws=tuple(throws))
 
 
 def _is_static(node, src) -> bool:
@@ -471,8 +748,9 @@ def _shown_constant(node, src) -> str | None:
     return None
 
 
-def _constants(f: _File) -> dict[str, str]:
-    """``pkg.Type.NAME`` → shown value of the file's literal constants."""
+def _constants(f: _File, arities: dict | None = None) -> dict[str, str]:
+    """``pkg.Type.NAME`` → shown value of the file's literal constants;
+    fills ``arities`` (``pkg.Type`` → method name → parameter counts)."""
     out: dict[str, str] = {}
 
     def walk(node, prefix, iface):
@@ -486,6 +764,11 @@ def _constants(f: _File) -> dict[str, str]:
                 walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"))
             elif c.type == "enum_body_declarations":
                 walk(c, prefix, False)
+            elif c.type == "method_declaration" and arities is not None:
+                ps = c.child_by_field_name("parameters")
+                n = sum(1 for k in ps.named_children if k.type in ("formal_parameter", "spread_parameter")) \
+                    if ps is not None else 0
+                arities.setdefault(prefix, {}).setdefault(_txt(f.src, c.child_by_field_name("name")), set()).add(n)
             elif c.type in ("field_declaration", "constant_declaration"):
                 mods = _modifiers(c)
                 words = {_txt(f.src, k) for k in mods.children} if mods is not None else set()
@@ -524,11 +807,12 @@ def read_source_container(container: Container) -> DocSet:
     known = {t for f in files for t in _declared_types(f)}
     ex = _Extractor(_Resolver(known), lambda n: location(container, n))
     for f in files:
-        ex.constants.update(_constants(f))
+        ex.constants.update(_constants(f, ex.arities))
     for f in files:
         for c in f.tree.root_node.named_children:
             if c.type in _TYPE_DECLS:
                 ex.type_decl(c, f, [], {}, False)
+    ex.resolve_inheritance()
     warnings.extend(ex.warnings)
     return DocSet(source=container.path, layout=SiteLayout.SOURCES, classes=tuple(ex.classes),
                   members=tuple(ex.members), warnings=tuple(warnings), pages=len(files))

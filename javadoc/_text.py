@@ -111,6 +111,8 @@ def _assemble(segs: list) -> str:
             pending = 0
         elif not out:
             text = text.lstrip()
+        elif text[:1] == " " and out[-1][-1:] == " ":
+            text = text[1:]
         if text:
             out.append(text)
     result = "".join(out)
@@ -225,9 +227,44 @@ def _inline_tags(text: str):
         i = j + 1
 
 
-def link_label(body: str) -> str:
+def _simple_type_name(cls: str) -> str:
+    """``java.util.Map.Entry`` → ``Map.Entry``: javadoc shows type names
+    without their package."""
+    parts = cls.split(".")
+    k = 0
+    while k < len(parts) - 1 and parts[k][:1].islower():
+        k += 1
+    return ".".join(parts[k:])
+
+
+class RefContext:
+    """How the references of one doc comment resolve (sources). The base
+    class resolves nothing: names are shown as written."""
+
+    def type_name(self, cls: str) -> str:
+        """FQN of a type named in a reference; ``""`` for the documented
+        type itself (javadoc then shows the member alone)."""
+        return cls
+
+    def member_ref(self, cls: str, member: str) -> str:
+        """The member part as javadoc shows it (it adds a parameter list)."""
+        return member
+
+    def value_of(self, ref: str) -> str | None:
+        """Shown value of the constant ``{@value ref}`` names (``""``: the
+        documented constant), or ``None``."""
+        return None
+
+
+_NO_CONTEXT = RefContext()
+
+
+def link_label(body: str, ctx: RefContext | None = None) -> str:
     """What javadoc shows for ``{@link ref label}``: the label, else the
-    reference with ``#`` turned into ``.`` (``#m()`` → ``m()``)."""
+    reference with ``#`` turned into ``.`` (``#m()`` → ``m()``) and the type
+    shown without its package (``ctx`` may resolve a simple name first, e.g.
+    to show a nested type as ``Outer.Inner``)."""
+    ctx = ctx or _NO_CONTEXT
     body = body.strip()
     # reference = up to the first white space outside parentheses
     depth = 0
@@ -243,18 +280,23 @@ def link_label(body: str) -> str:
             body = ref
             break
     ref = body
-    if ref.startswith("#"):
-        return ref[1:]
-    return ref.replace("#", ".")
+    cls, sep, member = ref.partition("#")
+    if cls:
+        shown = ctx.type_name(cls)
+        cls = _simple_type_name(shown or cls) if shown or not sep else ""
+    if not sep:
+        return cls
+    member = ctx.member_ref(ref.partition("#")[0], member)
+    return f"{cls}.{member}" if cls else member
 
 
-def comment_html(text: str, value_of=None) -> str:
+def comment_html(text: str, ctx: RefContext | None = None) -> str:
     """Doc-comment text with inline tags replaced by HTML javadoc would
     produce: ``{@code x}``/``{@literal x}`` → escaped ``x``; ``{@link r l}``
     → ``l`` or ``r`` with ``#`` → ``.``; ``{@value r}`` → ``r`` (the constant
     is not evaluated); ``{@inheritDoc}``/``{@docRoot}`` → nothing; other
-    tags → their body. ``value_of(ref)`` may give the shown value of a
-    ``{@value ref}`` constant (``None``: show the reference)."""
+    tags → their body. ``ctx`` resolves references (see :class:`RefContext`)."""
+    ctx = ctx or _NO_CONTEXT
     out: list[str] = []
     last = 0
     for start, end, tag, body in _inline_tags(text):
@@ -264,11 +306,11 @@ def comment_html(text: str, value_of=None) -> str:
         elif tag == "literal":
             out.append(html.escape(body, quote=False))
         elif tag in ("link", "linkplain"):
-            out.append("<code>" + html.escape(link_label(body), quote=False) + "</code>")
+            out.append("<code>" + html.escape(link_label(body, ctx), quote=False) + "</code>")
         elif tag == "value":
-            shown = value_of(body.strip()) if value_of is not None and body.strip() else None
+            shown = ctx.value_of(body.strip())
             if shown is None:
-                shown = link_label(body) if body.strip() else ""
+                shown = link_label(body, ctx) if body.strip() else ""
             out.append(html.escape(shown, quote=False))
         elif tag in ("inheritDoc", "docRoot"):
             pass
@@ -281,12 +323,12 @@ def comment_html(text: str, value_of=None) -> str:
     return "".join(out)
 
 
-def comment_parts(text: str | None, value_of=None) -> tuple[str | None, str | None]:
+def comment_parts(text: str | None, ctx: RefContext | None = None) -> tuple[str | None, str | None]:
     """(plain text, first sentence) of doc-comment HTML, like
     :func:`comment_text` and :func:`first_sentence_of`."""
     if text is None:
         return None, None
-    src = comment_html(text, value_of)
+    src = comment_html(text, ctx)
     if not src.strip():
         return "", None
     try:
@@ -297,12 +339,12 @@ def comment_parts(text: str | None, value_of=None) -> tuple[str | None, str | No
     return element_text(frag), first_sentence_of([frag])
 
 
-def comment_text(text: str | None, value_of=None) -> str | None:
+def comment_text(text: str | None, ctx: RefContext | None = None) -> str | None:
     """Plain text of doc-comment HTML (after :func:`comment_html`), by the
     same rules as the HTML sites."""
     if text is None:
         return None
-    src = comment_html(text, value_of)
+    src = comment_html(text, ctx)
     if not src.strip():
         return ""
     try:
