@@ -38,7 +38,6 @@ if _JOB.get("drop_to_nobody"):
     os.setgid(65534)
     os.setuid(65534)
 
-import asyncio  # noqa: E402
 import inspect  # noqa: E402
 import io  # noqa: E402
 import socket as _socket  # noqa: E402
@@ -636,6 +635,8 @@ class _Sink(io.TextIOBase):
 
 
 def _drive(result):
+    import asyncio  # only coroutines need it; saves start-up time otherwise
+
     if inspect.iscoroutine(result):
         return asyncio.run(result)
     if inspect.isasyncgen(result):
