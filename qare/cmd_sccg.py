@@ -20,8 +20,12 @@ def _read_jsonl(path: str) -> tuple[list, list]:
             data = sys.stdin.buffer.read()
         else:
             data = Path(path).read_bytes()
+    except FileNotFoundError:
+        click.echo(f"error: {path}: no such file", err=True)
+        sys.exit(exitcodes.NO_INPUT)
     except OSError as exc:
-        raise click.ClickException(f"{path}: {exc.strerror or exc}") from None
+        click.echo(f"error: {path}: {exc.strerror or exc}", err=True)
+        sys.exit(exitcodes.FATAL)
     for n, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue

@@ -82,6 +82,8 @@ def test_cli_errors(tmp_path):
     assert res.exit_code == 3
     res = runner.invoke(main, ["sccg", "extract", str(REPOS / "wrappers"), "-o", str(tmp_path / "w.jsonl")])
     assert res.exit_code == 1 and "tools/broken.py" in res.output
+    assert runner.invoke(main, ["sccg", "redact", str(tmp_path / "nope.jsonl")]).exit_code == 3
+    assert runner.invoke(main, ["sccg", "execute", str(tmp_path / "g.jsonl"), "--gold", str(tmp_path / "x")]).exit_code == 3
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert runner.invoke(main, ["sccg", "score", str(empty)]).exit_code == 3
