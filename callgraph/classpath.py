@@ -567,7 +567,8 @@ def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
     if ctsym.is_file():
         try:
             src = _CtSymSource(ctsym, warnings, lru)
-            warnings.append((str(ctsym), "JDK types read from ct.sym (the javac API signatures) instead of lib/modules"))
+            warnings.append((str(ctsym), "JDK types read from ct.sym (javac's API signatures, newest release it holds) "
+                             "instead of lib/modules; JDK packages = exported API packages only"))
             return src
         except (zipfile.BadZipFile, OSError, _EntryError) as exc:
             warnings.append((str(ctsym), f"cannot read ct.sym ({exc})"))
