@@ -286,7 +286,11 @@ def _interpolate(val: str, props: dict[str, str]) -> str:
 def _project_files(root: Path, names: tuple[str, ...]) -> list[Path]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        # A module's src/ holds sources and test resources (poms of integration
+        # tests under src/it, src/test/resources), never the module's own build file.
+        is_module = any(n in filenames for n in ("pom.xml", "build.gradle", "build.gradle.kts"))
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
+                             and not (is_module and d == "src"))
         for n in names:
             if n in filenames:
                 out.append(Path(dirpath) / n)

@@ -102,6 +102,9 @@ def project(tmp_path: Path) -> Path:
 
 def test_maven_project(tmp_path, m2):
     root = project(tmp_path)
+    it = root / "app" / "src" / "it" / "sample"
+    it.mkdir(parents=True)
+    (it / "pom.xml").write_text(pom("x", "y", "1", deps(dep("org.lib", "gamma", "3.0"))))  # not a module
     r = discover_classpath_report(root, repositories=[m2])
     names = [p.name for p in r.jars]
     # Maven's order: each dependency followed by its own (alpha → beta → epsilon), depth first;
