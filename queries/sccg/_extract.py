@@ -434,6 +434,25 @@ def _functions(tree: ast.Module):
                     yield f"{node.name}.{sub.name}", sub, node
 
 
+def _class_attrs(cls: ast.ClassDef) -> dict:
+    """``self.x``/``cls.x``/``Class.x`` → value: class-body assignments and
+    ``self.x = …`` in the methods (``__init__`` first, first binding wins)."""
+    out: dict = {}
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            for prefix in ("self", "cls", cls.name):
+                out.setdefault(f"{prefix}.{node.targets[0].id}", node.value)
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    methods.sort(key=lambda m: m.name != "__init__")
+    for m in methods:
+        for sub in ast.walk(m):
+            if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                key = _target_key(sub.targets[0])
+                if key and key.startswith("self."):
+                    out.setdefault(key, sub.value)
+    return out
+
+
 def _assignments(fn: ast.AST):
     """Single-name assignments and ``d["k"] = v`` statements of *fn*, in order."""
     simple, extra = [], []
@@ -467,20 +486,20 @@ def _substitute(value: ast.AST, name: str, prev: ast.AST | None) -> ast.AST:
     return _T().visit(copy.deepcopy(value))
 
 
-def _env_at(line: int, simple, extra, module: _Module, params: frozenset) -> Env:
+def _env_at(line: int, simple, extra, module: _Module, params: frozenset, consts: dict) -> Env:
     local: dict = {}
     for lineno, name, value in simple:
         if lineno > line and name in local:
             continue
         if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
             # x = x + y / x += y: fold into the earlier binding
-            value = _substitute(value, name, local.get(name, module.constants.get(name)))
+            value = _substitute(value, name, local.get(name, consts.get(name)))
         local[name] = value
     ex: dict = defaultdict(list)
     for lineno, name, key, value in extra:
         if lineno <= line:
             ex[name].append((key, value))
-    return Env(local, module.constants, params, ex)
+    return Env(local, consts, params, ex)
 
 
 def _is_candidate(call: ast.Call, imports: dict, clients: dict) -> bool:
@@ -494,7 +513,7 @@ def _is_candidate(call: ast.Call, imports: dict, clients: dict) -> bool:
     return False
 
 
-def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_Call]:
+def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attrs: dict | None = None) -> list[_Call]:
     """Every HTTP request the function *fn* issues, in source order."""
     imports = dict(module.imports)
     imports.update(_import_map(n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))))
@@ -504,6 +523,7 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_C
     args = fn.args
     params = frozenset(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
     simple, extra = _assignments(fn)
+    consts = {**module.constants, **class_attrs} if class_attrs else module.constants
     req_vars = {
         name: value
         for _, name, value in simple
@@ -512,7 +532,7 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict) -> list[_C
     calls = []
     for sub in ast.walk(fn):
         if isinstance(sub, ast.Call) and _is_candidate(sub, imports, clients):
-            env = _env_at(sub.lineno, simple, extra, module, params)
+            env = _env_at(sub.lineno, simple, extra, module, params, consts)
             facts = _request_facts(sub, env, imports, clients, req_vars)
             if facts is not None:
                 key = _target_key(sub.func.value) if isinstance(sub.func, ast.Attribute) else None
@@ -810,7 +830,7 @@ def extract_source(
                 _collect_clients([cls], {**module.imports, **_import_map(n for n in ast.walk(cls) if isinstance(n, (ast.Import, ast.ImportFrom)))}, cc)
                 class_clients_cache[id(cls)] = {k: v for k, v in cc.items() if "." in k}
             class_clients = class_clients_cache[id(cls)]
-        calls = function_calls(fn, module, class_clients)
+        calls = function_calls(fn, module, class_clients, _class_attrs(cls) if cls is not None else None)
         if not calls:
             continue
         if module.comment_lines is None:

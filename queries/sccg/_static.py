@@ -102,6 +102,10 @@ def eval_str(node: ast.AST | None, env: Env, depth: int = 0) -> str | None:
         if bound is not None:
             return eval_str(bound, env, depth + 1)
         return None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        bound = env.lookup(f"{node.value.id}.{node.attr}")
+        if bound is not None:
+            return eval_str(bound, env, depth + 1)
     return None
 
 
@@ -179,6 +183,10 @@ def resolve_dict(node: ast.AST | None, env: Env, depth: int = 0) -> ast.Dict | N
         return ast.Dict(keys=keys, values=vals)
     if isinstance(node, ast.Name):
         bound = env.lookup(node.id)
+        if bound is not None:
+            return resolve_dict(bound, env, depth + 1)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        bound = env.lookup(f"{node.value.id}.{node.attr}")
         if bound is not None:
             return resolve_dict(bound, env, depth + 1)
     return None

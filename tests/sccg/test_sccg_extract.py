@@ -246,3 +246,24 @@ def test_self_referencing_url_builds_fold_in_order():
 def test_files_without_http_hint_are_still_parsed():
     with pytest.raises(SyntaxError):
         extract_source("def broken(:\n    pass\n")
+
+
+def test_class_attributes_resolve():
+    src = (
+        "import requests\n"
+        "class Client:\n"
+        "    BASE = 'https://news.p.rapidapi.com'\n"
+        "    def __init__(self, key):\n"
+        "        self.headers = {'X-RapidAPI-Key': key, 'X-RapidAPI-Host': 'news.p.rapidapi.com'}\n"
+        "        self.version = 'v2'\n"
+        "    def top(self, country):\n"
+        "        return requests.get(f'{self.BASE}/{self.version}/top', headers=self.headers,"
+        " params={'country': country})\n"
+    )
+    (rec,) = extract_source(src)
+    assert rec["api_metadata"]["url"] == "https://news.p.rapidapi.com/v2/top"
+    assert [(p["key"], p["in"], p["value"]) for p in rec["api_metadata"]["code_params"]] == [
+        ("country", "query", "{country}"),
+        ("X-RapidAPI-Key", "header", "{key}"),
+        ("X-RapidAPI-Host", "header", "news.p.rapidapi.com"),
+    ]
