@@ -146,21 +146,30 @@ def _bwrap_command(limits: Limits) -> list[str]:
     ] + _hide_homes()
 
 
+#: Top-level folders masked by an empty tmpfs inside the sandbox (homes,
+#: project and data trees); the interpreter's own prefix and site-packages are
+#: re-bound read-only when they live there (pyenv installs under /root).
+HIDDEN_DIRS = ("/root", "/home", "/work", "/srv", "/mnt", "/media")
+
+
 def _hide_homes() -> list[str]:
-    """Mask /root and /home with empty tmpfs, re-binding the interpreter's
-    own prefix when it lives there (pyenv installs under /root); the tmpfs
-    path components are traversable by ``nobody``."""
+    """bwrap arguments masking :data:`HIDDEN_DIRS`; the tmpfs path components
+    leading to re-bound folders are traversable by ``nobody``."""
+    import site
+
+    wanted = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages())}
+    wanted = {p for p in wanted if os.path.isdir(p)}
+    keep = sorted(p for p in wanted if not any(p != q and p.startswith(q + "/") for q in wanted))
     args: list[str] = []
-    keep = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
-    for home in ("/root", "/home"):
-        if not os.path.isdir(home):
+    for top in HIDDEN_DIRS:
+        if not os.path.isdir(top) or os.path.islink(top):
             continue
-        args += ["--perms", "0755", "--tmpfs", home]
+        args += ["--perms", "0755", "--tmpfs", top]
         for p in keep:
-            if p == home or p.startswith(home + "/"):
-                parts = p[len(home) + 1 :].split("/")
+            if p == top or p.startswith(top + "/"):
+                parts = p[len(top) + 1 :].split("/")
                 for i in range(1, len(parts)):
-                    args += ["--perms", "0755", "--dir", home + "/" + "/".join(parts[:i])]
+                    args += ["--perms", "0755", "--dir", top + "/" + "/".join(parts[:i])]
                 args += ["--ro-bind", p, p]
     return args
 

@@ -370,3 +370,22 @@ def test_method_target_and_first_function_fallback():
     assert ex.requests[0]["route"] == "/quote/AAPL" and ex.requests[0]["headers"] == {"Authorization": "test-api-key"}
     assert execute(code, "missing_name", limits=LIMITS).function == "helper"  # first top-level function
     assert execute("x = 1\n", "f", limits=LIMITS).status == "no_function"
+
+
+@pytest.mark.skipif(not BWRAP_OK, reason=f"bubblewrap unusable here: {BWRAP_WHY}")
+def test_hidden_trees_are_empty_inside():
+    repo = Path(__file__).resolve().parents[2]
+    code = g(f"""
+        import os, requests
+        def f():
+            try:
+                seen = ",".join(sorted(os.listdir({str(repo)!r})))
+            except OSError as exc:
+                seen = type(exc).__name__
+            requests.get("https://a.example.com/x", params={{"root": ",".join(os.listdir("/root")), "repo": seen}})
+        """)
+    ex = execute(code, "f", limits=LIMITS)
+    params = ex.requests[0]["params"]
+    assert params["root"] in ("", ".pyenv")  # only the interpreter's prefix is re-bound
+    if any(str(repo).startswith(top + "/") for top in _sandbox.HIDDEN_DIRS):
+        assert params["repo"] == "FileNotFoundError"
