@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from javadoc import read_site, read_sources  # noqa: E402
+from javadoc import read_site, read_sources
 
 SITES = [
     "libcommons-digester-java-doc", "libanimal-sniffer-java-doc", "libcommons-math3-java-doc",
@@ -71,7 +71,7 @@ def main() -> None:
             print(f"{pkg:42s} missing (run scripts/install-test-deps.sh)")
             continue
         for jobs in sorted({1, args.jobs}):
-            ds, wall, cpu = _time(lambda: read_site(str(root), workers=jobs), args.repeat)
+            ds, wall, cpu = _time(lambda r=root, j=jobs: read_site(str(r), workers=j), args.repeat)
             _row(pkg, ds, wall, cpu, jobs)
         if largest is None or ds.pages > largest[1]:
             largest = (root, ds.pages, pkg)
@@ -83,7 +83,7 @@ def main() -> None:
                     if f.is_file():
                         zf.write(f, f.relative_to(largest[0]).as_posix())
             for jobs in sorted({1, args.jobs}):
-                ds, wall, cpu = _time(lambda: read_site(str(jar), workers=jobs), args.repeat)
+                ds, wall, cpu = _time(lambda j=jobs: read_site(str(jar), workers=j), args.repeat)
                 _row(f"{largest[2]} (as -javadoc.jar)", ds, wall, cpu, jobs)
     src = REPO / "fixtures" / "javadoc" / "src"
     ds, wall, cpu = _time(lambda: read_sources(str(src)), args.repeat)

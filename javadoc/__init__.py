@@ -22,14 +22,14 @@ from ._site import read_site
 from ._sources import read_sources
 
 __all__ = [
-    "DocIndex",
     "ApiDoc",
     "ClassDoc",
+    "DocIndex",
     "DocSet",
+    "JavadocError",
     "SiteLayout",
     "ZipLimits",
-    "JavadocError",
+    "read_any",
     "read_site",
     "read_sources",
-    "read_any",
 ]

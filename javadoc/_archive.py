@@ -123,9 +123,9 @@ class ZipContainer(Container):
                 continue
             if (info.file_size > 1024**2 and info.compress_size > 0
                     and info.file_size / info.compress_size > limits.max_ratio):
+                ratio = info.file_size / info.compress_size
                 self.warnings.append((f"{path}!{name}",
-                                      f"compression ratio {info.file_size / info.compress_size:.0f} "
-                                      f"exceeds {limits.max_ratio:.0f}; skipped"))
+                                      f"compression ratio {ratio:.0f} exceeds {limits.max_ratio:.0f}; skipped"))
                 continue
             if info.file_size > budget:
                 self.warnings.append((f"{path}!{name}", "total uncompressed size limit reached; skipped"))

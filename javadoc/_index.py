@@ -76,7 +76,7 @@ class DocIndex:
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
-             workers: int | None = None) -> "DocIndex":
+             workers: int | None = None) -> DocIndex:
         """Read every path (javadoc jar, zip of a site, site folder,
         ``*-sources.jar``, source folder).
 

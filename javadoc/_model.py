@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["SiteLayout", "ApiDoc", "ClassDoc", "DocSet", "JavadocError"]
+__all__ = ["ApiDoc", "ClassDoc", "DocSet", "JavadocError", "SiteLayout"]
 
 
 class JavadocError(Exception):

@@ -20,8 +20,8 @@ from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 from ._text import element_text, elements_text, first_sentence_of, inline_text
 
 _SKIP_DIRS = frozenset(
-    "class-use doc-files src-html index-files legal resources resource-files "
-    "script-dir script-files jquery".split()
+    ["class-use", "doc-files", "src-html", "index-files", "legal", "resources",
+     "resource-files", "script-dir", "script-files", "jquery"]
 )
 _IDENT = r"[A-Za-z_$][\w$]*"
 _PAGE_RE = re.compile(rf"^(?:{_IDENT}/)+{_IDENT}(?:\.{_IDENT})*\.html$")
@@ -44,7 +44,7 @@ def _has_class(el, name: str) -> bool:
 
 # --- parsing bytes -------------------------------------------------------------
 
-_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
+_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 
 def parse_html(data: bytes, where: str, warnings: list):
@@ -152,13 +152,13 @@ def _split_dd(dd, page: str, typed: bool) -> tuple[str, str]:
             first = child if child.tag == "code" or child.tag == "a" else None
             break
     if first is None:
-        m = re.match(r"(\S+)\s+-\s+(.*)", full, re.S)
+        m = re.match(r"(\S+)\s+-\s+(.*)", full, re.DOTALL)
         if m:
             return m.group(1), m.group(2).strip()
         return full, ""
     shown = inline_text(first)
     name = _type_of_code(first, page) if typed else shown
-    rest = full[len(shown):] if full.startswith(shown) else full
+    rest = full.removeprefix(shown)
     rest = rest.strip()
     if rest.startswith("-"):
         rest = rest[1:].strip()

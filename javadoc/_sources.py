@@ -48,8 +48,8 @@ def _txt(src: bytes, node) -> str:
 
 # --- doc comments ----------------------------------------------------------------
 
-_PRE_RE = re.compile(r"<pre\b.*?(?:</pre\s*>|$)", re.S | re.I)
-_PRE_AT_RE = re.compile(r"(^[ \t]*\*?[ \t]*)@", re.M)
+_PRE_RE = re.compile(r"<pre\b.*?(?:</pre\s*>|$)", re.DOTALL | re.IGNORECASE)
+_PRE_AT_RE = re.compile(r"(^[ \t]*\*?[ \t]*)@", re.MULTILINE)
 
 
 def _guard_pre(raw: str) -> str:
@@ -291,7 +291,7 @@ class _MethodInfo:
 class _Refs(RefContext):
     """References of one doc comment, resolved in its file and scope."""
 
-    def __init__(self, ex: "_Extractor", f: _File, scopes: list, fqn: str, this_constant: str | None):
+    def __init__(self, ex: _Extractor, f: _File, scopes: list, fqn: str, this_constant: str | None):
         self.ex, self.f, self.scopes, self.fqn, self.this_constant = ex, f, scopes, fqn, this_constant
         self.current = scopes[-1] if scopes else None
 

@@ -19,11 +19,12 @@ from lxml import etree
 from lxml import html as lxml_html
 
 _BLOCK = frozenset(
-    "div ul ol dl dt dd table thead tbody tfoot tr blockquote "
-    "section hr center header footer main nav aside figure caption".split()
+    ["div", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr",
+     "blockquote", "section", "hr", "center", "header", "footer", "main", "nav", "aside",
+     "figure", "caption"]
 )
 _PARA = frozenset(("p",))
-_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _SKIP = frozenset(("script", "style", "noscript"))
 _WS = re.compile(r"\s+")
 _TRAIL = re.compile(r"[ \t]+\n")

@@ -33,7 +33,7 @@ def javadoc(paths, out, library, classes, workers):
     summary = sys.stderr if out == "-" else sys.stdout
     if members or (classes and index.classes()):
         try:
-            fh = sys.stdout if out == "-" else open(out, "w", encoding="utf-8")
+            fh = sys.stdout if out == "-" else open(out, "w", encoding="utf-8")  # noqa: SIM115 - or stdout
         except OSError as exc:
             click.echo(f"error: cannot write {out}: {exc}", err=True)
             sys.exit(FATAL)

@@ -110,8 +110,8 @@ def test_name_resolution_rules(tmp_path):
     # List comes from an on-demand import of a package outside the source
     # set: kept as written (documented limit).
     assert ids == {
-        "p.A.m(List,java.io.File,p.Other,p.Other.In,p.A.Node,p.A.Node,java.lang.Comparable,"
-        "java.util.Map.Entry[],int[],java.lang.String...)",
+        ("p.A.m(List,java.io.File,p.Other,p.Other.In,p.A.Node,p.A.Node,java.lang.Comparable,"
+         "java.util.Map.Entry[],int[],java.lang.String...)"),
         "p.A.id(java.lang.Object)",
     }
     m = next(x for x in ds.members if x.api == "p.A.m")

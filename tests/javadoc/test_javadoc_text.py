@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from lxml import etree
 
-from javadoc._text import comment_html, comment_parts, element_text, first_sentence_of, link_label
+from javadoc._text import (
+    comment_html,
+    comment_parts,
+    element_text,
+    first_sentence_of,
+    link_label,
+)
 
 
 def _div(html: str):
