@@ -252,7 +252,7 @@ def test_statuses_and_containment(rows):
     # every execution ended within its wall limit (plus scheduling slack)
     for k, r in by_name.items():
         assert r["execution"]["duration_s"] < LIMITS.wall_s + 2.0, k
-    assert elapsed < 60
+    assert elapsed < 120  # 21 runs, two at a time, four of them hit a limit
 
 
 def test_network_is_refused(rows):
