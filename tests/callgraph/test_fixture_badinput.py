@@ -209,3 +209,29 @@ def test_very_deep_expressions_do_not_crash(graph_of, tmp_path):
     # whatever is given up on is counted, never guessed as a decided edge
     assert ("d.Node.done()", "exact") not in deep or pg.summary.unresolved == 0
     assert pg.summary.call_sites == n + 1 + 1 + 500 + 1
+
+
+def _two_modules_same_type(root: Path) -> None:
+    _write(root, "a/src/main/java/p/A.java",
+           "package p;\n\npublic class A {\n    void m() {\n        new Second().s();\n    }\n}\n\n"
+           "class Second {\n    void s() {\n    }\n}\n", "utf-8")
+    _write(root, "b/src/main/java/p/A.java",
+           "package p;\n\npublic class A {\n    void m() {\n        other();\n    }\n\n    void other() {\n    }\n}\n",
+           "utf-8")
+
+
+def test_second_top_level_class_in_a_file(graph_of, tmp_path):
+    _two_modules_same_type(tmp_path)
+    pg = graph_of(tmp_path)
+    assert out_edges(pg, "p.A.m()") >= {("p.Second.<init>()", "exact", (5,)), ("p.Second.s()", "exact", (5,))}
+    assert pg.method("p.Second.s()").file == "a/src/main/java/p/A.java"
+
+
+@pytest.mark.xfail(strict=True, reason="core: a second declaration of the same type (p.A in two modules) is "
+                   "dropped silently: neither its methods nor a skipped/reason entry")
+def test_duplicate_type_is_kept_or_reported(graph_of, tmp_path):
+    _two_modules_same_type(tmp_path)
+    pg = graph_of(tmp_path)
+    kept = "p.A.other()" in pg.methods()
+    reported = "b/src/main/java/p/A.java" in {str(f) for f, _ in pg.summary.skipped}
+    assert kept or reported
