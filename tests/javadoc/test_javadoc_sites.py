@@ -167,3 +167,21 @@ def test_exact_records(sites, layout):
     assert f.to_dict()["signature"] is None
     assert idx.get(f"{P}.Marker.priority()").returns == "the priority"
     assert idx.get_class(f"{P}.Widget.Part.Detail").kind == "class"
+
+
+def test_jdk25_search_index_kinds(sites, generated_sites):
+    # JDK 25's member-search-index.js gives kind codes ("k"): absent for
+    # instance methods, 6 static method, 3 constructor, 0 enum constant,
+    # 1 field, 2 static field, 4 annotation element
+    text = (generated_sites["jdk25"] / "member-search-index.js").read_text("utf-8")
+    entries = json.loads(text[text.index("["): text.rindex("]") + 1])
+    k = {(f"{e['p']}.{e['c']}", unquote(e.get("u") or e["l"])): e.get("k") for e in entries}
+    expected = {None: "method", "6": "method", "3": "constructor", "0": "enum_constant",
+                "1": "field", "2": "field", "4": "annotation_element"}
+    members = sites["jdk25"].members
+    assert all(m.kind == expected[k[(m.class_, m.anchor)]] for m in members)
+    assert sorted(m.id for m in members if k[(m.class_, m.anchor)] == "6") == sorted([
+        f"{P}.Widget.first(java.lang.Object...)",
+        f"{P}.Widget.max(java.lang.Comparable,java.lang.Comparable)",
+        f"{P}.util.Registry.open(java.lang.String)", f"{P}.Shape.unit()",
+        f"{P}.Color.valueOf(java.lang.String)", f"{P}.Color.values()"])
