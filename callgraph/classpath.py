@@ -176,6 +176,8 @@ class _Source:
     origin = "jar"
     library: str | None = None
     path: str = ""
+    shared_types: dict | None = None   # process-wide TypeSig memo (the JDK image only)
+    shared_names: dict | None = None
 
     names: frozenset[str] | set[str]
 
@@ -288,6 +290,9 @@ class _JdkSource(_Source):
 
     def __init__(self, image: JImage):
         self._image = image
+        # The image object is cached per process, so these memos outlive one index.
+        self.shared_types = image.__dict__.setdefault("shared_types", {})
+        self.shared_names = image.__dict__.setdefault("shared_names", {})
         self.packages = image.packages
         self.path = str(image.path)
         self.names = image.classes.keys()
@@ -714,24 +719,30 @@ class ClasspathIndex:
         """Whether ``pkg`` (dotted) is a package of the JDK image's modules."""
         return pkg in self.jdk_packages
 
-    def _source_name(self, internal: str, inner: dict[str, cf.InnerClass]) -> str:
-        """Source form of an internal class name referenced from a class with these InnerClasses."""
+    def _source_name(self, internal: str, inner: dict[str, cf.InnerClass], known=None, cache=None) -> str:
+        """Source form of an internal class name referenced from a class with these InnerClasses.
+
+        ``known``/``cache``: the class names consulted for names InnerClasses does
+        not list, and the memo for them (default: the whole index's).
+        """
         ic = inner.get(internal)
         if ic is not None and ic.outer is not None and ic.simple_name:
-            return self._source_name(ic.outer, inner) + "." + ic.simple_name
+            return self._source_name(ic.outer, inner, known, cache) + "." + ic.simple_name
         if "$" not in internal:
             return internal.replace("/", ".")
-        hit = self._src_name_cache.get(internal)
+        if known is None:
+            known, cache = self._owner, self._src_name_cache
+        hit = cache.get(internal)
         if hit is not None:
             return hit
         # Not listed in InnerClasses: decide from the classpath — nested when
         # the part before the last '$' is a class we know and the rest is an identifier.
         head, _, tail = internal.rpartition("$")
-        if head and tail and not tail[0].isdigit() and _IDENT.match(tail) and head in self._owner:
-            out = self._source_name(head, inner) + "." + tail
+        if head and tail and not tail[0].isdigit() and _IDENT.match(tail) and head in known:
+            out = self._source_name(head, inner, known, cache) + "." + tail
         else:
             out = internal.replace("/", ".")
-        self._src_name_cache[internal] = out
+        cache[internal] = out
         return out
 
     # ---------------------------------------------------------------- lookup
@@ -765,10 +776,18 @@ class ClasspathIndex:
         if internal is None:
             return Unsolved(fqn, "not on the classpath")
         src = self._owner[internal]
+        shared = src.shared_types
+        if shared is not None:
+            hit = shared.get(internal)
+            if hit is not None:
+                return hit
         raw = self._raw(internal)
         if isinstance(raw, str):
             return Unsolved(fqn, raw)
-        return self._to_typesig(raw, src, fqn)
+        res = self._to_typesig(raw, src, fqn)
+        if shared is not None and isinstance(res, Solved):
+            shared[internal] = res
+        return res
 
     def _raw(self, internal: str) -> cf.RawClass | str:
         src = self._owner[internal]
@@ -802,7 +821,15 @@ class ClasspathIndex:
             return Unsolved(fqn, "anonymous or local class")
         if raw.access & cf.ACC_SYNTHETIC:
             return Unsolved(fqn, "synthetic class")
-        name_of = self._source_name
+        if src.shared_types is not None:
+            # A JDK type is converted against the JDK's names only, so the
+            # result does not depend on the jars and can be shared across indexes.
+            known, memo = src.names, src.shared_names
+
+            def name_of(n, inner, _k=known, _m=memo):
+                return self._source_name(n, inner, _k, _m)
+        else:
+            name_of = self._source_name
         this_fqn = name_of(raw.name, inner)
 
         if raw.access & cf.ACC_ANNOTATION:

@@ -140,6 +140,14 @@ def test_misses_and_non_types(jdk):
     assert isinstance(pi, Unsolved)
 
 
+def test_jdk_types_are_shared_between_indexes(jdk, tmp_path):
+    # The JDK image is opened once per process and its parsed types are reused;
+    # a jar on the classpath cannot change how a JDK type reads.
+    other = ClasspathIndex.open([tmp_path / "missing.jar"], jdk=jdk.jdk_home)
+    assert other.lookup("java.util.Map.Entry") is jdk.lookup("java.util.Map.Entry")
+    assert other.lookup("java.lang.String") == jdk.lookup("java.lang.String")
+
+
 def test_types_in_package(jdk):
     util = jdk.types_in_package("java.util")
     assert "java.util.ArrayList" in util and "java.util.Map" in util
