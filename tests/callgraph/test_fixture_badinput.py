@@ -235,3 +235,9 @@ def test_duplicate_type_is_kept_or_reported(graph_of, tmp_path):
     kept = "p.A.other()" in pg.methods()
     reported = "b/src/main/java/p/A.java" in {str(f) for f, _ in pg.summary.skipped}
     assert kept or reported
+
+
+def test_parse_errors_are_the_same_with_two_jobs(pg, graph_of):
+    two = graph_of(BAD_INPUT, jobs=2)
+    assert two.summary.parse_errors == pg.summary.parse_errors
+    assert set(two.graph.edges) == set(pg.graph.edges)

@@ -85,3 +85,14 @@ def test_jdk_logging_facts_read_from_the_sources(graph_of, jdk_module):
     )
     assert d == {"lines": [start + 1], "resolution": "exact"}
     assert pg.reach("java.util.logging.Logger.info(java.lang.String)") == []
+
+
+def test_two_jobs_give_the_same_graph_and_summary(graph_of, jdk_module):
+    root, _ = jdk_module("java.logging")
+    one, two = graph_of(root), graph_of(root, jobs=2)
+    assert dict(two.graph.nodes(data=True)) == dict(one.graph.nodes(data=True))
+    assert {(u, v): d for u, v, d in two.graph.edges(data=True)} == {
+        (u, v): d for u, v, d in one.graph.edges(data=True)
+    }
+    for field in ("files", "methods", "call_sites", "resolved", "unresolved", "top_reasons", "parse_errors"):
+        assert getattr(two.summary, field) == getattr(one.summary, field), field
