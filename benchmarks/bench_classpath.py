@@ -39,10 +39,10 @@ def bench_jdk(home: str) -> None:
     with tempfile.TemporaryDirectory() as cache:
         os.environ["QARE_CACHE_DIR"] = cache
         cp._JDK_CACHE.clear()
-        ix, cold = timed(lambda: ClasspathIndex.open((), jdk=home))
+        _, cold = timed(lambda: ClasspathIndex.open((), jdk=home))
         cp._JDK_CACHE.clear()
         _, disk = timed(lambda: ClasspathIndex.open((), jdk=home))
-        _, mem = timed(lambda: ClasspathIndex.open((), jdk=home))
+        ix, mem = timed(lambda: ClasspathIndex.open((), jdk=home))
     os.environ.pop("QARE_CACHE_DIR")
     print(f"open: cold {cold * 1000:.0f} ms | from disk cache {disk * 1000:.0f} ms | in-memory {mem * 1000:.0f} ms")
     print(f"packages: {len(ix.jdk_packages)}; classes indexed: {len(ix._owner)}; warnings: {len(ix.warnings)}")
