@@ -780,12 +780,12 @@ class ClasspathIndex:
         if shared is not None:
             hit = shared.get(internal)
             if hit is not None:
-                return hit
+                return hit if isinstance(hit, Solved) or hit.name == fqn else Unsolved(fqn, hit.reason)
         raw = self._raw(internal)
         if isinstance(raw, str):
-            return Unsolved(fqn, raw)
+            return Unsolved(fqn, raw)  # read/parse errors are not shared: each index records its warning
         res = self._to_typesig(raw, src, fqn)
-        if shared is not None and isinstance(res, Solved):
+        if shared is not None:
             shared[internal] = res
         return res
 
