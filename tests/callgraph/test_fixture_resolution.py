@@ -592,6 +592,20 @@ MORE = {
          (f"{M}.JdkTypes.h(java.lang.CharSequence)", "exact", ('h("text");', "h(new StringBuilder());")),
          ("java.lang.StringBuilder.<init>()", "exact", ("h(new StringBuilder());",))],
     ),
+    "calls in every statement form (assert, loops, array initializer, synchronized, switch, throw, ?:)": (
+        f"{M}.Statements.everyStatement(int[])",
+        [(f"{M}.Statements.c1()", "exact", ("assert c1()",)), (f"{M}.Statements.c7()", "exact", ("assert c1()",)),
+         (f"{M}.Statements.c2()", "exact", ("while (c2())",)), (f"{M}.Statements.c3()", "exact", ("while (c3())",)),
+         (f"{M}.Statements.c4()", "exact", ("i = c4()",)), (f"{M}.Statements.c5()", "exact", ("i = c4()",)),
+         (f"{M}.Statements.c6()", "exact", ("i = c4()",)), (f"{M}.Statements.c8()", "exact", ("{c8(), 0}",)),
+         (f"{M}.Statements.c11()", "exact", ("synchronized (c11())",)),
+         (f"{M}.Statements.c9()", "exact", ("switch (c9())",)), (f"{M}.Statements.c10()", "exact", ("c10();",)),
+         (f"{M}.Statements.c12()", "exact", ("c12()))",)),
+         ("java.lang.String.valueOf(int)", "exact", ("c12()))",)),
+         ("java.lang.IllegalStateException.<init>(java.lang.String)", "exact", ("c12()))",)),
+         (f"{M}.Statements.c13()", "exact", ("? c13() : c14()",)), (f"{M}.Statements.c14()", "exact", ("? c13() : c14()",)),
+         (f"{M}.Statements.c15()", "exact", ("k + c15()",))],
+    ),
 }
 
 
