@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
+from ._secrets import KEY_NAME_RE as _KEY_NAME_RE
+from ._secrets import PLACEHOLDER_RE as _PLACEHOLDER_RE
+from ._secrets import mask_credentials
 from ._static import Env, eval_str, literal_value, placeholder, resolve_dict
 
 VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
@@ -41,11 +44,6 @@ _REQUEST_CLASS = "urllib.request.Request"
 _HTTP_HINT = re.compile(r"requests|httpx|aiohttp|urllib|http\.client|HTTPSConnection|HTTPConnection")
 _MAX_FILE_BYTES = 1_000_000
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", "build", "dist"}
-_PLACEHOLDER_RE = re.compile(
-    r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
-    re.I,
-)
-_KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
 #: Comment lines that tool-learning wrapper generators emit verbatim.
 TEMPLATE_COMMENTS = (
     "define the target rapidapi endpoint url",
@@ -788,6 +786,7 @@ def extract_source(
     repo_url: str | None = None,
     local_modules: frozenset = frozenset(),
     rapidapi_only: bool = False,
+    mask_secrets: bool = True,
 ) -> list[dict]:
     """Service-call functions of one Python module, as SCCGBench records.
 
@@ -804,6 +803,9 @@ def extract_source(
         Top-level module names that belong to the repository (not dependencies).
     rapidapi_only : bool
         Keep only functions whose request shows RapidAPI evidence.
+    mask_secrets : bool
+        Replace literal credentials in the code fields by ``<REDACTED>``
+        (values of key-like names, ≥ 8 characters, no placeholder wording).
 
     Returns
     -------
@@ -835,6 +837,9 @@ def extract_source(
             continue
         if module.comment_lines is None:
             module.comment_lines = _comments(source)
+            if mask_secrets:
+                # records never carry literal credentials; lines stay aligned
+                module.lines = mask_credentials(source, module.tree).splitlines()
         evidence = sorted({e for c in calls for e in _rapidapi_evidence(c)})
         if rapidapi_only and not evidence:
             continue
@@ -941,6 +946,7 @@ def extract_repos(
     keep_templates: bool = False,
     keep_duplicates: bool = False,
     cluster_min: int = 3,
+    mask_secrets: bool = True,
 ) -> ExtractionResult:
     """Extract, flag templates and dedupe over several repository folders.
 
@@ -957,6 +963,8 @@ def extract_repos(
         ``extraction.template_flags``).
     keep_duplicates : bool
         Keep records whose normalised code hash was seen before.
+    mask_secrets : bool
+        Replace literal credentials in the code fields (see :func:`extract_source`).
     cluster_min : int
         A function shape (constants, names and arguments erased) seen in at
         least this many functions across at least two files is flagged
@@ -989,6 +997,7 @@ def extract_repos(
                         repo_url=(repo_urls or {}).get(root.name),
                         local_modules=local,
                         rapidapi_only=rapidapi_only,
+                        mask_secrets=mask_secrets,
                     )
                 )
             except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as exc:

@@ -8,7 +8,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from ._extract import _KEY_NAME_RE
+from ._secrets import secret_positions
 
 URL_MASK = "<URL>"
 HOST_MASK = "<HOST>"
@@ -67,39 +67,6 @@ def _route_regex(route: str | None) -> re.Pattern | None:
         else:
             parts.append(re.escape(s))
     return re.compile("/" + "/".join(parts) + r"/?(?=$|[?#'\"\s])")
-
-
-def _secret_positions(tree: ast.AST) -> set[tuple[int, int]]:
-    """Start positions of string literals that hold credentials: values of
-    dict entries, keywords and assignments whose key/name looks like a key."""
-    out = set()
-
-    def lit(node):
-        return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value != ""
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict):
-            for k, v in zip(node.keys, node.values):
-                if (
-                    isinstance(k, ast.Constant)
-                    and isinstance(k.value, str)
-                    and _KEY_NAME_RE.search(k.value)
-                    and not k.value.lower().endswith("host")
-                    and lit(v)
-                ):
-                    out.add((v.lineno, v.col_offset))
-        elif isinstance(node, ast.keyword) and node.arg and _KEY_NAME_RE.search(node.arg) and lit(node.value):
-            out.add((node.value.lineno, node.value.col_offset))
-        elif isinstance(node, ast.Assign) and lit(node.value):
-            if any(isinstance(t, ast.Name) and _KEY_NAME_RE.search(t.id) for t in node.targets):
-                out.add((node.value.lineno, node.value.col_offset))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            a = node.args
-            pos = a.args[len(a.args) - len(a.defaults):]
-            for arg, d in list(zip(pos, a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
-                if d is not None and _KEY_NAME_RE.search(arg.arg) and lit(d):
-                    out.add((d.lineno, d.col_offset))
-    return out
 
 
 def _docstring_positions(tree: ast.AST) -> set[tuple[int, int]]:
@@ -190,7 +157,7 @@ def redact_code(code: str, record: dict) -> str:
         When *code* does not parse.
     """
     tree = ast.parse(code)
-    secrets = _secret_positions(tree)
+    secrets = secret_positions(tree)
     docstrings = _docstring_positions(tree)
     r = _Redactor(Gold.from_record(record))
     lines = code.splitlines(keepends=True)

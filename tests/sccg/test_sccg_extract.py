@@ -114,6 +114,10 @@ def test_format_route_and_secret_redacted(by_name):
     ]
     assert meta["headers"]["x-rapidapi-key"] == "<REDACTED>"
     assert rec["extraction"]["duplicates"] == ["wrappers/dup/copy.py::current_by_location"]
+    # the literal key never reaches the record
+    for field in ("complete_function", "original_function", "annotated_function"):
+        assert '"x-rapidapi-key": "<REDACTED>"' in rec["code"][field]
+        assert "0123456789abcdef" not in rec["code"][field]
     assert rec["comments"] == [] and rec["comments_source"] is None
 
 
@@ -267,3 +271,10 @@ def test_class_attributes_resolve():
         ("X-RapidAPI-Key", "header", "{key}"),
         ("X-RapidAPI-Host", "header", "news.p.rapidapi.com"),
     ]
+
+
+def test_mask_secrets_can_be_disabled():
+    src = "import requests\nTOKEN = 'abcdef123456'\ndef f():\n    return requests.get('https://a.b/c', headers={'token': TOKEN, 'x-key': 'YOUR_KEY'})\n"
+    masked = extract_source(src)[0]["code"]["complete_function"]
+    assert "TOKEN = '<REDACTED>'" in masked and "'x-key': 'YOUR_KEY'" in masked
+    assert "abcdef123456" in extract_source(src, mask_secrets=False)[0]["code"]["complete_function"]

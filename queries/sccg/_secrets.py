@@ -1,0 +1,88 @@
+"""Credential literals in Python code: where they are, and masking them."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
+PLACEHOLDER_RE = re.compile(
+    r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
+    re.I,
+)
+MASK = "<REDACTED>"
+
+
+def _credential_like(value: str) -> bool:
+    return len(value) >= 8 and not re.search(r"\s", value) and not PLACEHOLDER_RE.search(value) and "{" not in value
+
+
+def secret_positions(tree: ast.AST, *, credentials_only: bool = False) -> set[tuple[int, int]]:
+    """(line, column) starts of string literals bound to key-like names: dict
+    values under key-like string keys (``…host`` keys excluded), keyword
+    arguments, assignments and parameter defaults; with *credentials_only*,
+    only literals that look like real credentials (≥ 8 non-blank characters,
+    no placeholder wording)."""
+    out = set()
+
+    def lit(node):
+        ok = isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value != ""
+        return ok and (not credentials_only or _credential_like(node.value))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if (
+                    isinstance(k, ast.Constant)
+                    and isinstance(k.value, str)
+                    and KEY_NAME_RE.search(k.value)
+                    and not k.value.lower().endswith("host")
+                    and lit(v)
+                ):
+                    out.add((v.lineno, v.col_offset))
+        elif isinstance(node, ast.keyword) and node.arg and KEY_NAME_RE.search(node.arg) and lit(node.value):
+            out.add((node.value.lineno, node.value.col_offset))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and lit(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else "" for t in targets]
+            if any(KEY_NAME_RE.search(n) for n in names):
+                out.add((node.value.lineno, node.value.col_offset))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            pos = a.args[len(a.args) - len(a.defaults):]
+            for arg, d in list(zip(pos, a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+                if d is not None and KEY_NAME_RE.search(arg.arg) and lit(d):
+                    out.add((d.lineno, d.col_offset))
+    return out
+
+
+def replace_strings(code: str, positions: set, text: str) -> str:
+    """*code* with the one-line string tokens starting at *positions* replaced
+    by a literal holding *text* (same prefix and quotes), lines unchanged."""
+    if not positions:
+        return code
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    edits = []
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.STRING and tok.start in positions and tok.start[0] == tok.end[0]:
+            i = 0
+            while tok.string[i] not in "'\"":
+                i += 1
+            q = tok.string[i : i + 3] if tok.string[i : i + 3] in ('"""', "'''") else tok.string[i]
+            new = tok.string[: i + len(q)] + text + q
+            edits.append((offsets[tok.start[0] - 1] + tok.start[1], offsets[tok.end[0] - 1] + tok.end[1], new))
+    for start, end, new in reversed(edits):
+        code = code[:start] + new + code[end:]
+    return code
+
+
+def mask_credentials(code: str, tree: ast.AST | None = None) -> str:
+    """Replace literal credentials (see :func:`secret_positions` with
+    ``credentials_only``) by ``<REDACTED>``; line structure is kept."""
+    tree = tree if tree is not None else ast.parse(code)
+    return replace_strings(code, secret_positions(tree, credentials_only=True), MASK)
