@@ -31,6 +31,7 @@ from ._extract import (
     sample_id,
 )
 from ._redact import Gold, LeakCheck, LeakReport, leak_check, redact_code
+from ._secrets import mask_credentials
 
 __all__ = [
     "ExtractionError",
@@ -42,6 +43,7 @@ __all__ = [
     "extract_repos",
     "extract_source",
     "leak_check",
+    "mask_credentials",
     "normalised_code_hash",
     "redact_code",
     "sample_id",
