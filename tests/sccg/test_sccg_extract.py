@@ -278,3 +278,45 @@ def test_mask_secrets_can_be_disabled():
     masked = extract_source(src)[0]["code"]["complete_function"]
     assert "TOKEN = '<REDACTED>'" in masked and "'x-key': 'YOUR_KEY'" in masked
     assert "abcdef123456" in extract_source(src, mask_secrets=False)[0]["code"]["complete_function"]
+
+
+def test_full_record_exact(by_name):
+    rec = dict(by_name["detect"])
+    extraction = dict(rec.pop("extraction"))
+    fn = (
+        "async def detect(text):\n"
+        "    async with ClientSession() as s:\n"
+        '        async with s.get("https://google-translate1.p.rapidapi.com/language/translate/v2/detect?q=" + text)'
+        " as resp:\n"
+        "            return await resp.json()"
+    )
+    url = "https://google-translate1.p.rapidapi.com/language/translate/v2/detect?q={text}"
+    params = [{"key": "q", "in": "query", "value": "{text}"}]
+    assert rec == {
+        "sample_id": sample_id("aio_bot", "bot.py", "detect"),
+        "api_name": "google-translate1",
+        "api_host": "google-translate1.p.rapidapi.com",
+        "function_name": "detect",
+        "language": "python",
+        "github_info": {"repo": "aio_bot", "file_path": "bot.py", "file_url": None, "start_line": 15,
+                        "end_line": 18, "stars": None, "forks": None, "license": None, "updated_at": None},
+        "code": {"complete_function": "from aiohttp import ClientSession\n\n\n" + fn, "original_function": fn,
+                 "annotated_function": fn, "has_comments": False},
+        "api_metadata": {"url": url, "method": "GET", "headers": {}, "params": [],
+                         "route": "/language/translate/v2/detect", "endpoint_id": None, "endpoint_name": None,
+                         "doc_match_type": None, "code_params": params, "library": "aiohttp"},
+        "comments": [],
+        "comments_source": None,
+        "dependencies": ["aiohttp"],
+    }
+    assert extraction.pop("code_hash") == normalised_code_hash(fn)
+    assert len(extraction.pop("structure_hash")) == 64
+    assert extraction == {
+        "calls": [{"library": "aiohttp", "method": "GET", "url": url, "host": "google-translate1.p.rapidapi.com",
+                   "route": "/language/translate/v2/detect", "headers": {}, "params": params, "line": 17}],
+        "rapidapi_evidence": ["host:*.p.rapidapi.com"],
+        "template_flags": [],
+        "is_method": False,
+        "is_template": False,
+        "duplicates": [],
+    }
