@@ -194,3 +194,75 @@ def test_loc_modes_by_hand(graph_of, tmp_path, mode, loc):
     # code lines (9): 6 @Deprecated, 7 int f() {, 10 int a, 13 String url, 14 int b,
     # 15 int c /* opens, 16 closes */ int d, 17 return, 18 }; comments 8, 9, 12; blank 11
     assert info.loc == loc
+
+
+COMMENTS_SRC = """/*
+ * License header.
+ */
+package k;
+
+public class K {
+
+    // Detached: a blank line follows.
+
+    void detached() {
+    }
+
+    private int n; // trailing comment of the field
+    void afterTrailing() {
+    }
+
+    void inner() {
+        // inside the body
+    }
+    void afterBody() {
+    }
+
+    /** The doc. */
+    @Override
+    @SuppressWarnings("all")
+    public String toString() {
+        return "k";
+    }
+
+    /* block */
+    void block() {
+    }
+
+    /** Javadoc first. */
+    // then a line comment
+    void both() {
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def comments_pg(graph_of, tmp_path_factory):
+    root = tmp_path_factory.mktemp("comments")
+    p = root / "src/main/java/k/K.java"
+    p.parent.mkdir(parents=True)
+    p.write_text(COMMENTS_SRC)
+    return graph_of(root)
+
+
+def test_comments_directly_above(comments_pg):
+    c = {m.split("(")[0].rsplit(".", 1)[1]: comments_pg.method(m).comment for m in comments_pg.methods()}
+    assert c["detached"] is None  # a blank line separates it
+    assert c["inner"] is None  # the license header belongs to the file
+    assert c["afterBody"] is None  # `// inside the body` is in inner()'s body
+    assert c["toString"] == "/** The doc. */"  # above the annotations
+    assert c["block"] == "/* block */"
+    assert comments_pg.method("k.K.toString()").start_line == 24  # starts at @Override
+
+
+@pytest.mark.xfail(strict=True, reason="core: the trailing `// ...` of the field line above becomes the "
+                   "method's comment")
+def test_trailing_comment_of_the_previous_line_is_not_a_doc_comment(comments_pg):
+    assert comments_pg.method("k.K.afterTrailing()").comment is None
+
+
+@pytest.mark.xfail(strict=True, reason="core: a `//` comment between the Javadoc and the declaration hides "
+                   "the Javadoc (JDK 17's javadoc tool still documents both() with it)")
+def test_javadoc_before_a_line_comment_is_kept(comments_pg):
+    assert "Javadoc first." in comments_pg.method("k.K.both()").comment
