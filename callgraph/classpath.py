@@ -30,7 +30,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import zipfile
 import zlib
 from dataclasses import dataclass

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from callgraph import _classfile as cf
-from callgraph.classpath import ClasspathIndex, FieldSig, MethodSig, Solved, Unsolved
+from callgraph.classpath import ClasspathIndex, FieldSig, Unsolved
 
 REPO = Path(__file__).resolve().parents[2]
 LIB_SRC = REPO / "fixtures" / "classpath" / "lib"
