@@ -685,3 +685,23 @@ def test_reach_through_recursion_terminates(pg):
     assert t.chain == (b, f"{M}.Recursion.a(int)", f"{TX}.upper(java.lang.String)")
     assert (t.depth, t.chain_loc) == (3, 6)
     assert t.density == pytest.approx(1 / 6)
+
+
+def test_jdk_packages_outside_java_and_javax_are_not_third_party(pg):
+    # decided from the running JDK's module packages, not from name prefixes
+    file = SRC / "res/classify/MorePackages.java"
+    cases = {
+        "res.classify.MorePackages.w3c(org.w3c.dom.Document)":
+            ("org.w3c.dom.Document.getDocumentElement()", "exact", "getDocumentElement", False),
+        "res.classify.MorePackages.processing(javax.annotation.processing.Messager)":
+            ("javax.annotation.processing.Messager.printMessage(javax.tools.Diagnostic.Kind,java.lang.CharSequence)",
+             "exact", "printMessage", False),
+        "res.classify.MorePackages.inject(javax.inject.Provider)":
+            ("javax.inject.Provider.get(*)", "arity", "provider.get()", True),
+    }
+    for caller, (callee, res, snippet, third) in cases.items():
+        assert out_edges(pg, caller) == {(callee, res, (only_line(file, snippet),))}
+        assert pg.graph.nodes[callee]["third_party"] is third
+    assert [t.api for t in pg.reach("res.classify.MorePackages.inject(javax.inject.Provider)")] == [
+        "javax.inject.Provider.get"
+    ]
