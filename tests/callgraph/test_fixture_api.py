@@ -266,3 +266,19 @@ def test_trailing_comment_of_the_previous_line_is_not_a_doc_comment(comments_pg)
                    "the Javadoc (JDK 17's javadoc tool still documents both() with it)")
 def test_javadoc_before_a_line_comment_is_kept(comments_pg):
     assert "Javadoc first." in comments_pg.method("k.K.both()").comment
+
+
+def test_reach_unknown_and_ambiguous_names(graph_of, acme_jar):
+    from callgraph import UnknownMethodError
+
+    pg = graph_of(RESOLUTION, classpath=[acme_jar])
+    with pytest.raises(UnknownMethodError) as info:
+        pg.reach("noSuchMethodAnywhere")
+    assert info.value.candidates == []
+    with pytest.raises(UnknownMethodError) as info:
+        pg.reach("run")
+    assert sorted(info.value.candidates) == ["res.Gadget.run()", "res.Item.run()", "res.more.JdkTypes.Job.run()"]
+    # an unambiguous short form is accepted
+    assert [t.signature for t in pg.reach("Display.show")] == [
+        t.signature for t in pg.reach("res.cha.Display.show(res.cha.Renderer)")
+    ]
