@@ -5,7 +5,8 @@ pages/s and members/s by wall clock (best of ``--repeat`` runs), serially
 and with a process pool, and by CPU time for serial runs (the figure that
 holds on a busy machine). Sites come from .cache/test-inputs/javadoc (made by
 scripts/install-test-deps.sh); also a -javadoc.jar zipped from the largest
-site, and the fixture sources.
+site, the fixture sources and commons-lang3's sources (rebuilt from the
+site's src-html pages; rows in "pages" count .java files).
 
     python3 benchmarks/bench_javadoc.py [--repeat 3] [--jobs 2]
 """
@@ -88,6 +89,21 @@ def main() -> None:
     src = REPO / "fixtures" / "javadoc" / "src"
     ds, wall, cpu = _time(lambda: read_sources(str(src)), args.repeat)
     _row("fixtures/javadoc/src (sources)", ds, wall, cpu, 1)
+    lang3 = _site("libcommons-lang3-java-doc")
+    if (lang3 / "src-html").is_dir():
+        # commons-lang3's own sources, rebuilt from the site's src-html pages
+        from lxml import etree
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for page in (lang3 / "src-html").rglob("*.html"):
+                doc = etree.parse(str(page), etree.HTMLParser(no_network=True, encoding="utf-8"))
+                lines = ["".join(x.itertext()) for x in doc.iter("span")
+                         if (x.get("id") or "").startswith("line-")]
+                dest = Path(tmp) / page.relative_to(lang3 / "src-html").with_suffix(".java")
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            ds, wall, cpu = _time(lambda: read_sources(tmp), args.repeat)
+            _row("commons-lang3 sources (from src-html)", ds, wall, cpu, 1)
 
 
 if __name__ == "__main__":
