@@ -720,3 +720,20 @@ def test_jdk_packages_outside_java_and_javax_are_not_third_party(pg):
     assert [t.api for t in pg.reach("res.classify.MorePackages.inject(javax.inject.Provider)")] == [
         "javax.inject.Provider.get"
     ]
+
+
+def test_static_imports_from_a_library(pg, pg_nocp):
+    file = SRC / "res/lib/StaticLib.java"
+    single, on_demand = "res.lib.StaticLib.single()", "res.lib.StaticLib.onDemand(java.util.List)"
+    up, pad, join = only_line(file, 'upper("x")'), only_line(file, 'pad("x", 2)'), only_line(file, "join(")
+    assert out_edges(pg, single) == {(f"{TX}.upper(java.lang.String)", "exact", (up,))}
+    # List<String>: join(String, Iterable<?>) in phase 1, before join(String, String...)
+    assert out_edges(pg, on_demand) == {
+        (f"{TX}.pad(java.lang.String,int)", "exact", (pad,)),
+        (f"{TX}.join(java.lang.String,java.lang.Iterable)", "exact", (join,)),
+    }
+    # without the jar: a single static import still decides the declaring type ...
+    assert out_edges(pg_nocp, single) == {(f"{TX}.upper(*)", "arity", (up,))}
+    # ... an on-demand one does not (any other on-demand import could declare pad/join)
+    assert out_edges(pg_nocp, on_demand) == {(f"{TX}.pad(*)", "name", (pad,)), (f"{TX}.join(*)", "name", (join,))}
+    assert pg_nocp.reach(on_demand) == []
