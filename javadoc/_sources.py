@@ -77,6 +77,9 @@ def _javac_text(raw: str) -> str:
     all; javalang only one)."""
     if "\\u" in raw:
         raw = _UNICODE_ESCAPE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)), raw)
+        # surrogate pairs written as two escapes make one character; a lone
+        # surrogate becomes U+FFFD
+        raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     if raw.startswith("/**") and raw.endswith("*/") and len(raw) >= 5:
         raw = "/**" + _STARS.sub(r"\1*", raw[3:-2]) + "*/"
     return raw
@@ -800,6 +803,12 @@ def read_source_container(container: Container) -> DocSet:
         except (OSError, JavadocError) as exc:
             warnings.append((location(container, n), f"unreadable: {exc}"))
             continue
+        try:
+            src.decode("utf-8")
+        except UnicodeDecodeError:
+            # javac would need -encoding: read such a file as cp1252
+            src = src.decode("cp1252", "replace").encode("utf-8")
+            warnings.append((location(container, n), "not valid UTF-8; read as cp1252"))
         f = _scan_file(n, src, parser)
         if f.tree.root_node.has_error:
             warnings.append((location(container, n), "syntax errors; declarations read as far as possible"))

@@ -16,7 +16,6 @@ import re
 import textwrap
 
 from lxml import etree
-from lxml import html as lxml_html
 
 _BLOCK = frozenset(
     ["div", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr",
@@ -324,6 +323,16 @@ def comment_html(text: str, ctx: RefContext | None = None) -> str:
     return "".join(out)
 
 
+_FRAGMENT_PARSER = etree.HTMLParser(no_network=True, remove_comments=True, encoding="utf-8")
+
+
+def _fragment(src: str):
+    """A ``div`` holding the parsed HTML fragment, or ``None``."""
+    doc = etree.fromstring(("<html><body><div>" + src + "</div></body></html>").encode("utf-8"),
+                           _FRAGMENT_PARSER)
+    return None if doc is None else doc.find("body/div")
+
+
 def comment_parts(text: str | None, ctx: RefContext | None = None) -> tuple[str | None, str | None]:
     """(plain text, first sentence) of doc-comment HTML, like
     :func:`comment_text` and :func:`first_sentence_of`."""
@@ -332,9 +341,11 @@ def comment_parts(text: str | None, ctx: RefContext | None = None) -> tuple[str 
     src = comment_html(text, ctx)
     if not src.strip():
         return "", None
-    try:
-        frag = lxml_html.fragment_fromstring(src, create_parent="div")
-    except (etree.ParserError, ValueError):
+    if "<" not in src and "&" not in src:  # plain text: no parse needed
+        flat = _WS.sub(" ", src.translate(_ZW)).strip()
+        return flat, first_sentence(flat)
+    frag = _fragment(src)
+    if frag is None:
         flat = _WS.sub(" ", html.unescape(src)).strip()
         return flat, first_sentence(flat)
     return element_text(frag), first_sentence_of([frag])
@@ -342,16 +353,6 @@ def comment_parts(text: str | None, ctx: RefContext | None = None) -> tuple[str 
 
 def comment_text(text: str | None, ctx: RefContext | None = None) -> str | None:
     """Plain text of doc-comment HTML (after :func:`comment_html`), by the
-    same rules as the HTML sites."""
-    if text is None:
-        return None
-    src = comment_html(text, ctx)
-    if not src.strip():
-        return ""
-    try:
-        frag = lxml_html.fragment_fromstring(src, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return _WS.sub(" ", html.unescape(src)).strip()
-    # Like a browser (and javadoc's HTML), blank lines in the text are just
-    # white space; only HTML makes paragraphs.
-    return element_text(frag)
+    same rules as the HTML sites (like a browser, blank lines are only white
+    space; HTML makes paragraphs)."""
+    return comment_parts(text, ctx)[0]

@@ -154,7 +154,13 @@ def test_sources_with_syntax_errors_and_bad_bytes(tmp_path):
     ids = {m.id for m in ds.members}
     assert "p.Good.one()" in ids and "p.Bad.ok()" in ids
     assert [r for w, r in ds.warnings if w.endswith("Bad.java")] == [
-        "syntax errors; declarations read as far as possible"]
+        "not valid UTF-8; read as cp1252", "syntax errors; declarations read as far as possible"]
+    assert ds.classes[[c.fqn for c in ds.classes].index("p.Bad")].description == "Café."
+    # escapes: a surrogate pair makes one character, a lone one U+FFFD
+    (tmp_path / "p" / "Esc.java").write_text(
+        "package p;\n/** Smile \\uD83D\\uDE00, lone \\uD800, a\\u0020b. */\npublic class Esc {}\n")
+    esc, = [c for c in read_sources(str(tmp_path)).classes if c.fqn == "p.Esc"]
+    assert esc.description == "Smile \U0001F600, lone \ufffd, a b."
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "README.txt").write_text("no sources here")
     with pytest.raises(JavadocError, match=r"empty: no \.java files"):
