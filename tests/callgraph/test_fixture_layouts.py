@@ -70,3 +70,13 @@ def test_plain_folder(graph_of):
     assert out_edges(pg, main) == {(shout, "exact", (6,)), (PRINTLN, "exact", (6,))}
     assert out_edges(pg, shout) == {("java.lang.String.toUpperCase()", "exact", (9,))}
     assert pg.reach(main) == []  # only JDK APIs: no third-party target
+
+
+def test_progress_goes_to_stderr_only(capsys):
+    import callgraph
+
+    pg = callgraph.build_project_graph(PLAIN, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "file" in captured.err  # tqdm's unit
+    assert "Hello.main(java.lang.String[])" in pg.methods()
