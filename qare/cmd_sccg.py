@@ -82,10 +82,11 @@ def sccg() -> None:
 @click.option("--keep-templates", is_flag=True, help="Keep template/wrapper functions (still flagged).")
 @click.option("--keep-duplicates", is_flag=True, help="Keep functions whose normalised code hash was seen.")
 @click.option("--repo-url", multiple=True, metavar="NAME=URL", help="GitHub URL of a repo folder, for file_url.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256), help="Worker processes over files.")
 @click.option("--keep-secrets", is_flag=True, help="Do not mask literal credentials in the code fields.")
 @click.option("--docs", type=str, default=None,
               help="JSONL of documented endpoints (host/url, route, method, params) to set doc_match_type.")
-def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url, keep_secrets, docs):
+def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url, jobs, keep_secrets, docs):
     """Find functions that issue HTTP requests in the Python files of REPOS
     and write one SCCGBench record per function."""
     from queries.sccg import align_docs, extract_repos
@@ -102,7 +103,7 @@ def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url
         sys.exit(exitcodes.NO_INPUT)
     result = extract_repos(repos, repo_urls=urls, rapidapi_only=rapidapi_only,
                            keep_templates=keep_templates, keep_duplicates=keep_duplicates,
-                           mask_secrets=not keep_secrets)
+                           mask_secrets=not keep_secrets, n_jobs=jobs)
     errors = [f"{e.repo}/{e.file_path}: {e.reason}" for e in result.errors]
     records = list(result.records)
     if docs:

@@ -11,6 +11,7 @@ import re
 import sys
 import tokenize
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -938,6 +939,19 @@ def _local_modules(root: Path) -> frozenset:
     return frozenset(names)
 
 
+def _extract_file(task) -> tuple[list, ExtractionError | None]:
+    """One file's records, or the reason it failed (runs in a worker)."""
+    path, repo, rel, url, local, rapidapi_only, mask_secrets = task
+    try:
+        src = _read_python(Path(path))
+        return extract_source(src, repo=repo, file_path=rel, repo_url=url, local_modules=local,
+                              rapidapi_only=rapidapi_only, mask_secrets=mask_secrets), None
+    except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as exc:
+        return [], ExtractionError(repo, rel, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - one odd file must not stop the run
+        return [], ExtractionError(repo, rel, f"internal error {type(exc).__name__}: {exc}")
+
+
 def extract_repos(
     repos,
     *,
@@ -947,6 +961,7 @@ def extract_repos(
     keep_duplicates: bool = False,
     cluster_min: int = 3,
     mask_secrets: bool = True,
+    n_jobs: int = 1,
 ) -> ExtractionResult:
     """Extract, flag templates and dedupe over several repository folders.
 
@@ -965,6 +980,8 @@ def extract_repos(
         Keep records whose normalised code hash was seen before.
     mask_secrets : bool
         Replace literal credentials in the code fields (see :func:`extract_source`).
+    n_jobs : int
+        Worker processes over files (results keep file order).
     cluster_min : int
         A function shape (constants, names and arguments erased) seen in at
         least this many functions across at least two files is flagged
@@ -978,6 +995,7 @@ def extract_repos(
     """
     records, errors = [], []
     stats = defaultdict(int)
+    tasks = []
     for root in repos:
         root = Path(root)
         if not root.is_dir():
@@ -985,25 +1003,18 @@ def extract_repos(
             continue
         local = _local_modules(root)
         for path in _python_files(root):
-            rel = path.relative_to(root).as_posix()
             stats["files"] += 1
-            try:
-                src = _read_python(path)
-                records.extend(
-                    extract_source(
-                        src,
-                        repo=root.name,
-                        file_path=rel,
-                        repo_url=(repo_urls or {}).get(root.name),
-                        local_modules=local,
-                        rapidapi_only=rapidapi_only,
-                        mask_secrets=mask_secrets,
-                    )
-                )
-            except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as exc:
-                errors.append(ExtractionError(root.name, rel, f"{type(exc).__name__}: {exc}"))
-            except Exception as exc:  # noqa: BLE001 - one odd file must not stop the run
-                errors.append(ExtractionError(root.name, rel, f"internal error {type(exc).__name__}: {exc}"))
+            tasks.append((str(path), root.name, path.relative_to(root).as_posix(),
+                          (repo_urls or {}).get(root.name), local, rapidapi_only, mask_secrets))
+    if n_jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+            results = list(pool.map(_extract_file, tasks, chunksize=16))
+    else:
+        results = [_extract_file(t) for t in tasks]
+    for recs, error in results:
+        records.extend(recs)
+        if error is not None:
+            errors.append(error)
     stats["functions"] = len(records)
     shapes: dict = defaultdict(list)
     for r in records:

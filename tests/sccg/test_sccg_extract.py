@@ -320,3 +320,8 @@ def test_full_record_exact(by_name):
         "is_template": False,
         "duplicates": [],
     }
+
+
+def test_parallel_extraction_gives_the_same_records(result):
+    par = extract_repos([REPOS / n for n in NAMES], n_jobs=2)
+    assert par.records == result.records and par.errors == result.errors and par.stats == result.stats
