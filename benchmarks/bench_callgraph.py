@@ -15,6 +15,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -82,6 +83,7 @@ def main(argv=None) -> int:
 
             prof = cProfile.Profile()
             prof.enable()
+        load0 = f"{os.getloadavg()[0]:.1f}"
         t0 = time.perf_counter()
         pg = build_project_graph(root, jobs=a.jobs, jdk=None if a.jdk == "none" else a.jdk,
                                  progress=sys.stderr.isatty())
@@ -95,7 +97,10 @@ def main(argv=None) -> int:
         print(f"files: {s.files}  lines: {s.lines}  methods: {s.methods}  "
               f"nodes: {pg.graph.number_of_nodes()}  edges: {pg.graph.number_of_edges()}")
         print(f"wall: {wall:.1f} s  files/s: {s.files / wall:.0f}  lines/s: {s.lines / wall:.0f}")
-        print("phases: " + "  ".join(f"{k} {v:.1f} s" for k, v in s.phases.items()))
+        print("phases (wall): " + "  ".join(f"{k} {v:.1f} s" for k, v in s.phases.items() if "cpu" not in k))
+        print("phases (CPU, all processes): "
+              + "  ".join(f"{k[:-4]} {v:.1f} s" for k, v in s.phases.items() if k.endswith("_cpu")))
+        print(f"load average before/after: {load0} / {os.getloadavg()[0]:.1f}")
         print(f"peak RSS: main {own:.0f} MB, largest worker {kids:.0f} MB")
         print(f"call sites: {s.call_sites}")
         for k, v in list(s.resolved.items()) + [("unresolved", s.unresolved)]:

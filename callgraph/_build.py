@@ -68,6 +68,14 @@ def _open_classpath(classpath, jdk):
     return cp, list(getattr(cp, "warnings", []) or [])
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (workers)."""
+    import resource
+
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + c.ru_utime + c.ru_stime
+
+
 def _pool(jobs: int):
     ctx = mp.get_context("fork")
     return ctx.Pool(jobs)
@@ -120,11 +128,14 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     t0 = time.perf_counter()
     root = Path(root)
     phases: dict = {}
+    c0 = cpu = _cpu()
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
 
     phases["discover"] = time.perf_counter() - t0
+    c1 = _cpu()
+    phases["discover_cpu"], cpu = c1 - cpu, c1
     tp = time.perf_counter()
 
     # pass 1 --------------------------------------------------------------
@@ -167,12 +178,17 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         raise NoInputError(f"no parseable .java files under {root}")
 
     phases["parse"] = time.perf_counter() - tp
+    c1 = _cpu()
+    phases["parse_cpu"], cpu = c1 - cpu, c1
     tp = time.perf_counter()
 
     # index ---------------------------------------------------------------
     idx = ProjectIndex(kept, cp, loc_mode)
+    skipped.extend(idx.duplicates)
 
     phases["index"] = time.perf_counter() - tp
+    c1 = _cpu()
+    phases["index_cpu"], cpu = c1 - cpu, c1
     tp = time.perf_counter()
 
     # pass 2 --------------------------------------------------------------
@@ -195,6 +211,8 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         bar.close()
 
     phases["resolve"] = time.perf_counter() - tp
+    c1 = _cpu()
+    phases["resolve_cpu"], cpu = c1 - cpu, c1
     tp = time.perf_counter()
 
     # graph ---------------------------------------------------------------
@@ -234,6 +252,8 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
                      for s, d, kind, lines in edge_rows if d in g)
     cha = sum(1 for row in edge_rows if row[2] == "cha")
     phases["graph"] = time.perf_counter() - tp
+    phases["graph_cpu"] = _cpu() - cpu
+    phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
     summary = BuildSummary(
         files=len(kept), lines=sum(f.lines for f in kept), methods=len(infos),

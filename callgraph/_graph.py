@@ -105,7 +105,8 @@ class BuildSummary:
     examples : dict[str, str]
         One ``file:line`` per unresolved reason.
     phases : dict[str, float]
-        Wall seconds per phase (discover, parse, index, resolve, graph).
+        Wall seconds per phase (discover, parse, index, resolve, graph) and
+        ``<phase>_cpu``/``total_cpu``: CPU seconds of this process and its workers.
     """
 
     files: int

@@ -118,10 +118,16 @@ class ProjectIndex:
         self.pkg_types: dict[str, dict[str, str]] = {}
         self.members: dict[str, dict[str, str]] = {}
         self.local_types: dict[str, dict[str, str]] = {}
+        self.duplicates: list[tuple[str, str]] = []  # (file, reason)
         for fi, ff in enumerate(files):
             for td in ff.types:
                 if td.key in self.types and not td.local:
-                    continue  # duplicate FQN (e.g. a copy in another source set): first wins
+                    # the same FQN twice (e.g. in two modules): the first file wins
+                    if td.outer is None:
+                        first = files[self.type_file[td.key]].rel
+                        self.duplicates.append((ff.rel, f"duplicate type {td.key} (first declared in "
+                                                        f"{first}): its members are not in the graph"))
+                    continue
                 self.types[td.key] = td
                 self.type_file[td.key] = fi
                 if td.anonymous:
@@ -133,6 +139,10 @@ class ProjectIndex:
                 else:
                     self.members.setdefault(td.outer, {})[td.name] = td.key
         self.packages = frozenset(self.pkg_types)
+        try:
+            self.has_jdk = bool(cp is not None and cp.jdk_packages)
+        except Exception:
+            self.has_jdk = False
         self._name_memo: dict = {}
         self._ref_memo: dict = {}
         self._supers: dict[str, tuple] = {}
@@ -183,10 +193,15 @@ class ProjectIndex:
         return fqn in self.types or self.lib_has(fqn)
 
     def third_party(self, fqn: str) -> bool:
-        """True unless the type is a JDK type (decided by the JDK's own package list)."""
+        """True unless the type is a JDK type (decided by the JDK's own package list;
+        with no JDK at all, only the platform-reserved ``java.`` packages count as JDK)."""
         r = self._third.get(fqn)
         if r is None:
             r = True
+            if not self.has_jdk:
+                r = not fqn.startswith("java.")
+                self._third[fqn] = r
+                return r
             if self.cp is not None:
                 sig = self.lib(fqn)
                 if sig is not None:
@@ -335,6 +350,11 @@ class ProjectIndex:
         if pt and n in pt:
             return pt[n]
         if self.lib_has("java.lang." + n):
+            return "java.lang." + n
+        if not self.has_jdk and n[:1].isupper() and not any(
+                imp.on_demand and not imp.static and imp.name not in self.pkg_types for imp in ff.imports):
+            # No JDK to ask: in a compilable file a type name found neither in
+            # scope, nor imported, nor in the package can only be java.lang's.
             return "java.lang." + n
         return None
 

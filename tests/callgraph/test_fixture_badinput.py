@@ -227,8 +227,6 @@ def test_second_top_level_class_in_a_file(graph_of, tmp_path):
     assert pg.method("p.Second.s()").file == "a/src/main/java/p/A.java"
 
 
-@pytest.mark.xfail(strict=True, reason="core: a second declaration of the same type (p.A in two modules) is "
-                   "dropped silently: neither its methods nor a skipped/reason entry")
 def test_duplicate_type_is_kept_or_reported(graph_of, tmp_path):
     _two_modules_same_type(tmp_path)
     pg = graph_of(tmp_path)

@@ -341,8 +341,6 @@ def test_cli_graph_json_round_trips(pg, commons_lang3, tmp_path):
     assert "exact" in res.output
 
 
-@pytest.mark.xfail(strict=True, reason="core: with jdk=None, java.lang types in method ids stay simple names "
-                   "(`processComment(String)`), though java.lang must resolve from source alone")
 def test_without_a_jdk_ids_are_unchanged_and_jdk_calls_are_not_exact(graph_of, commons_lang3, pg):
     nojdk = graph_of(QARE_EXAMPLE, classpath=[commons_lang3], jdk=None)
     assert set(nojdk.methods()) == set(pg.methods())
