@@ -154,7 +154,9 @@ def _unit_scores(preds: list[str], gold: list[str], ks: Sequence[int], set_cutof
     s = set_scores(chosen, g)
     row = [s.precision, s.recall, s.f1, s.exact_match]
     for k in ks:
-        row += [success_at_k(preds, g, k), map_at_k(preds, g, k), ndcg_at_k(preds, g, k)]
+        # preds are already de-duplicated: only the top k matter here
+        top = preds[:k]
+        row += [success_at_k(top, g, k), map_at_k(top, g, k), ndcg_at_k(top, g, k)]
     row.append(mrr(preds, g))
     return row, s
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["LEVELS", "ParsedApi", "parse_api", "normalise_api", "normalise_many", "simple_name"]
 
@@ -271,6 +272,18 @@ def normalise_api(raw: str, level: str = "name", simple: bool = False) -> tuple[
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    if isinstance(raw, str):
+        # the same API strings recur across thousands of predictions
+        return _normalise_cached(raw, level, simple)
+    return _normalise(raw, level, simple)
+
+
+@lru_cache(maxsize=1 << 17)
+def _normalise_cached(raw: str, level: str, simple: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return _normalise(raw, level, simple)
+
+
+def _normalise(raw, level: str, simple: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     apis, problems = parse_api(raw)
     names = []
     probs = list(problems)
