@@ -7,6 +7,7 @@ docs/javadoc.md). Pages are parsed with lxml's HTML parser from bytes
 
 from __future__ import annotations
 
+import codecs
 import os
 import posixpath
 import re
@@ -58,14 +59,21 @@ def parse_html(data: bytes, where: str, warnings: list):
         data.decode("utf-8")
         encoding = "utf-8"
     except UnicodeDecodeError:
+        if declared not in (None, "utf-8", "utf8"):
+            try:
+                codecs.lookup(declared)
+                etree.HTMLParser(encoding=declared)
+            except (LookupError, ValueError):
+                warnings.append((where, f"unknown declared charset {declared!r}"))
+                declared = None
         if declared in (None, "utf-8", "utf8"):
             encoding = "cp1252"
             warnings.append((where, f"not valid UTF-8 (declared {declared or 'nothing'}); read as cp1252"))
         else:
             encoding = declared
-    parser = etree.HTMLParser(encoding=encoding, no_network=True, remove_comments=True,
-                              huge_tree=False)
     try:
+        parser = etree.HTMLParser(encoding=encoding, no_network=True, remove_comments=True,
+                                  huge_tree=False)
         doc = etree.fromstring(data, parser)
     except (etree.XMLSyntaxError, ValueError, LookupError) as exc:
         try:

@@ -339,7 +339,7 @@ class _Extractor:
             ctx = _Refs(self, f, scopes or [], fqn, this_constant)
             try:
                 doc = parse_comment(raw.replace("{@inheritDoc}", _INHERIT), ctx)
-            except (ValueError, IndexError, AttributeError) as exc:
+            except Exception as exc:  # noqa: BLE001 - javalang's failures are not typed
                 self.warnings.append((f"{self.where(f.name)}:{node.start_point[0] + 1}",
                                       f"unparsable doc comment ({exc})"))
         if doc.deprecated is None and _annotated_deprecated(node, src):
