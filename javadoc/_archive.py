@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import posixpath
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 from ._model import JavadocError
@@ -141,8 +142,11 @@ class ZipContainer(Container):
         if info is None:
             raise JavadocError(f"{self.path}!{name}: no such entry")
         # zipfile stops at the declared size and checks the CRC.
-        with self._zf.open(info) as fh:
-            data = fh.read(self.limits.max_entry_bytes + 1)
+        try:
+            with self._zf.open(info) as fh:
+                data = fh.read(self.limits.max_entry_bytes + 1)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
+            raise JavadocError(f"{self.path}!{name}: corrupt entry ({exc})") from exc
         if len(data) > self.limits.max_entry_bytes:
             raise JavadocError(f"{self.path}!{name}: entry exceeds the per-entry limit")
         return data

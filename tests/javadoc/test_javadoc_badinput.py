@@ -67,6 +67,21 @@ def test_entry_count_and_size_limits(site, tmp_path):
     assert any("total uncompressed size limit" in r for _, r in ds.warnings)
 
 
+def test_corrupt_entry_is_a_warning(site, tmp_path):
+    jar = _zip_dir(site, tmp_path / "corrupt-javadoc.jar")
+    data = bytearray(jar.read_bytes())
+    with zipfile.ZipFile(jar) as zf:
+        info = zf.getinfo("com/acme/docs/Box.html")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for k in range(start + 10, start + 40):  # scramble compressed bytes of Box.html
+        data[k] ^= 0x5A
+    jar.write_bytes(bytes(data))
+    ds = read_site(str(jar))
+    (where, reason), = ds.warnings
+    assert where == f"{jar}!com/acme/docs/Box.html" and "corrupt entry" in reason
+    assert len(ds.members) == N_MEMBERS - 4  # Box's constructor and 3 methods lost, the rest read
+
+
 def test_traversal_names_ignored(site, tmp_path):
     jar = _zip_dir(site, tmp_path / "evil-javadoc.jar",
                    extra={"../evil.html": b"<html></html>", "/abs/Thing.html": b"x",
