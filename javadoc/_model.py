@@ -121,7 +121,8 @@ class ClassDoc:
     ``kind`` is ``class`` | ``interface`` | ``enum`` | ``record`` |
     ``annotation``; ``fqn`` the source FQN (``pkg.Outer.Inner``); text
     fields as in :class:`ApiDoc`; ``members`` the ids of its documented
-    members in page (or source) order.
+    members in page (or source) order; ``package`` its package (``""`` for
+    the unnamed package). ``location`` may start with a module folder.
     """
 
     fqn: str
@@ -134,12 +135,7 @@ class ClassDoc:
     layout: SiteLayout
     location: str
     members: tuple[str, ...] = ()
-
-    @property
-    def package(self) -> str:
-        """Package name, read from the location (``com/acme/X.html``)."""
-        loc = self.location.rsplit("/", 1)
-        return loc[0].replace("/", ".") if len(loc) == 2 else ""
+    package: str = ""
 
 
 @dataclass(frozen=True, slots=True)

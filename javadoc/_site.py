@@ -396,6 +396,11 @@ def _class_classic(doc):
     return None, None
 
 
+def _package_of(fqn: str, page: str) -> str:
+    base = posixpath.basename(page)[:-5]  # Outer.Inner
+    return fqn[: -len(base) - 1] if fqn.endswith("." + base) else ""
+
+
 def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str):
     """Parse one class page. Returns ``(ClassDoc | None, [ApiDoc], warnings)``;
     never raises for bad HTML (the problem becomes a warning)."""
@@ -423,7 +428,7 @@ def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str)
         description=desc, first_sentence=first_sentence_of(blocks) if desc else None,
         deprecated=_deprecation(box) if box is not None else None,
         doc_source="javadoc", layout=layout, location=page,
-        members=tuple(m.id for m in members),
+        members=tuple(m.id for m in members), package=_package_of(fqn, page),
     )
     return cls, members, warnings
 

@@ -392,7 +392,7 @@ class _Extractor:
                 fqn=fqn, kind=kind, signature_text=_signature(node, src),
                 description=doc.description, first_sentence=doc.first_sentence,
                 deprecated=doc.deprecated, doc_source="sources", layout=SiteLayout.SOURCES,
-                location=f.name, members=tuple(ids)))
+                location=f.name, members=tuple(ids), package=f.package))
 
     def _params(self, params_node, src, tvars, resolve, names: list | None = None,
                 typevar: list | None = None) -> list[str]:

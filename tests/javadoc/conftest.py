@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -43,6 +44,25 @@ def generated_sites(tmp_path_factory) -> dict[str, Path]:
         )
         out[layout] = dest
     return out
+
+
+@pytest.fixture(scope="session")
+def modular_site(tmp_path_factory) -> Path:
+    """The fixture sources as module ``acme.docs``, documented by JDK 25's
+    javadoc: pages live under ``acme.docs/`` and element-list has a
+    ``module:`` line."""
+    tool = JAVADOC_TOOLS["jdk25"]
+    if not os.path.exists(tool):
+        pytest.skip(f"{tool} missing")
+    base = tmp_path_factory.mktemp("javadoc-modular")
+    src = base / "src" / "acme.docs"
+    shutil.copytree(FIXTURE_SRC, src)
+    (src / "module-info.java").write_text(
+        "module acme.docs {\n    exports com.acme.docs;\n    exports com.acme.docs.util;\n}\n")
+    dest = base / "site"
+    subprocess.run([tool, "-quiet", "-Xdoclint:none", "-d", str(dest), "--module-source-path",
+                    str(base / "src"), "--module", "acme.docs"], check=True, capture_output=True, timeout=300)
+    return dest
 
 
 @pytest.fixture(scope="session")

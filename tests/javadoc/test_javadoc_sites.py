@@ -185,3 +185,14 @@ def test_jdk25_search_index_kinds(sites, generated_sites):
         f"{P}.Widget.max(java.lang.Comparable,java.lang.Comparable)",
         f"{P}.util.Registry.open(java.lang.String)", f"{P}.Shape.unit()",
         f"{P}.Color.valueOf(java.lang.String)", f"{P}.Color.values()"])
+
+
+def test_modular_site(modular_site, sites):
+    assert (modular_site / "element-list").read_text().splitlines()[0] == "module:acme.docs"
+    ds = read_site(str(modular_site))
+    assert ds.layout is SiteLayout.JDK25 and not ds.warnings
+    assert {m.id for m in ds.members} == {m.id for m in sites["jdk25"].members}
+    widget = next(c for c in ds.classes if c.fqn == f"{P}.Widget.Part.Detail")
+    assert widget.location == "acme.docs/com/acme/docs/Widget.Part.Detail.html"
+    assert widget.package == P
+    assert {c.package for c in sites["jdk17"].classes} == {P, f"{P}.util"}
