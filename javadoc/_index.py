@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 from ._archive import ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError
@@ -36,6 +36,30 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
                            "package-list or allclasses page) nor Java sources (no .java files)")
     finally:
         container.close()
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 16
+
+
+def _read_cached(path: str, limits: ZipLimits | None, workers: int | None) -> DocSet:
+    """``read_any`` with a small in-process LRU cache of archives, keyed by
+    path, size and modification time (``qare build`` opens the same
+    library jars for many projects). Folders are not cached (a changed file
+    inside does not change the folder's stamp)."""
+    if not os.path.isfile(path):
+        return read_any(path, limits=limits, workers=workers)
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, limits)
+    ds = _CACHE.get(key)
+    if ds is None:
+        ds = read_any(path, limits=limits, workers=workers)
+        _CACHE[key] = ds
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return ds
 
 
 def _alt_varargs(method_id: str) -> str | None:
@@ -76,18 +100,22 @@ class DocIndex:
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
-             workers: int | None = None) -> DocIndex:
+             workers: int | None = None, cache: bool = True) -> DocIndex:
         """Read every path (javadoc jar, zip of a site, site folder,
         ``*-sources.jar``, source folder).
 
         A path that cannot be read is recorded in :attr:`warnings` as
         ``(path, reason)`` and in :attr:`failed`; the others are still read.
+        With ``cache`` (default) archives already read in this process and
+        unchanged since (same size and modification time) are not read
+        again; the records are immutable, so sharing them is safe.
         """
         docsets, warnings, failed = [], [], []
         for p in paths:
             p = os.fspath(p)
             try:
-                docsets.append(read_any(p, limits=limits, workers=workers))
+                docsets.append(_read_cached(p, limits, workers) if cache
+                               else read_any(p, limits=limits, workers=workers))
             except JavadocError as exc:
                 reason = str(exc)
                 warnings.append((p, reason[len(p) + 2:] if reason.startswith(p + ": ") else reason))

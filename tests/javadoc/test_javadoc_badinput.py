@@ -5,7 +5,9 @@ is still read."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 import zipfile
 from pathlib import Path
 
@@ -180,3 +182,17 @@ def test_sources_with_syntax_errors_and_bad_bytes(tmp_path):
     (tmp_path / "empty" / "README.txt").write_text("no sources here")
     with pytest.raises(JavadocError, match=r"empty: no \.java files"):
         read_sources(str(tmp_path / "empty"))
+
+
+def test_archive_cache_follows_changes(site, tmp_path):
+    jar = _zip_dir(site, tmp_path / "cached-javadoc.jar")
+    a = DocIndex.open(str(jar))
+    b = DocIndex.open(str(jar))
+    assert a.docsets[0] is b.docsets[0]  # read once
+    assert DocIndex.open(str(jar), cache=False).docsets[0] is not a.docsets[0]
+    time.sleep(0.01)
+    _zip_dir(site, jar, extra={"../late.html": b"x"})  # changed archive: read again
+    os.utime(jar, ns=(time.time_ns(), time.time_ns()))
+    c = DocIndex.open(str(jar))
+    assert c.docsets[0] is not a.docsets[0]
+    assert any("unsafe entry name" in r for _, r in c.warnings)
