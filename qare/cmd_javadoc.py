@@ -16,10 +16,9 @@ from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
 @click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True,
               help="JSONL file of API records (the apis.jsonl format); '-' writes to stdout.")
 @click.option("--library", default=None, metavar="GROUP:ARTIFACT:VERSION", help="Value of the records' library field.")
-@click.option("--classes", is_flag=True, help="Also write one record per type (kind, description) with key 'type'.")
 @click.option("--jobs", "-j", "workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes parsing the pages of a site.")
-def javadoc(paths, out, library, classes, workers):
+def javadoc(paths, out, library, workers):
     """Read javadoc sites (*-javadoc.jar, zips of sites, site folders; JDK 8,
     11, 17+ and 25 layouts) and Java sources (*-sources.jar, source folders)
     and write one API record per method, constructor, field, enum constant
@@ -31,7 +30,7 @@ def javadoc(paths, out, library, classes, workers):
     index = DocIndex.open(*paths, workers=workers)
     members = index.members()
     summary = sys.stderr if out == "-" else sys.stdout
-    if members or (classes and index.classes()):
+    if members:
         try:
             fh = sys.stdout if out == "-" else open(out, "w", encoding="utf-8")  # noqa: SIM115 - or stdout
         except OSError as exc:
@@ -40,13 +39,6 @@ def javadoc(paths, out, library, classes, workers):
         try:
             for m in members:
                 fh.write(json.dumps(m.to_dict(library), ensure_ascii=False) + "\n")
-            if classes:
-                for c in index.classes():
-                    fh.write(json.dumps({
-                        "type": c.fqn, "kind": c.kind, "library": library,
-                        "description": c.description, "first_sentence": c.first_sentence,
-                        "deprecated": c.deprecated, "doc_source": c.doc_source,
-                    }, ensure_ascii=False) + "\n")
         finally:
             if fh is not sys.stdout:
                 fh.close()

@@ -52,3 +52,11 @@ def test_unwritable_output_is_fatal(tmp_path):
     r = CliRunner().invoke(main, ["javadoc", str(SRC), "--out", str(tmp_path / "no" / "such" / "dir" / "a.jsonl")])
     assert r.exit_code == exitcodes.FATAL
     assert "cannot write" in r.output
+
+
+def test_stdout_output():
+    r = CliRunner().invoke(main, ["javadoc", str(SRC)])
+    assert r.exit_code == exitcodes.OK
+    rows = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert len(rows) == 44 and all(row["doc_source"] == "sources" for row in rows)
+    assert "members by layout: sources 44" in r.stderr
