@@ -23,7 +23,7 @@ from .scores import (
     set_scores,
     success_at_k,
 )
-from .strata import DEFAULT_LOC_BANDS, DEFAULT_RESAMPLES, bootstrap_ci, stratify
+from .strata import DEFAULT_LOC_BANDS, DEFAULT_RESAMPLES, bootstrap_cis, stratify
 
 __all__ = ["DEFAULT_KS", "StratumScores", "EvalReport", "evaluate", "gold_names", "metric_names"]
 
@@ -167,11 +167,7 @@ def _summarise(label: str, rows: list[list[float]], sets: list[SetScores], names
     if len(rows):
         means = arr.mean(axis=0)
         scores = {n: float(v) for n, v in zip(names, means)}
-        ci = {}
-        for j, n in enumerate(names):
-            c = bootstrap_ci(arr[:, j], n_resamples=n_resamples, seed=seed)
-            if c is not None:
-                ci[n] = c
+        ci = dict(zip(names, bootstrap_cis(arr, n_resamples=n_resamples, seed=seed)))
     else:
         scores, ci = {n: 0.0 for n in names}, {}
     m = micro_set_scores(sets)

@@ -35,6 +35,7 @@ __all__ = [
     "loc_band",
     "stratify",
     "bootstrap_ci",
+    "bootstrap_cis",
     "DEFAULT_RESAMPLES",
 ]
 
@@ -196,16 +197,35 @@ def bootstrap_ci(
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return None
+    return bootstrap_cis(arr.reshape(-1, 1), n_resamples=n_resamples, seed=seed, confidence=confidence)[0]
+
+
+def bootstrap_cis(
+    matrix: np.ndarray,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of every column of ``matrix`` (units × metrics),
+    all columns resampled with the same unit indices (paired), so each
+    column's interval equals ``bootstrap_ci(column)`` with the same seed.
+    Returns one (low, high) per column; raises ``ValueError`` for no rows."""
+    arr = np.asarray(matrix, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] == 0:
+        raise ValueError("bootstrap_cis needs a non-empty units x metrics matrix")
     if n_resamples < 1:
         raise ValueError("n_resamples must be >= 1")
+    n, m = arr.shape
     rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    # chunks keep memory at ~8 MB for large strata
-    chunk = max(1, 1_000_000 // arr.size)
+    means = np.empty((n_resamples, m))
+    # chunks keep memory at ~8 MB of indices for large strata
+    chunk = max(1, 1_000_000 // n)
     for start in range(0, n_resamples, chunk):
         stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, arr.size, size=(stop - start, arr.size))
-        means[start:stop] = arr[idx].mean(axis=1)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        for j in range(m):
+            means[start:stop, j] = arr[idx, j].mean(axis=1)
     alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(means, [alpha, 1 - alpha])
-    return float(lo), float(hi)
+    q = np.quantile(means, [alpha, 1 - alpha], axis=0)
+    return [(float(q[0, j]), float(q[1, j])) for j in range(m)]

@@ -184,3 +184,14 @@ def test_report_json_round_trips(tiny):
     assert d["overall"]["n"] == 4
     assert d["strata"]["depth"][0]["label"] == "2"
     assert d["unknown_ids"] == ["nobody"]
+
+
+def test_bootstrap_matrix_equals_per_column():
+    import numpy as np
+
+    from metrics.strata import bootstrap_cis
+
+    m = np.array([[0.1, 1.0], [0.5, 0.0], [0.9, 1.0], [0.3, 0.0], [0.7, 1.0]])
+    cis = bootstrap_cis(m, n_resamples=300, seed=3)
+    assert cis[0] == bootstrap_ci(m[:, 0], n_resamples=300, seed=3)
+    assert cis[1] == bootstrap_ci(m[:, 1], n_resamples=300, seed=3)
