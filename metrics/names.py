@@ -150,7 +150,7 @@ def _param_type(raw: str, problems: list[str]) -> str | None:
 
 
 def _parse_one(s: str, problems: list[str]) -> ParsedApi | None:
-    s = s.strip().strip("`'\"").strip()
+    s = s.strip().strip("`'\"").strip().replace("（", "(").replace("）", ")")
     if not s:
         problems.append("empty API string")
         return None
@@ -203,6 +203,7 @@ def _parse_one(s: str, problems: list[str]) -> ParsedApi | None:
         or last in _MEMBER_SPECIAL
         or last == "new"
         or not last[:1].isupper()
+        or (len(segs) >= 2 and last == segs[-2])  # "java.io.File.File": constructor without ()
     )
     if len(segs) == 1:
         if is_member:

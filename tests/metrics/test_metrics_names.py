@@ -39,6 +39,9 @@ from metrics.names import normalise_api, normalise_many, parse_api, simple_name
         ("java.util.List.addAll(java.util.Collection<? extends E> c)", "signature",
          ("java.util.List.addAll(java.util.Collection)",)),
         ("  java.io.File.exists()  ", "name", ("java.io.File.exists",)),
+        # constructor written without parentheses; full-width parentheses
+        ("java.io.File.File", "name", ("java.io.File.<init>",)),
+        ("java.io.File.mkdirs（）", "signature", ("java.io.File.mkdirs()",)),
     ],
 )
 def test_normalise(raw, level, expected):
