@@ -247,7 +247,6 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         for aid, (_cls, _name, third, lib) in apis.items() if aid not in infos)
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide
-    edge_rows.sort()
     g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
                      for s, d, kind, lines in edge_rows if d in g)
     cha = sum(1 for row in edge_rows if row[2] == "cha")

@@ -225,15 +225,23 @@ def _type_params(node) -> tuple:
 
 
 def _comment_above(node, src: bytes) -> str | None:
-    """Doc comment, or the block of ``//``/``/* */`` comments directly above."""
+    """The doc comment (``/** */``) of a declaration, else the block of
+    ``//``/``/* */`` comments directly above it (each on its own lines).
+
+    Comments are taken while they are adjacent (no blank line between) and
+    none shares its first line with earlier code (a trailing comment of the
+    line above belongs to that line). A ``/** */`` in that block wins, as it
+    does for the javadoc tool.
+    """
     s = node.prev_named_sibling
     row = node.start_point[0]
     parts = []
     while s is not None and s.type in _COMMENTS and s.end_point[0] >= row - 1:
+        before = s.prev_sibling
+        if before is not None and before.end_point[0] == s.start_point[0] and before.type not in _COMMENTS:
+            break
         text = _text(s)
         if text.startswith("/**") and len(text) > 4:
-            if parts:
-                break  # the doc comment is not directly above
             return text
         parts.append(text.rstrip("\n"))
         row = s.start_point[0]

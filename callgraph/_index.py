@@ -31,6 +31,9 @@ BOX = {"int": "java.lang.Integer", "long": "java.lang.Long", "short": "java.lang
        "byte": "java.lang.Byte", "char": "java.lang.Character", "boolean": "java.lang.Boolean",
        "float": "java.lang.Float", "double": "java.lang.Double"}
 UNBOX = {v: k for k, v in BOX.items()}
+# public methods of Object an interface may redeclare without losing its
+# functional-interface status (JLS 9.8)
+_OBJECT_PUBLIC = frozenset({("equals", ("java.lang.Object",)), ("hashCode", ()), ("toString", ())})
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +155,8 @@ class ProjectIndex:
         self._fields: dict = {}
         self._third: dict = {}
         self._over: dict = {}
-        self._by_sig = None
+        self._decl: dict = {}
+        self._sam: dict = {}
         self._partial: dict = {}
         self.methods: dict[str, list[_PM]] = {}
         self.by_id: dict[str, _PM] = {}
@@ -625,6 +629,75 @@ class ProjectIndex:
             self.by_id[p.info.id] = p
             self.by_name.setdefault(p.info.name, []).append(p.info.id)
 
+    def _declared(self, x: str):
+        """({name: [candidates]}, is_interface) of the methods declared in ``x``;
+        None when ``x`` is unknown."""
+        r = self._decl.get(x, 0)
+        if r != 0:
+            return r
+        by: dict = {}
+        if x in self.types:
+            for p in self.methods.get(x, ()):
+                by.setdefault(p.info.name, []).append(p)
+            r = (by, self.types[x].kind == "interface")
+        else:
+            sig = self.lib(x)
+            if sig is None:
+                r = None
+            else:
+                for ms in sig.methods:
+                    # private and package-private library members are not
+                    # accessible from project code
+                    if ms.access in ("public", "protected"):
+                        by.setdefault(ms.name, []).append(_LibM(x, ms, sig))
+                r = (by, sig.kind == "interface")
+        self._decl[x] = r
+        return r
+
+    def sam(self, t: str):
+        """(arity, returns_void) of the single abstract method of functional
+        interface ``t``; ``"none"`` when ``t`` is known and not functional;
+        None when unknown."""
+        r = self._sam.get(t, 0)
+        if r != 0:
+            return r
+        self._sam[t] = None
+        absm: dict = {}
+        queue, seen, i = [t], {t}, 0
+        known = True
+        while i < len(queue):
+            x = queue[i]
+            i += 1
+            decl = self._declared(x)
+            if decl is None:
+                known = False
+                continue
+            if not decl[1]:  # not an interface
+                r = "none"
+                self._sam[t] = r
+                return r
+            for ms in decl[0].values():
+                for m in ms:
+                    if isinstance(m, _PM):
+                        ab, rv = m.info.abstract, m.returns is not None and m.returns[0] == "void" and not m.returns[2]
+                        nm = m.info.name
+                    else:
+                        ab, rv, nm = m.sig.abstract and not m.sig.static, m.sig.returns == "void", m.sig.name
+                    if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
+                        absm.setdefault((nm, m.ptypes), (len(m.ptypes), rv))
+            for sup in self.supers(x):
+                if sup not in seen and sup != OBJECT:
+                    seen.add(sup)
+                    queue.append(sup)
+        if len(absm) == 1:
+            r = next(iter(absm.values()))
+        elif known:
+            r = "none"
+        else:
+            r = None
+        self._sam[t] = r
+        return r
+
     def methods_named(self, t: str, name: str):
         """Methods named ``name`` visible on type ``t`` (declared or inherited), nearest
         declaration first, overridden ones dropped.
@@ -650,33 +723,18 @@ class ProjectIndex:
         while i < len(queue):
             x = queue[i]
             i += 1
-            if x in self.types:
-                for p in self.methods.get(x, ()):
-                    if p.info.name == name and p.ptypes not in seen_sigs:
-                        seen_sigs.add(p.ptypes)
-                        out.append(p)
-                if self.types[x].kind == "interface" and not ctor and OBJECT not in seen:
-                    seen.add(OBJECT)
-                    queue.append(OBJECT)
-            else:
-                sig = self.lib(x)
-                if sig is None:
-                    if unknown is None and not x.startswith("?"):
-                        unknown = x
-                    elif unknown is None:
-                        unknown = x
-                    continue
-                for ms in sig.methods:
-                    # private and package-private library members are not
-                    # accessible from project code
-                    if ms.name == name and ms.access in ("public", "protected"):
-                        lm = _LibM(x, ms, sig)
-                        if lm.ptypes not in seen_sigs:
-                            seen_sigs.add(lm.ptypes)
-                            out.append(lm)
-                if sig.kind == "interface" and not ctor and OBJECT not in seen:
-                    seen.add(OBJECT)
-                    queue.append(OBJECT)
+            decl = self._declared(x)
+            if decl is None:
+                if unknown is None:
+                    unknown = x
+                continue
+            for m in decl[0].get(name, ()):
+                if m.ptypes not in seen_sigs:
+                    seen_sigs.add(m.ptypes)
+                    out.append(m)
+            if decl[1] and not ctor and OBJECT not in seen:
+                seen.add(OBJECT)
+                queue.append(OBJECT)
             if ctor:
                 break
             for s in self.supers(x):
@@ -718,30 +776,89 @@ class ProjectIndex:
         self._fields[mk] = res
         return res
 
-    def overriders(self, t: str, name: str, ptypes: tuple) -> tuple:
-        """Ids of project methods overriding ``name(ptypes)`` in project subtypes of ``t``
-        (class hierarchy analysis), sorted."""
+    def overriders(self, t: str, name: str, ptypes: tuple, base=None) -> tuple:
+        """Class hierarchy analysis: ids of the project methods a virtual call of
+        ``name(ptypes)`` on static type ``t`` may dispatch to in project subtypes
+        of ``t`` — each subtype's own override, or the implementation it
+        inherits from a superclass that is not itself a subtype of ``t``.
+
+        ``base`` (the resolved project method, optional) lets an override with
+        a different erasure match a generic declaration (``save(T)`` ← ``save(Item)``
+        in ``ItemRepo implements Repo<Item>``). Sorted ids, memoised.
+        """
         mk = (t, name, ptypes)
         r = self._over.get(mk)
         if r is not None:
             return r
-        if self._by_sig is None:
-            by_sig: dict = {}
-            for key, pms in self.methods.items():
-                for p in pms:
-                    i = p.info
-                    if not (i.static or i.abstract or i.private or i.name in ("<init>", "<clinit>")):
-                        by_sig.setdefault((i.name, p.ptypes), []).append((key, i.id))
-            self._by_sig = by_sig
-        out = []
-        if t in self.subtypes:
-            for key, mid in self._by_sig.get((name, ptypes), ()):
-                if key != t:
-                    sups = self.all_supers(key)
-                    if sups is None:
-                        sups = self._partial.get(key, ())
-                    if t in sups:
-                        out.append(mid)
+        var_pos: dict = {}
+        if base is not None and base.decl is not None:
+            btd = self.types.get(base.type_key)
+            tps = {n for n, _ in btd.type_params} if btd is not None else set()
+            for i, (_, ref) in enumerate(base.decl.params):
+                if ref[2] == 0 and not ref[1] and ref[0] in tps:
+                    var_pos[i] = ref[0]
+        n = len(ptypes)
+
+        def matches(p, view):
+            i = p.info
+            if i.static or i.abstract or i.private:
+                return False
+            if p.ptypes == ptypes:
+                return True
+            if not var_pos or len(p.ptypes) != n:
+                return False
+            subst = None
+            btd = self.types.get(base.type_key)
+            args = self.super_type_args(view, (), base.type_key)
+            if args and btd is not None and len(args) == len(btd.type_params):
+                subst = {tp[0]: a for tp, a in zip(btd.type_params, args)}
+            for k, (a, b) in enumerate(zip(p.ptypes, ptypes)):
+                if a == b:
+                    continue
+                v = var_pos.get(k)
+                if v is None:
+                    return False
+                if subst is not None and subst.get(v) is not None and subst[v][0] != a:
+                    return False
+            return True
+
+        def impl(view):
+            x = view
+            hops = 0
+            while x is not None and x in self.types and hops < 50:
+                hops += 1
+                for p in self._declared(x)[0].get(name, ()):
+                    if matches(p, view):
+                        return p.info.id
+                td = self.types[x]
+                if td.kind == "interface":
+                    return None
+                sups = self.supers(x)
+                x = sups[0] if sups else None
+            return None
+
+        out = set()
+        seen = {t}
+        stack = list(self.subtypes.get(t, ()))
+        while stack:
+            st = stack.pop()
+            if st in seen:
+                continue
+            seen.add(st)
+            td = self.types[st]
+            if td.local:
+                continue
+            stack.extend(self.subtypes.get(st, ()))
+            if td.kind == "interface":
+                for p in self._declared(st)[0].get(name, ()):
+                    if matches(p, st):
+                        out.add(p.info.id)
+            else:
+                mid = impl(st)
+                if mid is not None:
+                    out.add(mid)
+        if base is not None:
+            out.discard(base.info.id)
         r = tuple(sorted(out))
         self._over[mk] = r
         return r

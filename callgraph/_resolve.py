@@ -46,6 +46,41 @@ _NUM_ORDER = ["byte", "short", "char", "int", "long", "float", "double"]
 _CMP_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "instanceof"})
 
 
+_STATEMENT_EXPRS = frozenset({"method_invocation", "assignment_expression", "update_expression",
+                              "object_creation_expression"})
+
+
+def _lambda_shape(n):
+    """(arity, "void"|"value"|"both") of a lambda: which function types it fits
+    (JLS 15.27.2/15.27.3: void- and value-compatible bodies)."""
+    ps = n.child_by_field_name("parameters")
+    if ps is None:
+        arity = 0
+    elif ps.type == "identifier":
+        arity = 1
+    else:
+        arity = sum(1 for c in ps.named_children
+                    if c.type in ("formal_parameter", "spread_parameter", "identifier"))
+    body = n.child_by_field_name("body")
+    if body is None:
+        return (arity, "both")
+    if body.type != "block":
+        return (arity, "both" if body.type in _STATEMENT_EXPRS else "value")
+    stack = list(body.named_children)
+    value = False
+    while stack:
+        c = stack.pop()
+        if c.type in ("lambda_expression", "class_body"):
+            continue
+        if c.type == "return_statement":
+            if c.named_children and c.named_children[0].type not in ("line_comment", "block_comment"):
+                value = True
+                break
+            return (arity, "void")
+        stack.extend(c.named_children)
+    return (arity, "value" if value else "void")
+
+
 class _Res:
     __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib")
 
@@ -537,7 +572,9 @@ class FileResolver:
             return self.texpr(n.child_by_field_name("left"))
         if t == "instanceof_expression":
             return ("boolean", ())
-        if t in ("lambda_expression", "method_reference"):
+        if t == "lambda_expression":
+            return ("λ", _lambda_shape(n))
+        if t == "method_reference":
             return ("λ", ())
         if t == "class_literal":
             kids = n.named_children
@@ -742,7 +779,19 @@ class FileResolver:
         if an == "null":
             return p not in PRIMITIVES
         if an == "λ":
-            return p not in PRIMITIVES and not p.endswith("[]")
+            if p in PRIMITIVES or p.endswith("[]"):
+                return False
+            if not a[1]:
+                return True
+            sam = self.idx.sam(p)
+            if sam is None:
+                return None
+            if sam == "none":
+                return False
+            arity, shape = a[1]
+            if arity != sam[0]:
+                return False
+            return shape in (("void", "both") if sam[1] else ("value", "both"))
         if an in PRIMITIVES:
             if p in PRIMITIVES:
                 return p in _WIDEN.get(an, ())
@@ -874,8 +923,10 @@ class FileResolver:
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
         if virtual and not static and t in idx.types and not idx.types[t].local:
-            cha = tuple(i for i in idx.overriders(t, c.info.name if isinstance(c, _PM) else c.sig.name, ptypes)
-                        if i != tid)
+            if isinstance(c, _PM):
+                cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
+            else:
+                cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
         return _Res(kind, (tid,), ret, None, cha, lib)
 
     def project_return(self, c: _PM, t, args, recv):

@@ -256,14 +256,10 @@ def test_comments_directly_above(comments_pg):
     assert comments_pg.method("k.K.toString()").start_line == 24  # starts at @Override
 
 
-@pytest.mark.xfail(strict=True, reason="core: the trailing `// ...` of the field line above becomes the "
-                   "method's comment")
 def test_trailing_comment_of_the_previous_line_is_not_a_doc_comment(comments_pg):
     assert comments_pg.method("k.K.afterTrailing()").comment is None
 
 
-@pytest.mark.xfail(strict=True, reason="core: a `//` comment between the Javadoc and the declaration hides "
-                   "the Javadoc (JDK 17's javadoc tool still documents both() with it)")
 def test_javadoc_before_a_line_comment_is_kept(comments_pg):
     assert "Javadoc first." in comments_pg.method("k.K.both()").comment
 

@@ -689,15 +689,7 @@ def test_anonymous_class_in_a_static_initializer_goes_to_clinit(pg):
 
 
 # Known gaps of the core, kept as strict xfails so a fix shows up as XPASS (then drop the mark).
-KNOWN_GAPS: dict = {
-    "cha to an override with a different erasure (generic interface, bridge method)":
-        "core: no cha edge from Repo<T>.save(java.lang.Object) to ItemRepo.save(res.Item)",
-    "cha to a method inherited from a superclass that does not implement the interface":
-        "core: no cha edge from Named.name() to BaseNamed.name() (Impl extends BaseNamed implements Named)",
-    "overloads decided by the shape of a lambda argument (Runnable vs Callable)":
-        "core: `name` edges to both exec overloads on both lines (beyond DESIGN's list, but "
-        "ExecutorService.submit(Runnable|Callable) is common)",
-}
+KNOWN_GAPS: dict = {}
 
 
 @pytest.mark.parametrize(
