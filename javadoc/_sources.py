@@ -280,6 +280,8 @@ class _TypeInfo:
     interfaces: list
     superclass: str | None
     methods: dict = field(default_factory=dict)  # name -> [(params, id)]
+    documented: bool = True
+    inheritable: list = field(default_factory=list)  # public/protected fields and methods
 
 
 @dataclass(slots=True)
@@ -378,7 +380,7 @@ class _Extractor:
         doc = self._doc(node, src, f, fqn, scopes)
         deprecated = outer_deprecated or doc.deprecated is not None
         interfaces, superclass = self._supertypes(node, src, resolve, tvars)
-        self.types[fqn] = _TypeInfo(kind, interfaces, superclass)
+        self.types[fqn] = _TypeInfo(kind, interfaces, superclass, documented=documented)
         ids: list[str] = []
         body = node.child_by_field_name("body")
         iface = kind in ("interface", "annotation")
@@ -426,7 +428,7 @@ class _Extractor:
         return out
 
     def _emit(self, f, node, fqn, kind, name, params, doc: _Doc, resolve, ids, anchor,
-              documented=True, deprecated=False) -> str:
+              documented=True, deprecated=False, accessible=False) -> str:
         api = f"{fqn}.{name}"
         mid = api if params is None else f"{api}({','.join(params)})"
         throws = tuple((resolve(t), x) for t, x in doc.throws)
@@ -443,6 +445,8 @@ class _Extractor:
         if kind == "method":
             self.docs[mid] = rec
             self.types[fqn].methods.setdefault(name, []).append((tuple(params or ()), mid))
+        if accessible and kind in ("method", "field"):
+            self.types[fqn].inheritable.append(rec)
         return mid
 
     def _body(self, body, f, fqn, scopes, tvars, resolve, iface, ids, documented, deprecated,
@@ -471,8 +475,9 @@ class _Extractor:
             vis = _visibility(m, src)
             if vis == "private":
                 continue
-            visible = documented and (vis in ("public", "protected") or iface)
-            if not visible and t != "method_declaration":
+            accessible = vis in ("public", "protected") or iface
+            visible = documented and accessible
+            if not accessible and t != "method_declaration":
                 continue
             first_var = next((d for d in m.named_children if d.type == "variable_declarator"), None)
             this_constant = (f"{fqn}.{_txt(src, first_var.child_by_field_name('name'))}"
@@ -483,7 +488,9 @@ class _Extractor:
                 for d in m.named_children:
                     if d.type == "variable_declarator":
                         self._emit(f, m, fqn, "field", _txt(src, d.child_by_field_name("name")), None,
-                                   doc, resolve, ids, sig, visible, deprecated)
+                                   doc, resolve, ids, sig, visible, deprecated, accessible)
+                continue
+            if not visible and t != "method_declaration":
                 continue
             if t == "annotation_type_element_declaration":
                 self._emit(f, m, fqn, "annotation_element", _txt(src, m.child_by_field_name("name")), [],
@@ -503,7 +510,7 @@ class _Extractor:
                            visible, deprecated)
                 continue
             mid = self._emit(f, m, fqn, "method", _txt(src, m.child_by_field_name("name")), params,
-                             doc, resolve, ids, sig, visible, deprecated)
+                             doc, resolve, ids, sig, visible, deprecated, accessible)
             rtype = m.child_by_field_name("type")
             declared = []
             for c in m.named_children:
@@ -593,6 +600,9 @@ class _Extractor:
         return memo[mid]
 
     def resolve_inheritance(self) -> None:
+        """Comment inheritance, then the members documented types inherit
+        from undocumented (package-private) supertypes, which javadoc shows
+        on the documented type's page as its own."""
         memo: dict = {}
         out = []
         for m in self.members:
@@ -601,7 +611,52 @@ class _Extractor:
                 out.append(replace(eff, deprecated=m.deprecated))
             else:
                 out.append(m)
+        copied: dict[str, list[ApiDoc]] = {}
+        for c in self.classes:
+            info = self.types.get(c.fqn)
+            if info is None or info.kind == "annotation":
+                continue
+            own = {_member_key(m) for m in out if m.class_ == c.fqn}
+            for sup in self._hidden_supertypes(c.fqn):
+                for m in self.types[sup].inheritable:
+                    key = _member_key(m)
+                    if key in own:
+                        continue
+                    own.add(key)
+                    eff = self._effective(m.id, memo) if m.id in self.docs else m
+                    api = f"{c.fqn}.{m.api.rsplit('.', 1)[1]}"
+                    copied.setdefault(c.fqn, []).append(replace(
+                        eff, id=api + m.id[len(m.api):], api=api, class_=c.fqn))
+        if copied:
+            out = [*out, *(m for ms in copied.values() for m in ms)]
+            self.classes = [replace(c, members=c.members + tuple(m.id for m in copied[c.fqn]))
+                            if c.fqn in copied else c for c in self.classes]
         self.members = out
+
+    def _hidden_supertypes(self, fqn: str) -> list[str]:
+        """Undocumented supertypes of the source set reached from ``fqn``
+        without passing a documented one, nearest first."""
+        out: list[str] = []
+        todo = list(self._direct_supers(fqn))
+        while todo:
+            t = todo.pop(0)
+            info = self.types.get(t)
+            if info is None or info.documented or t in out:
+                continue
+            out.append(t)
+            todo.extend(self._direct_supers(t))
+        return out
+
+    def _direct_supers(self, fqn: str) -> list[str]:
+        info = self.types.get(fqn)
+        if info is None:
+            return []
+        return ([info.superclass] if info.superclass else []) + list(info.interfaces)
+
+
+def _member_key(m: ApiDoc) -> tuple[str, str]:
+    """A member's name and parameter list (what overriding/hiding matches)."""
+    return m.kind, m.id[len(m.class_) + 1:]
 
 
 def _fill(text: str | None, parent: str | None) -> str | None:

@@ -5,6 +5,7 @@ sources."""
 from __future__ import annotations
 
 import re
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -142,3 +143,41 @@ def test_index_prefers_site_over_sources(generated_sites):
     only_src = DocIndex.open(str(FIXTURE_SRC))
     assert only_src.get(f"{P}.Widget.render(int)").to_dict()["doc_source"] == "sources"
     assert only_src.get_class(f"{P}.Point").kind == "record"
+
+
+def test_members_of_package_private_supertypes(tmp_path):
+    """javadoc shows the public/protected members a public class inherits
+    from a package-private supertype as its own; the sources reader does
+    the same (checked against the JDK 17 tool on the same sources)."""
+    src = tmp_path / "src" / "p"
+    src.mkdir(parents=True)
+    (src / "Base.java").write_text(
+        "package p;\n"
+        "abstract class Base<T> implements Runnable {\n"
+        "    /** A constant of the base. */\n    public static final int LIMIT = 3;\n"
+        "    /** A field of the base. */\n    protected int count;\n"
+        "    /**\n     * Encodes a value.\n     * @param value the value\n     * @return the text\n     */\n"
+        "    public String encode(T value) { return \"\"; }\n"
+        "    /** Runs. */\n    public void run() {}\n"
+        "    /** Hidden helper. */\n    void helper() {}\n"
+        "    /** Overridden below. */\n    public void over() {}\n"
+        "}\n")
+    (src / "Sub.java").write_text(
+        "package p;\n/** The public subclass. */\npublic class Sub extends Base<String> {\n"
+        "    /** Sub's own. */\n    public void own() {}\n"
+        "    @Override\n    public void over() {}\n}\n")
+    tool = "/usr/lib/jvm/java-17-openjdk-amd64/bin/javadoc"
+    if not Path(tool).exists():
+        pytest.skip(f"{tool} missing")
+    subprocess.run([tool, "-quiet", "-Xdoclint:none", "-d", str(tmp_path / "site"), "-sourcepath",
+                    str(tmp_path / "src"), "p"], check=True, capture_output=True, timeout=300)
+    site = {m.id: m for m in read_site(str(tmp_path / "site")).members}
+    mine = {m.id: m for m in read_sources(str(tmp_path / "src")).members}
+    assert set(site) - set(mine) == {"p.Sub.<init>()"}  # the default constructor
+    assert set(mine) == {"p.Sub.own()", "p.Sub.over()", "p.Sub.LIMIT", "p.Sub.count",
+                         "p.Sub.encode(java.lang.Object)", "p.Sub.run()"}
+    for mid, r in mine.items():
+        s = site[mid]
+        assert (r.kind, r.class_, r.description, r.params, r.returns) == (
+            s.kind, s.class_, s.description, s.params, s.returns), mid
+    assert mine["p.Sub.over()"].description == "Overridden below."  # inherited comment
