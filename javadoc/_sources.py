@@ -609,8 +609,12 @@ class _Extractor:
             if m.kind == "method" and m.id in self.docs:
                 eff = self._effective(m.id, memo)
                 out.append(replace(eff, deprecated=m.deprecated))
-            else:
-                out.append(m)
+            else:  # {@inheritDoc} where nothing is inherited: dropped
+                texts = (m.description or "", m.returns or "", *(t for _, t in m.params))
+                out.append(_strip_marker(m) if any(_INHERIT in t for t in texts) else m)
+        self.classes = [replace(c, description=_fill(c.description, None),
+                                first_sentence=_fill(c.first_sentence, None))
+                        if _INHERIT in (c.description or "") else c for c in self.classes]
         copied: dict[str, list[ApiDoc]] = {}
         for c in self.classes:
             info = self.types.get(c.fqn)
@@ -660,11 +664,15 @@ def _member_key(m: ApiDoc) -> tuple[str, str]:
 
 
 def _fill(text: str | None, parent: str | None) -> str | None:
+    """``text`` with ``{@inheritDoc}`` replaced by ``parent``; ``parent``
+    when ``text`` is missing or holds nothing else."""
     if text is None:
         return parent
-    if _INHERIT in text:
-        return re.sub(r"\s*" + _INHERIT + r"\s*", lambda _m: f" {parent or ''} ", text).strip() or parent
-    return text
+    if _INHERIT not in text:
+        return text
+    rep = f" {parent} " if parent else " "
+    out = re.sub(r"[ \t]*" + _INHERIT + r"[ \t]*", lambda _m: rep, text).strip()
+    return out or parent
 
 
 def _strip_marker(d: ApiDoc) -> ApiDoc:

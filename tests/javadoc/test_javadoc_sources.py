@@ -181,3 +181,36 @@ def test_members_of_package_private_supertypes(tmp_path):
         assert (r.kind, r.class_, r.description, r.params, r.returns) == (
             s.kind, s.class_, s.description, s.params, s.returns), mid
     assert mine["p.Sub.over()"].description == "Overridden below."  # inherited comment
+
+
+def test_inherit_doc_against_javadoc(tmp_path):
+    src = tmp_path / "src" / "q"
+    src.mkdir(parents=True)
+    (src / "Shape.java").write_text(
+        "package q;\n/** Shapes. */\npublic interface Shape {\n"
+        "    /**\n     * Computes the area.\n     * @param scale the scale\n     * @return the area\n"
+        "     * @throws IllegalStateException when closed\n     */\n"
+        "    double area(double scale) throws IllegalStateException;\n"
+        "    /**\n     * Names it.\n     * @param <T> a type\n     * @param kind the kind\n     * @return a name\n     */\n"
+        "    <T> String name(T kind);\n}\n")
+    (src / "Square.java").write_text(
+        "package q;\n/** A square. {@inheritDoc} */\npublic class Square implements Shape {\n"
+        "    /** Squares it. {@inheritDoc} Exactly. */\n"
+        "    public double area(double s) throws IllegalStateException { return s; }\n"
+        "    public <U> String name(U k) { return \"\"; }\n"
+        "    /** A width. {@inheritDoc} */\n    public int width;\n}\n")
+    tool = "/usr/lib/jvm/java-17-openjdk-amd64/bin/javadoc"
+    if not Path(tool).exists():
+        pytest.skip(f"{tool} missing")
+    subprocess.run([tool, "-quiet", "-Xdoclint:none", "-d", str(tmp_path / "site"), "-sourcepath",
+                    str(tmp_path / "src"), "q"], check=True, capture_output=True, timeout=300)
+    site = {m.id: m for m in read_site(str(tmp_path / "site")).members}
+    mine = {m.id: m for m in read_sources(str(tmp_path / "src")).members}
+    for mid in ("q.Square.area(double)", "q.Square.name(java.lang.Object)"):
+        s, r = site[mid], mine[mid]
+        assert (r.description, r.first_sentence, r.params, r.returns, r.throws) == (
+            s.description, s.first_sentence, s.params, s.returns, s.throws), mid
+    assert mine["q.Square.area(double)"].description == "Squares it. Computes the area. Exactly."
+    assert mine["q.Square.name(java.lang.Object)"].params == (("<U>", "a type"), ("k", "the kind"))
+    # nothing to inherit for a field or a class: the tag is dropped
+    assert mine["q.Square.width"].description == "A width." == site["q.Square.width"].description
