@@ -77,8 +77,12 @@ def _cpu() -> float:
 
 
 def _pool(jobs: int):
-    ctx = mp.get_context("fork")
-    return ctx.Pool(jobs)
+    # fork: workers inherit the project index instead of unpickling it
+    return mp.get_context("fork").Pool(jobs)
+
+
+def _can_fork() -> bool:
+    return "fork" in mp.get_all_start_methods()
 
 
 def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progress: bool = False,
@@ -125,6 +129,8 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         raise ValueError(f"loc_mode must be 'physical' or 'code', not {loc_mode!r}")
     if jobs < 1:
         raise ValueError("jobs must be ≥ 1")
+    if not _can_fork():
+        jobs = 1  # no fork (Windows): one process
     t0 = time.perf_counter()
     root = Path(root)
     phases: dict = {}

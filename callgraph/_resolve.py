@@ -235,7 +235,9 @@ class FileResolver:
         if r.kind == "local":
             return
         if r.kind == "name" and r.reason:
-            res.reasons["name: " + r.reason] += 1
+            key = "name: " + r.reason
+            res.reasons[key] += 1
+            res.examples.setdefault(key, f"{self.ff.rel}:{line}")
         for src in owner[2]:
             for t in r.targets:
                 res.edge(src, t, line, r.kind)
