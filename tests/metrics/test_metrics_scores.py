@@ -190,3 +190,28 @@ def test_duplicates_count_once_unlike_recipe():
     assert ndcg_at_k(ranked, gold, 3) == pytest.approx(1.0)
     # with duplicates removed the two agree again
     assert ndcg_at_k(ranked, gold, 3) == pytest.approx(_recipe(dedupe(ranked), gold, 3)[3])
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_items = st.sampled_from(list("abcdefgh"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_items, max_size=12), st.sets(_items, min_size=1, max_size=5), st.sampled_from([1, 3, 5, 10]))
+def test_properties_against_recipe(ranked, gold, k):
+    # on any list: scores in [0, 1]; standard AP >= the recipe's AP; SR, MRR,
+    # NDCG and the recipe's AP equal the recipe applied to the de-duplicated list
+    uniq = dedupe(ranked)
+    hit, ap, rr, ndcg = _recipe(uniq, gold, k)
+    for v in (success_at_k(ranked, gold, k), map_at_k(ranked, gold, k), ndcg_at_k(ranked, gold, k), mrr(ranked, gold)):
+        assert 0.0 <= v <= 1.0 + 1e-12
+    assert map_at_k(ranked, gold, k) >= map_at_k_apibench_recipe(ranked, gold, k) - 1e-12
+    assert success_at_k(ranked, gold, k) == hit
+    assert mrr(ranked, gold) == pytest.approx(rr)
+    assert ndcg_at_k(ranked, gold, k) == pytest.approx(ndcg)
+    assert map_at_k_apibench_recipe(ranked, gold, k) == pytest.approx(ap)
+    s = set_scores(ranked, gold)
+    assert s.exact_match == (1.0 if set(ranked) == gold else 0.0)
+    assert min(s.precision, s.recall) - 1e-12 <= s.f1 <= max(s.precision, s.recall) + 1e-12
