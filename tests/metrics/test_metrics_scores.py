@@ -4,6 +4,8 @@ independent transcription of the APIBench-Q evaluation recipe."""
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metrics.scores import (
     dedupe,
@@ -191,9 +193,6 @@ def test_duplicates_count_once_unlike_recipe():
     # with duplicates removed the two agree again
     assert ndcg_at_k(ranked, gold, 3) == pytest.approx(_recipe(dedupe(ranked), gold, 3)[3])
 
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 _items = st.sampled_from(list("abcdefgh"))
 
