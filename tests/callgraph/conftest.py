@@ -147,8 +147,8 @@ def targets_by_api(targets) -> dict[str, object]:
     return out
 
 
-def callgraph_or_xfail():
-    """The ``callgraph`` package (the core has landed: no xfail any more)."""
+def callgraph_module():
+    """The ``callgraph`` package."""
     import callgraph
 
     return callgraph
@@ -162,7 +162,7 @@ def graph_of():
     """``graph_of(root, classpath=(...), **kw)`` → a ``ProjectGraph``, built once per argument set."""
 
     def build(root: Path, classpath=(), **kw):
-        cg = callgraph_or_xfail()
+        cg = callgraph_module()
         key = (str(root), tuple(str(c) for c in classpath), tuple(sorted(kw.items())))
         if key not in _GRAPHS:
             _GRAPHS[key] = cg.build_project_graph(root, classpath=tuple(classpath), **kw)

@@ -292,8 +292,7 @@ def test_find_methods(pg):
 def _cli(command: str = "chain"):
     from qare.cli import main
 
-    if command not in main.commands:
-        pytest.xfail(f"`qare {command}` not landed yet")
+    assert command in main.commands, f"`qare {command}` missing"
     return main
 
 
