@@ -21,12 +21,14 @@ def _classpath_options(f):
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
                      help="A dependency jar or class folder (repeatable).")(f)
     f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="SQLite file caching parsed per-file facts by content hash.")(f)
     f = click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
     return f
 
 
-def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode):
+def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
     import callgraph
 
     cp = list(classpath)
@@ -40,7 +42,7 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode):
     try:
         return callgraph.build_project_graph(
             project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
-            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode)
+            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -72,6 +74,13 @@ def _summary_text(s) -> str:
     return "\n".join(lines)
 
 
+_XML_BAD = dict.fromkeys([c for c in range(32) if c not in (9, 10, 13)] + [0xFFFE, 0xFFFF], "\ufffd")
+
+
+def _xml_safe(text: str) -> str:
+    return text.translate(_XML_BAD)
+
+
 def _write_graph(g, out: Path) -> None:
     import networkx as nx
 
@@ -79,10 +88,12 @@ def _write_graph(g, out: Path) -> None:
     if suffix == ".json":
         out.write_text(json.dumps(nx.node_link_data(g, edges="edges"), ensure_ascii=False, indent=1))
     elif suffix == ".graphml":
-        # GraphML has no null and no lists: drop None, join lines with ","
+        # GraphML has no null and no lists: drop None, join lines with ","; XML 1.0
+        # cannot hold most control characters (form feeds occur in comments)
         h = nx.DiGraph()
         for n, d in g.nodes(data=True):
-            h.add_node(n, **{k: v for k, v in d.items() if v is not None})
+            h.add_node(n, **{k: (_xml_safe(v) if isinstance(v, str) else v)
+                             for k, v in d.items() if v is not None})
         for u, v, d in g.edges(data=True):
             h.add_edge(u, v, lines=",".join(map(str, d["lines"])), resolution=d["resolution"])
         nx.write_graphml(h, str(out))
@@ -106,7 +117,7 @@ def _write_graph(g, out: Path) -> None:
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
 @_classpath_options
-def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode):
+def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -115,11 +126,11 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode):
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode)
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     if out is not None:
         try:
             _write_graph(pg.graph, out)
-        except OSError as e:
+        except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
     click.echo(_summary_text(pg.summary))
@@ -140,7 +151,7 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode):
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
 @_classpath_options
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,
-              jobs, quiet, loc_mode):
+              jobs, quiet, loc_mode, cache):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
 
@@ -149,7 +160,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode)
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:

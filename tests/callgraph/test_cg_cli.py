@@ -101,3 +101,17 @@ def test_help_documents_exit_codes():
     for cmd in ("graph", "chain"):
         res = CliRunner().invoke(main, [cmd, "--help"])
         assert res.exit_code == 0 and "Exit codes" in res.output
+
+
+def test_graphml_with_control_characters_in_a_comment(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p/C.java").write_text("package p;\nclass C {\n  /** a\x0cb */\n  void m() {}\n}\n")
+    out = tmp_path / "g.graphml"
+    res = CliRunner().invoke(main, ["graph", str(tmp_path), "--out", str(out), "--quiet",
+                                    "--cache", str(tmp_path / "c.sqlite")])
+    assert res.exit_code == 0, res.output
+    assert nx.read_graphml(out).nodes["p.C.m()"]["comment"] == "/** a\ufffdb */"
+    # the JSON form keeps the comment exactly
+    res = CliRunner().invoke(main, ["graph", str(tmp_path), "--out", str(tmp_path / "g.json"), "--quiet"])
+    data = json.loads((tmp_path / "g.json").read_text())
+    assert {n["id"]: n["comment"] for n in data["nodes"]}["p.C.m()"] == "/** a\x0cb */"
