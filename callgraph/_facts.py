@@ -391,7 +391,7 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
                 sup = ("=" + outer, (), 0) if outer else None  # "=": already a key
                 kind_hint = "enumconst"
             key = f"{outer or package}${counter[0]}"
-            td = _type_decl(node, key, "", "class", outer, True, True, False, lines, src,
+            td = _type_decl(node, key, "", "class", outer, True, True, lines, src,
                             superclass=sup, anon_kind=kind_hint)
         else:
             name_node = node.child_by_field_name("name")
@@ -404,8 +404,7 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
                 key = f"{outer}.{name}"
             else:
                 key = f"{package}.{name}" if package else name
-            td = _type_decl(node, key, name, _KIND[node.type], outer, local, False,
-                            False, lines, src)
+            td = _type_decl(node, key, name, _KIND[node.type], outer, local, False, lines, src)
         keys_by_node[node.id] = td.key
         types.append(td)
         stack.append((td.end_byte, td.key, td.local))
@@ -413,7 +412,7 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
                      parse_errors(tree), encoding, src.count(b"\n") + 1)
 
 
-def _type_decl(node, key, name, kind, outer, local, anonymous, _unused, lines, src,
+def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                superclass=None, anon_kind=None) -> TypeDecl:
     mods = _modifiers(node) if not anonymous else set()
     interfaces: tuple = ()

@@ -270,16 +270,9 @@ class ProjectIndex:
         # type names (upper case).
         if len(parts) >= 2 and parts[0][:1].islower():
             i = next((j for j, p in enumerate(parts) if p[:1].isupper()), None)
-            if i is not None and i >= 1 and all(p[:1].isupper() for p in parts[i:]) \
-                    and parts[0] not in self.packages_first_segments():
+            if i is not None and i >= 1 and all(p[:1].isupper() for p in parts[i:]):
                 return name
         return None
-
-    def packages_first_segments(self):
-        r = getattr(self, "_pfs", None)
-        if r is None:
-            r = self._pfs = frozenset()
-        return r
 
     def member_type(self, owner: str, name: str, _seen=None) -> str | None:
         """Member type ``name`` of ``owner`` or of its supertypes."""
@@ -576,21 +569,17 @@ class ProjectIndex:
         fi = self.type_file[key]
         ff = self.files[fi]
         out: list[_PM] = []
-        tparams_cls = None
         for md in td.methods:
             mt = {n: b for n, b in md.type_params} if md.type_params else None
-            if mt is not None:
-                tparams_cls = mt
             ptypes = tuple(self.erase_ref(p[1], fi, key, mt) for p in md.params)
             shown = list(ptypes)
             if md.varargs and shown and shown[-1].endswith("[]"):
                 shown[-1] = shown[-1][:-2] + "..."
             mid = f"{key}.{md.name}({','.join(shown)})"
             info = MethodInfo(mid, ff.rel, md.start_line, md.end_line, md.loc, md.comment,
-                              ff.source_set, key, md.name, tuple(shown), md.static or md.name == "<init>" and False,
+                              ff.source_set, key, md.name, tuple(shown), md.static,
                               md.abstract, md.private, False, md.varargs)
             out.append(_PM(info, ptypes, md, key, md.returns, mt or {}))
-        del tparams_cls
         declared = {(p.info.name, p.ptypes) for p in out}
 
         def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False):
@@ -604,10 +593,8 @@ class ProjectIndex:
         inst = [i for i in td.inits if not i.static]
         stat = [i for i in td.inits if i.static]
         if td.kind in ("class", "enum") and not any(p.info.name == "<init>" for p in out):
-            sl = min([line] + [i.start_line for i in inst])
             implicit("<init>", (), (), False, None, line if not inst else inst[0].start_line,
                      line if not inst else inst[-1].end_line, sum(i.loc for i in inst))
-            del sl
         if td.kind == "record":
             comps = [self.erase_ref(c[1], fi, key) for c in td.components]
             if ("<init>", tuple(comps)) not in declared:

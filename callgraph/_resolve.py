@@ -462,13 +462,7 @@ class FileResolver:
             if ty is None:
                 return None
             tr = type_ref(ty)
-            if n.child_by_field_name("object") is None and not (tr[0] in ("?",)):
-                r = self.ref(tr)
-            else:
-                r = self.ref(tr)
-            if r is not None and tr[1] == () and any(c.type == "type_arguments" for c in ty.named_children):
-                r = (r[0], ())
-            return r
+            return self.ref(tr)
         if t == "this":
             return (self.key, ()) if self.key else None
         if t == "field_access":
@@ -667,14 +661,14 @@ class FileResolver:
                     return self.on_type(ot, name, args)
                 k = self.as_type_name(obj)
                 if k is not None:
-                    return self.select(k, name, args, virtual=False, static_ctx=True)
+                    return self.select(k, name, args, virtual=False)
                 return self.by_name(name, args, "receiver name is neither a variable nor a known type")
             ot = self.texpr(obj)
             if ot is not None:
                 return self.on_type(ot, name, args)
             k = self.as_type_name(obj)
             if k is not None:
-                return self.select(k, name, args, virtual=False, static_ctx=True)
+                return self.select(k, name, args, virtual=False)
             return self.by_name(name, args, "receiver expression of unknown type")
         ot = self.texpr(obj)
         if ot is None:
@@ -712,7 +706,7 @@ class FileResolver:
             if imp.static and not imp.on_demand and imp.name.endswith("." + name):
                 owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
                 owner = owner or imp.name[: -len(name) - 1]
-                return self.select(owner, name, args, virtual=False, static_ctx=True)
+                return self.select(owner, name, args, virtual=False)
         unknown_owners = []
         for imp in self.ff.imports:
             if imp.static and imp.on_demand:
@@ -720,7 +714,7 @@ class FileResolver:
                 if owner:
                     cands, _ = idx.methods_named(owner, name)
                     if cands:
-                        return self.select(owner, name, args, virtual=False, static_ctx=True)
+                        return self.select(owner, name, args, virtual=False)
                     if owner not in idx.types and idx.lib(owner) is None:
                         unknown_owners.append(owner)
                 else:
@@ -872,7 +866,7 @@ class FileResolver:
             return [c for c, _ in app], False
         return ar, False
 
-    def select(self, t, name, args, *, virtual, recv=None, static_ctx=False) -> _Res:
+    def select(self, t, name, args, *, virtual, recv=None) -> _Res:
         if t is None:
             return _Res("unresolved", reason="receiver type unknown")
         idx = self.idx
@@ -1088,8 +1082,7 @@ class FileResolver:
                 if found:
                     t = ot[0] if ot else None
                     if t is None:
-                        return self.by_name(name, [None] * 0, "method reference on a variable of unknown type") \
-                            if False else _Res("unresolved", reason="method reference on a variable of unknown type")
+                        return _Res("unresolved", reason="method reference on a variable of unknown type")
                 else:
                     t = self.as_type_name(recv)
             else:
@@ -1101,7 +1094,6 @@ class FileResolver:
             return _Res("unresolved", reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
-        lr = None
         td = idx.types.get(t)
         if td is not None and td.local:
             return _Res("local")
@@ -1112,7 +1104,6 @@ class FileResolver:
             if unknown is not None or (td is None and idx.lib(t) is None):
                 return self.star(unknown or t, name, "arity")
             return _Res("unresolved", reason="no method of that name on the reference's type")
-        del lr
         if len(cands) == 1 and unknown is None:
             return self.target(cands[0], "exact", t, [], None, name != "<init>")
         libs = [c for c in cands if isinstance(c, _LibM)]
