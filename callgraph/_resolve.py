@@ -81,6 +81,55 @@ def _lambda_shape(n):
     return (arity, "value" if value else "void")
 
 
+_JVM_PRIM = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long",
+             "S": "short", "Z": "boolean", "V": "void"}
+
+
+def _jvm_sig(g: str, i: int, subst: dict):
+    """Parse one JVM type signature (JVMS 4.7.9.1) at ``g[i]`` into a resolver type,
+    substituting class type variables from ``subst``; unknown variables are None.
+    Returns (type, next index)."""
+    c = g[i]
+    if c in _JVM_PRIM:
+        return (_JVM_PRIM[c], ()), i + 1
+    if c == "[":
+        el, j = _jvm_sig(g, i + 1, subst)
+        return ((el[0] + "[]", ()) if el is not None else None), j
+    if c == "T":
+        j = g.index(";", i)
+        return subst.get(g[i + 1:j]), j + 1
+    if c != "L":
+        raise ValueError(g)
+    j = i + 1
+    name, args = [], ()
+    while True:
+        k = j
+        while g[k] not in "<;.":
+            k += 1
+        name.append(g[j:k])
+        if g[k] == "<":
+            k += 1
+            out = []
+            while g[k] != ">":
+                if g[k] == "*":
+                    out.append(None)
+                    k += 1
+                    continue
+                if g[k] in "+-":
+                    wild = g[k]
+                    a, k = _jvm_sig(g, k + 1, subst)
+                    out.append(a if wild == "+" else None)
+                    continue
+                a, k = _jvm_sig(g, k, subst)
+                out.append(a)
+            args = tuple(out)
+            k += 1
+        if g[k] == ";":
+            fqn = ".".join(name).replace("/", ".").replace("$", ".")
+            return (fqn, args), k + 1
+        j = k + 1  # "." then an inner class of a parameterized outer
+
+
 class _Res:
     __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib")
 
@@ -530,9 +579,24 @@ class FileResolver:
             return (base[0] + "[]" * max(dims, 1), ())
         if t == "ternary_expression":
             a = self.texpr(n.child_by_field_name("consequence"))
-            if a is not None and a[0] != "null":
-                return a
-            return self.texpr(n.child_by_field_name("alternative"))
+            b = self.texpr(n.child_by_field_name("alternative"))
+            if a is None or b is None:
+                return None
+            if a[0] == "null":
+                return (BOX.get(b[0], b[0]), ()) if b[0] in PRIMITIVES else b
+            if b[0] == "null":
+                return (BOX.get(a[0], a[0]), ()) if a[0] in PRIMITIVES else a
+            pa, pb = UNBOX.get(a[0], a[0]), UNBOX.get(b[0], b[0])
+            if pa in _NUM_ORDER and pb in _NUM_ORDER and (a[0] in PRIMITIVES or b[0] in PRIMITIVES
+                                                          or pa != pb):
+                # numeric conditional (JLS 15.25): binary numeric promotion
+                if pa == pb:
+                    return (pa, ())
+                return (_NUM_ORDER[max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)], ())
+            if pa == pb == "boolean":
+                return ("boolean", ())
+            return a if a == b or self.idx.is_subtype(b[0], a[0]) is True else (
+                b if self.idx.is_subtype(a[0], b[0]) is True else None)
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
             ops = _t(op) if op is not None else ""
@@ -969,13 +1033,16 @@ class FileResolver:
         if sig.name == "<init>":
             return (c.owner, ())
         g = sig.generic_returns
-        if g and g.startswith("T") and g.endswith(";") and recv is not None and recv[0] == c.owner:
-            var = g[1:-1]
+        if g and recv is not None and recv[0] == c.owner and recv[1]:
             tps = list(c.tsig.type_params)
-            if var in tps and len(recv[1]) == len(tps):
-                a = recv[1][tps.index(var)]
-                if a is not None:
-                    return a
+            if len(recv[1]) == len(tps):
+                subst = dict(zip(tps, recv[1]))
+                try:
+                    t, _ = _jvm_sig(g, 0, subst)
+                except (IndexError, ValueError):
+                    t = None
+                if t is not None and t[0] != "?":
+                    return t
         rt = sig.returns
         if not rt:
             return None

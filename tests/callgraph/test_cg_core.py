@@ -222,3 +222,27 @@ def test_cache_and_jobs_give_the_same_graph(tmp_path):
 
     assert snap(one) == snap(two) == snap(again)
     assert one.summary.files == 23
+
+
+LIB_GENERICS = """package g;
+import java.util.*;
+class Item { void run() {} }
+class G {
+    void m(Map<String, Item> map, List<Item> list, Optional<Item> o) {
+        for (var e : map.entrySet()) { e.getValue().run(); }
+        list.iterator().next().run();
+        map.get("x").run();
+        o.get().run();
+        for (Item i : map.values()) { i.run(); }
+    }
+}
+"""
+
+
+def test_library_generic_returns_substitute_the_receivers_type_arguments(tmp_path):
+    # JDK signatures: Map.entrySet() is Set<Map.Entry<K,V>>, List.iterator() Iterator<E>, ...
+    pg = build_project_graph(_project(tmp_path, {"g/G.java": LIB_GENERICS}))
+    edges = _edges(pg, "g.G.m(java.util.Map,java.util.List,java.util.Optional)")
+    assert ("g.Item.run()", "exact", (6, 7, 8, 9, 10)) in edges
+    assert ("java.util.Map.Entry.getValue()", "exact", (6,)) in edges
+    assert pg.summary.unresolved == 0 and pg.summary.resolved["name"] == 0
