@@ -151,14 +151,23 @@ def inline_text(el) -> str:
     return _WS.sub(" ", t).strip()
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_SENTENCE_END = re.compile(r"\.(?=\s|$)")
+
+
+_PERIOD_SPACE = re.compile(r"\.(?=\s)")
 
 
 def _first_from_segs(segs: list) -> str | None:
+    # javadoc's default rule works on each text node: a "." followed by
+    # white space in the same node ends the sentence ("x.<br>" does not)
     parts: list[str] = []
     seen_text = False
     for kind, val in segs:
         if kind == "t":
+            m = _PERIOD_SPACE.search(val)
+            if m:
+                parts.append(val[: m.end()])
+                break
             parts.append(val)
             seen_text = seen_text or bool(val.strip())
         elif kind == "nl" and val == 1:
@@ -168,15 +177,12 @@ def _first_from_segs(segs: list) -> str | None:
         elif seen_text:  # <p>, <pre>, heading: javadoc's sentence breaks
             break
     flat = _WS.sub(" ", "".join(parts).translate(_ZW)).strip()
-    if not flat:
-        return None
-    m = _SENTENCE_END.search(flat)
-    return flat[: m.end()] if m else flat
+    return flat or None
 
 
 def first_sentence_of(els) -> str | None:
     """First sentence of the description held by block elements, by
-    javadoc's rule: up to the first ``.``/``!``/``?`` followed by white
+    javadoc's rule (its default, without -breakiterator): up to the first ``.`` followed by white
     space, and never past a ``<p>``, ``<pre>`` or heading (lists and other
     blocks do not end it). One line; ``None`` when there is no text."""
     segs: list = []
@@ -188,7 +194,7 @@ def first_sentence_of(els) -> str | None:
 
 def first_sentence(text: str | None) -> str | None:
     """First sentence of plain text (as rendered here): up to the first
-    ``.``/``!``/``?`` followed by white space, never past a blank line.
+    ``.`` followed by white space, never past a blank line.
     Prefer :func:`first_sentence_of` when the HTML is at hand."""
     if not text:
         return None
