@@ -96,6 +96,8 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as tmp:
             for page in (lang3 / "src-html").rglob("*.html"):
+                if "." in page.stem:
+                    continue  # a nested type's page repeats its outer file
                 doc = etree.parse(str(page), etree.HTMLParser(no_network=True, encoding="utf-8"))
                 lines = ["".join(x.itertext()) for x in doc.iter("span")
                          if (x.get("id") or "").startswith("line-")]

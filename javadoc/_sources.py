@@ -293,6 +293,14 @@ class _MethodInfo:
     type_params: list = field(default_factory=list)
 
 
+def _simple_name(fqn: str) -> str:
+    parts = fqn.split(".")
+    k = 0
+    while k < len(parts) - 1 and parts[k][:1].islower():
+        k += 1
+    return ".".join(parts[k:])
+
+
 class _Refs(RefContext):
     """References of one doc comment, resolved in its file and scope."""
 
@@ -305,12 +313,24 @@ class _Refs(RefContext):
         return "" if fq == self.current else fq
 
     def member_ref(self, cls: str, member: str) -> str:
-        # a method linked without parameters: known here for a sole
-        # no-argument method of the source set
-        if "(" in member:
-            return member
-        owner = self.ex.resolver.resolve(cls, self.f, self.scopes) if cls else (self.current or "")
-        return member + "()" if self.ex.arities.get(owner, {}).get(member) == {0} else member
+        # javadoc shows a method linked without parameters with the declared
+        # parameter types of its first overload (javac's TypeMirror text);
+        # known here for methods of the source set
+        if cls:
+            owners = [self.ex.resolver.resolve(cls, self.f, self.scopes)]
+        else:  # "#m": the documented type, then the types enclosing it
+            owners = list(reversed(self.scopes))
+        for k, owner in enumerate(owners):
+            found = self.ex.decls.get((owner, member.split("(", 1)[0]), ())
+            if not found:
+                continue
+            text = member
+            if "(" not in member:  # javadoc takes the first declared overload
+                node, f, scopes, tvars = found[0]
+                text = f"{member}({', '.join(self.ex.param_texts(node, f, scopes, tvars))})"
+            # a member of an enclosing type is shown with that type's name
+            return f"{_simple_name(owner)}.{text}" if not cls and k > 0 else text
+        return member
 
     def value_of(self, ref: str) -> str | None:
         if not ref:
@@ -331,7 +351,7 @@ class _Extractor:
         self.types: dict[str, _TypeInfo] = {}
         self.warnings: list = []
         self.constants: dict[str, str] = {}
-        self.arities: dict[str, dict[str, set]] = {}
+        self.decls: dict[tuple[str, str], list] = {}
 
     def _doc(self, node, src, f, fqn: str = "", scopes: list | None = None,
              this_constant: str | None = None) -> _Doc:
@@ -347,6 +367,53 @@ class _Extractor:
         if doc.deprecated is None and _annotated_deprecated(node, src):
             doc.deprecated = ""
         return doc
+
+    def param_texts(self, node, f: _File, scopes: list, tvars: set) -> list[str]:
+        """Parameter types of a method as javac prints them (``java.lang.Class<E>``,
+        ``E...``)."""
+        out = []
+        params = node.child_by_field_name("parameters")
+        for p in (params.named_children if params is not None else ()):
+            if p.type == "formal_parameter":
+                t = self._type_text(p.child_by_field_name("type"), f, scopes, tvars)
+                out.append(t + "[]" * _dims(p.child_by_field_name("dimensions")))
+            elif p.type == "spread_parameter":
+                tnode = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")
+                              and not c.type.endswith("annotation")), None)
+                out.append(self._type_text(tnode, f, scopes, tvars) + "...")
+        return out
+
+    def _type_text(self, node, f: _File, scopes: list, tvars: set) -> str:
+        if node is None:
+            return ""
+        t = node.type
+        src = f.src
+        if t in _PRIMITIVES:
+            return _txt(src, node)
+        if t == "type_identifier":
+            n = _txt(src, node)
+            return n if n in tvars else self.resolver.resolve(n, f, scopes)
+        if t == "scoped_type_identifier":
+            return self.resolver.resolve(".".join(_type_names(node, src)), f, scopes)
+        if t == "generic_type":
+            base = next((c for c in node.named_children if c.type != "type_arguments"), None)
+            args = next((c for c in node.named_children if c.type == "type_arguments"), None)
+            text = self._type_text(base, f, scopes, tvars)
+            if args is not None:
+                text += "<" + ",".join(self._type_text(a, f, scopes, tvars) for a in args.named_children
+                                       if not a.type.endswith("annotation")) + ">"
+            return text
+        if t == "wildcard":
+            bound = next((c for c in node.named_children if not c.type.endswith("annotation")), None)
+            kw = next((c.type for c in node.children if c.type in ("extends", "super")), None)
+            return "?" if bound is None or kw is None else f"? {kw} {self._type_text(bound, f, scopes, tvars)}"
+        if t == "array_type":
+            return (self._type_text(node.child_by_field_name("element"), f, scopes, tvars)
+                    + "[]" * _dims(node.child_by_field_name("dimensions")))
+        if t == "annotated_type":
+            inner = next((c for c in node.named_children if not c.type.endswith("annotation")), None)
+            return self._type_text(inner, f, scopes, tvars)
+        return re.sub(r"\s+", "", _txt(src, node))
 
     def _supertypes(self, node, src, resolve, tvars) -> tuple[list, str | None]:
         interfaces, superclass = [], None
@@ -671,7 +738,8 @@ def _fill(text: str | None, parent: str | None) -> str | None:
     if _INHERIT not in text:
         return text
     rep = f" {parent} " if parent else " "
-    out = re.sub(r"[ \t]*" + _INHERIT + r"[ \t]*", lambda _m: rep, text).strip()
+    out = re.sub(r"[ \t]*" + _INHERIT + r"[ \t]*", lambda _m: rep, text)
+    out = re.sub(r"[ \t]+\n", "\n", re.sub(r"\n[ \t]+(?=\S)", "\n", out)).strip()
     return out or parent
 
 
@@ -814,12 +882,26 @@ def _shown_constant(node, src) -> str | None:
     return None
 
 
-def _constants(f: _File, arities: dict | None = None) -> dict[str, str]:
+def _type_param_names(node, src) -> set[str]:
+    tp = node.child_by_field_name("type_parameters")
+    if tp is None:
+        return set()
+    out = set()
+    for c in tp.named_children:
+        if c.type == "type_parameter":
+            ident = next((k for k in c.named_children if k.type in ("type_identifier", "identifier")), None)
+            if ident is not None:
+                out.add(_txt(src, ident))
+    return out
+
+
+def _constants(f: _File, decls: dict | None = None) -> dict[str, str]:
     """``pkg.Type.NAME`` → shown value of the file's literal constants;
-    fills ``arities`` (``pkg.Type`` → method name → parameter counts)."""
+    fills ``decls`` (``(pkg.Type, method name)`` → [(node, file, scopes,
+    type variables in scope)])."""
     out: dict[str, str] = {}
 
-    def walk(node, prefix, iface):
+    def walk(node, prefix, iface, scopes=(), tvars=frozenset()):
         for c in node.named_children:
             if c.type in _TYPE_DECLS:
                 nm = c.child_by_field_name("name")
@@ -827,14 +909,13 @@ def _constants(f: _File, arities: dict | None = None) -> dict[str, str]:
                 if nm is None or body is None:
                     continue
                 fq = f"{prefix}.{_txt(f.src, nm)}" if prefix else _txt(f.src, nm)
-                walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"))
+                walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"),
+                     (*scopes, fq), tvars | _type_param_names(c, f.src))
             elif c.type == "enum_body_declarations":
-                walk(c, prefix, False)
-            elif c.type == "method_declaration" and arities is not None:
-                ps = c.child_by_field_name("parameters")
-                n = sum(1 for k in ps.named_children if k.type in ("formal_parameter", "spread_parameter")) \
-                    if ps is not None else 0
-                arities.setdefault(prefix, {}).setdefault(_txt(f.src, c.child_by_field_name("name")), set()).add(n)
+                walk(c, prefix, False, scopes, tvars)
+            elif c.type == "method_declaration" and decls is not None:
+                decls.setdefault((prefix, _txt(f.src, c.child_by_field_name("name"))), []).append(
+                    (c, f, list(scopes), tvars | _type_param_names(c, f.src)))
             elif c.type in ("field_declaration", "constant_declaration"):
                 mods = _modifiers(c)
                 words = {_txt(f.src, k) for k in mods.children} if mods is not None else set()
@@ -879,7 +960,7 @@ def read_source_container(container: Container) -> DocSet:
     known = {t for f in files for t in _declared_types(f)}
     ex = _Extractor(_Resolver(known), lambda n: location(container, n))
     for f in files:
-        ex.constants.update(_constants(f, ex.arities))
+        ex.constants.update(_constants(f, ex.decls))
     for f in files:
         for c in f.tree.root_node.named_children:
             if c.type in _TYPE_DECLS:

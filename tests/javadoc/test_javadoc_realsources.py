@@ -22,6 +22,8 @@ def lang3(debian, tmp_path_factory):
     jar = out / "commons-lang3-3.12.0-sources.jar"
     with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as zf:
         for page in sorted((site / "src-html").rglob("*.html")):
+            if "." in page.stem:
+                continue  # a nested type's page repeats its outer file
             doc = etree.parse(str(page), etree.HTMLParser(no_network=True, encoding="utf-8"))
             lines = ["".join(s.itertext()) for s in doc.iter("span") if (s.get("id") or "").startswith("line-")]
             rel = page.relative_to(site / "src-html").with_suffix(".java").as_posix()
@@ -38,7 +40,7 @@ def _norm(x):
 def test_lang3_sources_against_its_site(lang3):
     site, jar = lang3
     src = read_sources(str(jar))
-    assert src.pages == 223 and not src.warnings
+    assert src.pages == 192 and not src.warnings
     S = {m.id: m for m in site.members}
     R = {m.id: m for m in src.members}
     assert set(R) <= set(S)
@@ -54,11 +56,12 @@ def test_lang3_sources_against_its_site(lang3):
         for f in ("description", "first_sentence", "returns", "deprecated", "params", "throws"):
             if _norm(getattr(r, f)) != _norm(getattr(s, f)):
                 diff[f] += 1
-    # Measured remaining differences (of 3,341 members): {@link #m} without a
-    # parameter list, to which javadoc adds the declared parameters; links to
-    # inherited members, which javadoc names with their declaring class.
-    assert diff["throws"] == 0
-    assert diff["description"] <= 30 and diff["first_sentence"] <= 11 and diff["returns"] <= 11
+    # Measured remaining differences (of 3,341 members): links to JDK methods
+    # without a parameter list (javadoc adds it: Enum.valueOf(java.lang.Class<T>,
+    # java.lang.String)), and links javadoc names by a supertype
+    # (CircuitBreaker.checkState()).
+    assert diff["throws"] == 0 and diff["first_sentence"] == 0
+    assert diff["description"] <= 10 and diff["returns"] <= 9
     assert diff["params"] <= 3 and diff["deprecated"] <= 2
     # comment inheritance: UnicodeEscaper.translate(int, Writer) has no comment
     # of its own; javadoc (and we) copy CodePointTranslator's
