@@ -265,7 +265,14 @@ class FileResolver:
                 r = self.site(name, n)
             except RecursionError:
                 r = _Res("unresolved", reason="expression too deeply nested")
-            self.emit(owner, r, n.start_point[0] + 1)
+            if name == "call":
+                # the line of the method name, as javac's line table has it
+                # for chained calls split over lines
+                nm = n.child_by_field_name("name")
+                line = (nm or n).start_point[0] + 1
+            else:
+                line = n.start_point[0] + 1
+            self.emit(owner, r, line)
         self.implicit_super_calls()
         res = self.res
         # picklable rows (src, dst, kind, sorted lines) for the parent process

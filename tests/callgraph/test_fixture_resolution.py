@@ -706,11 +706,7 @@ def test_anonymous_class_in_a_static_initializer_goes_to_clinit(pg):
 
 
 # Known gaps of the core, kept as strict xfails so a fix shows up as XPASS (then drop the mark).
-KNOWN_GAPS: dict = {
-    "calls in multi-line expressions: the line of the method name (as javac)":
-        "core: every call of a multi-line expression gets the expression's first line "
-        "(next() twice → lines [11] instead of [12, 13])",
-}
+KNOWN_GAPS: dict = {}
 
 
 @pytest.mark.parametrize(
