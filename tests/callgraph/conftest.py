@@ -8,10 +8,12 @@ locate lines in those sources, they never compute an expected call graph.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 import zipfile
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -43,11 +45,12 @@ def java_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.java"))
 
 
-def javac(sources: list[Path], out: Path, classpath: list[Path] = (), release: str = "17",
-          javac_bin: str | None = None) -> None:
+def javac(sources: list[Path], out: Path, classpath: list[Path] = (), release: str | None = "17",
+          javac_bin: str | None = None, extra_args: tuple[str, ...] = ()) -> None:
     """Compile ``sources`` into ``out`` with javac; fail the test with javac's output on error."""
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [javac_bin or JAVAC, "--release", release, "-nowarn", "-encoding", "UTF-8", "-d", str(out)]
+    cmd = [javac_bin or JAVAC, *(["--release", release] if release else []), "-nowarn", "-encoding", "UTF-8",
+           "-d", str(out), *extra_args]
     if classpath:
         cmd += ["-cp", ":".join(str(p) for p in classpath)]
     cmd += [str(s) for s in sources]
@@ -169,3 +172,101 @@ def graph_of():
         return _GRAPHS[key]
 
     return build
+
+
+# --- javac/javap oracle (test_fixture_javac_oracle.py, test_fixture_jdk.py) ---------------
+
+JAVAP = "javap"
+_PRIM = {"int": "I", "long": "J", "double": "D", "float": "F", "boolean": "Z", "char": "C", "byte": "B",
+         "short": "S", "void": "V"}
+_INVOKE = re.compile(
+    r"^\s*(\d+): invoke(virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+"
+    r"// (?:Interface)?Method (?:([\w/$]+)\.)?\"?([<>\w$]+)\"?:(\([^)]*\))"
+)
+_INDY = re.compile(r"^\s*(\d+): invokedynamic")
+_LINE = re.compile(r"^\s*line (\d+): (\d+)")
+
+
+def type_descriptor(source_type: str) -> str:
+    t = source_type
+    dims = 0
+    if t.endswith("..."):
+        t, dims = t[:-3], 1
+    while t.endswith("[]"):
+        t, dims = t[:-2], dims + 1
+    if t in _PRIM:
+        d = _PRIM[t]
+    else:
+        parts = t.split(".")
+        first_type = next(i for i, p in enumerate(parts) if p[:1].isupper())
+        d = "L" + "/".join(parts[:first_type]) + "/" + "$".join(parts[first_type:]) + ";"
+        d = d.replace("L/", "L")
+    return "[" * dims + d
+
+
+def params_descriptor(method_id: str) -> str:
+    inside = method_id[method_id.index("(") + 1 : -1]
+    return "(" + "".join(type_descriptor(p) for p in inside.split(",") if p) + ")"
+
+
+def method_name(method_id: str) -> str:
+    return method_id.split("(")[0].rsplit(".", 1)[1]
+
+
+def javac_calls(sources: list[Path], out: Path, classpath: list[Path], release: str | None = "17",
+                javac_bin: str | None = None, extra_args: tuple[str, ...] = ()):
+    """{source path relative to its source root: {line: {(name, descriptor, owner)}}}, and the
+    set of (file, line) holding an invokedynamic."""
+    javac(sources, out, classpath, release=release, javac_bin=javac_bin, extra_args=extra_args)
+    classes = sorted(str(p) for p in out.rglob("*.class"))
+    text = subprocess.run([JAVAP, "-c", "-l", "-p", *classes], capture_output=True, text=True, check=True).stdout
+    calls: dict = defaultdict(lambda: defaultdict(set))
+    indy: set = set()
+    source = package = None
+    pending: list = []
+    lines: list = []
+
+    def flush():
+        table = sorted((pc, ln) for ln, pc in lines)
+        for pc, kind, rec in pending:
+            before = [entry for entry in table if entry[0] <= pc]
+            if not before:
+                continue
+            ln = before[-1][1]  # the entry with the greatest start pc at or before the call
+            if kind == "indy":
+                indy.add((source, ln))
+            else:
+                calls[source][ln].add(rec)
+        pending.clear()
+        lines.clear()
+
+    for raw in text.splitlines():
+        if raw.startswith("Compiled from "):
+            flush()
+            source = raw.split('"')[1]
+            continue
+        m = re.match(r"^(?:[\w ]+ )?(?:class|interface|enum|record) ([\w.$]+)", raw)
+        if m and not raw.startswith(" "):
+            package = m.group(1).rsplit(".", 1)[0]
+            source = f"{package.replace('.', '/')}/{source.rsplit('/', 1)[-1]}"
+            continue
+        if raw.rstrip() == "    Code:":
+            flush()  # a new method's code: what is pending belongs to the previous one
+            continue
+        if (m := _INVOKE.match(raw)):
+            pc, _, owner, name, desc = m.groups()
+            if name == "<init>" and owner and "$" in owner:
+                # an inner (non-static) class's constructor takes the outer instance first
+                # (no static nested class of the fixture takes its outer type as first parameter)
+                outer = owner.rsplit("$", 1)[0]
+                if desc.startswith(f"(L{outer};"):
+                    desc = "(" + desc[len(outer) + 3:]
+            pending.append((int(pc), "call", (name, desc, owner or "")))
+        elif (m := _INDY.match(raw)):
+            pending.append((int(m.group(1)), "indy", None))
+        elif (m := _LINE.match(raw)):
+            lines.append((int(m.group(1)), int(m.group(2))))
+    flush()
+    return calls, indy
+
+

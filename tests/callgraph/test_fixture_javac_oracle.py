@@ -26,101 +26,17 @@ from pathlib import Path
 
 import pytest
 
-from cg_fixture_support import ACME_LIB, FIXTURES, JDK25, QARE_EXAMPLE, RESOLUTION, java_files, javac
-
-JAVAP = "javap"
-_PRIM = {"int": "I", "long": "J", "double": "D", "float": "F", "boolean": "Z", "char": "C", "byte": "B",
-         "short": "S", "void": "V"}
-_INVOKE = re.compile(
-    r"^\s*(\d+): invoke(virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+"
-    r"// (?:Interface)?Method (?:([\w/$]+)\.)?\"?([<>\w$]+)\"?:(\([^)]*\))"
+from cg_fixture_support import (
+    ACME_LIB,
+    FIXTURES,
+    JDK25,
+    QARE_EXAMPLE,
+    RESOLUTION,
+    javac_calls,
+    method_name,
+    params_descriptor,
+    java_files,
 )
-_INDY = re.compile(r"^\s*(\d+): invokedynamic")
-_LINE = re.compile(r"^\s*line (\d+): (\d+)")
-
-
-def _descriptor(source_type: str) -> str:
-    t = source_type
-    dims = 0
-    if t.endswith("..."):
-        t, dims = t[:-3], 1
-    while t.endswith("[]"):
-        t, dims = t[:-2], dims + 1
-    if t in _PRIM:
-        d = _PRIM[t]
-    else:
-        parts = t.split(".")
-        first_type = next(i for i, p in enumerate(parts) if p[:1].isupper())
-        d = "L" + "/".join(parts[:first_type]) + "/" + "$".join(parts[first_type:]) + ";"
-        d = d.replace("L/", "L")
-    return "[" * dims + d
-
-
-def _params_descriptor(method_id: str) -> str:
-    inside = method_id[method_id.index("(") + 1 : -1]
-    return "(" + "".join(_descriptor(p) for p in inside.split(",") if p) + ")"
-
-
-def _name(method_id: str) -> str:
-    return method_id.split("(")[0].rsplit(".", 1)[1]
-
-
-def _javac_calls(sources: list[Path], out: Path, classpath: list[Path], release: str = "17",
-                 javac_bin: str | None = None):
-    """{source path relative to its source root: {line: {(name, descriptor, owner)}}}, and the
-    set of (file, line) holding an invokedynamic."""
-    javac(sources, out, classpath, release=release, javac_bin=javac_bin)
-    classes = sorted(str(p) for p in out.rglob("*.class"))
-    text = subprocess.run([JAVAP, "-c", "-l", "-p", *classes], capture_output=True, text=True, check=True).stdout
-    calls: dict = defaultdict(lambda: defaultdict(set))
-    indy: set = set()
-    source = package = None
-    pending: list = []
-    lines: list = []
-
-    def flush():
-        table = sorted((pc, ln) for ln, pc in lines)
-        for pc, kind, rec in pending:
-            before = [entry for entry in table if entry[0] <= pc]
-            if not before:
-                continue
-            ln = before[-1][1]  # the entry with the greatest start pc at or before the call
-            if kind == "indy":
-                indy.add((source, ln))
-            else:
-                calls[source][ln].add(rec)
-        pending.clear()
-        lines.clear()
-
-    for raw in text.splitlines():
-        if raw.startswith("Compiled from "):
-            flush()
-            source = raw.split('"')[1]
-            continue
-        m = re.match(r"^(?:[\w ]+ )?(?:class|interface|enum|record) ([\w.$]+)", raw)
-        if m and not raw.startswith(" "):
-            package = m.group(1).rsplit(".", 1)[0]
-            source = f"{package.replace('.', '/')}/{source.rsplit('/', 1)[-1]}"
-            continue
-        if raw.rstrip() == "    Code:":
-            flush()  # a new method's code: what is pending belongs to the previous one
-            continue
-        if (m := _INVOKE.match(raw)):
-            pc, _, owner, name, desc = m.groups()
-            if name == "<init>" and owner and "$" in owner:
-                # an inner (non-static) class's constructor takes the outer instance first
-                # (no static nested class of the fixture takes its outer type as first parameter)
-                outer = owner.rsplit("$", 1)[0]
-                if desc.startswith(f"(L{outer};"):
-                    desc = "(" + desc[len(outer) + 3:]
-            pending.append((int(pc), "call", (name, desc, owner or "")))
-        elif (m := _INDY.match(raw)):
-            pending.append((int(m.group(1)), "indy", None))
-        elif (m := _LINE.match(raw)):
-            lines.append((int(m.group(1)), int(m.group(2))))
-    flush()
-    return calls, indy
-
 
 # project → (source roots, project class-file prefix, classpath fixture names)
 PROJECTS = {
@@ -141,17 +57,17 @@ def project(request, graph_of, tmp_path_factory):
         javac_25 = JDK25 / "bin" / "javac"
         if not javac_25.is_file():
             pytest.skip("JDK 25 not installed")
-        calls, indy = _javac_calls(sources, tmp_path_factory.mktemp("oracle"), cp, "21", str(javac_25))
+        calls, indy = javac_calls(sources, tmp_path_factory.mktemp("oracle"), cp, "21", str(javac_25))
     else:
-        calls, indy = _javac_calls(sources, tmp_path_factory.mktemp("oracle"), cp)
+        calls, indy = javac_calls(sources, tmp_path_factory.mktemp("oracle"), cp)
     graph_cp = [c for c, n in zip(cp, cp_names) if n != "stubs_classes"]
     return request.param, root, roots, prefix, graph_of(root, classpath=graph_cp), calls, indy
 
 
 # (file, line) of the resolution fixture where the core is known to disagree with javac;
 # each must still disagree (a fix makes the test fail until the entry is dropped).
-# MultiLine.java: the core gives a call in a multi-line expression the expression's first
-# line (7, 11); javac the line of the method name (8; 12, 13, 14).
+# Found and fixed so far: ArgTypes.java:31 (conditional int:long), MultiLine.java (a call
+# in a multi-line expression took the expression's first line).
 KNOWN_FORWARD: set = set()
 KNOWN_REVERSE: set = set()
 
@@ -192,7 +108,7 @@ def test_every_exact_edge_is_what_javac_bound(project):
         if d["resolution"] != "exact" or g.nodes[u].get("kind") != "method":
             continue
         file = _src(pg, u, roots)
-        key = (_name(v), _params_descriptor(v))
+        key = (method_name(v), params_descriptor(v))
         for line in d["lines"]:
             if (file, line) in indy:
                 continue  # method references live in the bootstrap table
@@ -219,7 +135,7 @@ def test_every_project_call_javac_emitted_is_an_edge(project):
         if g.nodes[u].get("kind") != "method":
             continue
         for line in d["lines"]:
-            have[(_src(pg, u, roots), line)].add((_name(v), _params_descriptor(v) if not v.endswith("(*)") else "*"))
+            have[(_src(pg, u, roots), line)].add((method_name(v), params_descriptor(v) if not v.endswith("(*)") else "*"))
     missing = []
     for file, by_line in calls.items():
         for line, recs in by_line.items():

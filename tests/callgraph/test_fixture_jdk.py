@@ -96,3 +96,56 @@ def test_two_jobs_give_the_same_graph_and_summary(graph_of, jdk_module):
     }
     for field in ("files", "methods", "call_sites", "resolved", "unresolved", "top_reasons", "parse_errors"):
         assert getattr(two.summary, field) == getattr(one.summary, field), field
+
+
+def test_java_logging_resolution_agrees_with_javac(graph_of, jdk_module, tmp_path):
+    """javac 25 compiles java.logging's own sources (--patch-module); every exact edge of
+    the graph (built against the same JDK) must be an invocation javac bound with the same
+    name and erased parameters inside the calling method, and nearly all on the same line."""
+    from cg_fixture_support import javac_calls, method_name, params_descriptor
+
+    javac_25 = JDK25 / "bin" / "javac"
+    if not javac_25.is_file():
+        pytest.skip("JDK 25 javac not installed")
+    root, _ = jdk_module("java.logging")
+    sources = [p for p in root.rglob("*.java") if p.name != "module-info.java"]
+    calls, indy = javac_calls(sources, tmp_path / "classes", [], release=None, javac_bin=str(javac_25),
+                              extra_args=("--patch-module", f"java.logging={root}"))
+    pg = graph_of(root, jdk=str(JDK25))
+    g = pg.graph
+    outside, same_line, checked = [], 0, 0
+    for u, v, d in g.edges(data=True):
+        if d["resolution"] != "exact" or g.nodes[u].get("kind") != "method":
+            continue
+        info = pg.method(u)
+        if info.implicit or info.name == "<clinit>":
+            continue
+        if any(not info.start_line <= ln <= info.end_line for ln in d["lines"]):
+            continue  # field initializers attributed to a constructor
+        lines = path_lines(root, info.file)
+        if any("::" in lines[ln - 1] for ln in d["lines"]):
+            continue  # method references compile to invokedynamic
+        key = (method_name(v), params_descriptor(v))
+        in_span = set()
+        for ln in range(info.start_line, info.end_line + 1):
+            in_span |= {(n, de) for n, de, _ in calls[info.file][ln]}
+        checked += 1
+        if key not in in_span:
+            outside.append((u, v, d["lines"]))
+        elif all(key in {(n, de) for n, de, _ in calls[info.file][ln]} for ln in d["lines"]):
+            same_line += 1
+    assert checked > 1000
+    assert outside == [], "\n".join(map(str, outside))
+    # measured 1,204 of 1,206 (99.8 %); 96.7 % before calls in multi-line expressions got
+    # the method name's line
+    assert same_line / checked >= 0.99
+
+
+_LINES: dict = {}
+
+
+def path_lines(root, file: str) -> list[str]:
+    key = (str(root), file)
+    if key not in _LINES:
+        _LINES[key] = (root / file).read_text(encoding="utf-8").splitlines()
+    return _LINES[key]
