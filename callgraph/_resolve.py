@@ -276,7 +276,8 @@ class FileResolver:
         self.implicit_super_calls()
         res = self.res
         # picklable rows (src, dst, kind, sorted lines) for the parent process
-        res.edges = [(s, d, k, sorted(lines)) for (s, d), (k, lines) in res.edges.items()]
+        res.edges = [(s, d, k, sorted(lines) if len(lines) > 1 else list(lines))
+                     for (s, d), (k, lines) in res.edges.items()]
         return res
 
     def emit(self, owner, r: _Res, line: int):
@@ -294,11 +295,18 @@ class FileResolver:
             key = "name: " + r.reason
             res.reasons[key] += 1
             res.examples.setdefault(key, f"{self.ff.rel}:{line}")
+        edges = res.edges
         for src in owner[2]:
             for t in r.targets:
                 res.edge(src, t, line, r.kind)
-            for t in r.cha:
-                res.edge(src, t, line, "cha")
+            for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
+                e = edges.get((src, t))
+                if e is None:
+                    edges[(src, t)] = ["cha", {line}]
+                else:
+                    if e[0] == "name":
+                        e[0] = "cha"
+                    e[1].add(line)
         if r.lib:
             for t, v in r.lib.items():
                 res.apis.setdefault(t, v)
