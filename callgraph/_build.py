@@ -41,6 +41,8 @@ def _pass1(item):
         return None, (sf.rel, "declarations nested too deeply")
     except OSError as e:
         return None, (sf.rel, f"unreadable: {e.strerror or e}")
+    except Exception as e:  # never lose the whole build to one file
+        return None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
 
 
 def _pass2(fi: int):
@@ -54,6 +56,8 @@ def _pass2(fi: int):
         return fi, None, "expressions nested too deeply"
     except OSError as e:
         return fi, None, f"unreadable: {e.strerror or e}"
+    except Exception as e:  # never lose the whole build to one file
+        return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}"
 
 
 def _open_classpath(classpath, jdk):

@@ -265,6 +265,8 @@ class FileResolver:
                 r = self.site(name, n)
             except RecursionError:
                 r = _Res("unresolved", reason="expression too deeply nested")
+            except Exception as e:  # a resolver bug must cost one call site, not the file
+                r = _Res("unresolved", reason=f"internal error ({type(e).__name__})")
             if name == "call":
                 # the line of the method name, as javac's line table has it
                 # for chained calls split over lines

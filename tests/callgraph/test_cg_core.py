@@ -246,3 +246,17 @@ def test_library_generic_returns_substitute_the_receivers_type_arguments(tmp_pat
     assert ("g.Item.run()", "exact", (6, 7, 8, 9, 10)) in edges
     assert ("java.util.Map.Entry.getValue()", "exact", (6,)) in edges
     assert pg.summary.unresolved == 0 and pg.summary.resolved["name"] == 0
+
+
+def test_an_internal_error_costs_one_call_site_not_the_build(tmp_path, monkeypatch):
+    from callgraph import _resolve
+
+    def boom(self, n):
+        raise KeyError("simulated resolver bug")
+
+    monkeypatch.setattr(_resolve.FileResolver, "new", boom)
+    src = {"n/N.java": "package n;\nclass N { void m() { new N(); helper(); }\n void helper() {} }\n"}
+    pg = build_project_graph(_project(tmp_path, src), jdk=None)
+    assert dict(pg.summary.top_reasons) == {"internal error (KeyError)": 1}
+    assert pg.summary.unresolved == 1
+    assert _edges(pg, "n.N.m()") == {("n.N.helper()", "exact", (2,))}
