@@ -42,7 +42,7 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
     try:
         return callgraph.build_project_graph(
             project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
-            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
+            progress=not quiet, loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
