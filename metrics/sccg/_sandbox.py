@@ -147,30 +147,87 @@ def _bwrap_command(limits: Limits) -> list[str]:
 
 
 #: Top-level folders masked by an empty tmpfs inside the sandbox (homes,
-#: project and data trees); the interpreter's own prefix and site-packages are
-#: re-bound read-only when they live there (pyenv installs under /root).
+#: project and data trees; ``/tmp`` gets its own private tmpfs). What the
+#: interpreter needs is re-bound read-only wherever it lives
+#: (:func:`_interpreter_paths`): pyenv installs under /root, venvs anywhere.
 HIDDEN_DIRS = ("/root", "/home", "/work", "/srv", "/mnt", "/media")
+
+_REPO = os.path.realpath(Path(__file__).resolve().parents[2])
+
+
+def _under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _interpreter_paths() -> list[str]:
+    """Absolute paths the child interpreter needs, as given and resolved.
+
+    The venv (``sys.prefix``), the base installation (``sys.base_prefix``,
+    ``sys.exec_prefix``), ``sys.executable`` resolved and its folder, the
+    ``home`` of a venv's base interpreter, site-packages and the other
+    ``sys.path`` entries. ``sys.path`` entries inside or above this
+    repository, the working directory and ``''`` are left out: the runner is
+    self-contained and generations must not see the project's tree.
+    """
+    import site
+
+    needed = [sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "base_exec_prefix", sys.exec_prefix),
+              os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]
+    base_exe = getattr(sys, "_base_executable", None)
+    if base_exe:
+        needed += [os.path.dirname(base_exe), os.path.dirname(os.path.realpath(base_exe))]
+    extra = list(site.getsitepackages())
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site:
+        extra.append(user_site)
+    cwd = os.path.realpath(os.getcwd())
+    for entry in sys.path:
+        if not entry or not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real == cwd or _under(real, _REPO) or _under(_REPO, real):
+            continue
+        extra.append(entry)
+    out = []
+    for p in needed + extra:
+        if not p:
+            continue
+        for q in (os.path.abspath(p), os.path.realpath(p)):
+            if q not in out:
+                out.append(q)
+    return out
 
 
 def _hide_homes() -> list[str]:
-    """bwrap arguments masking :data:`HIDDEN_DIRS`; the tmpfs path components
-    leading to re-bound folders are traversable by ``nobody``."""
-    import site
+    """bwrap arguments masking :data:`HIDDEN_DIRS` and re-binding, read-only,
+    the interpreter's paths that lie under them or under ``/tmp`` (which
+    :func:`_bwrap_command` has already replaced by a tmpfs).
 
-    wanted = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages())}
-    wanted = {p for p in wanted if os.path.isdir(p)}
-    keep = sorted(p for p in wanted if not any(p != q and p.startswith(q + "/") for q in wanted))
-    args: list[str] = []
-    for top in HIDDEN_DIRS:
-        if not os.path.isdir(top) or os.path.islink(top):
+    A path is mounted at its own location from its resolved source; the tmpfs
+    path components leading to it are created traversable by ``nobody``.
+    A path equal to a masked top folder (or ``/``) is never re-bound: that
+    would undo the mask.
+    """
+    tops = ("/tmp",) + tuple(t for t in HIDDEN_DIRS if os.path.isdir(t) and not os.path.islink(t))
+    wanted = set()
+    for p in _interpreter_paths():
+        if p == "/" or p in tops or not os.path.exists(p):
             continue
-        args += ["--perms", "0755", "--tmpfs", top]
+        if any(_under(p, t) for t in tops):
+            wanted.add(p)
+    # an ancestor's bind already carries its descendants
+    keep = sorted(p for p in wanted if not any(p != q and _under(p, q) for q in wanted))
+    args: list[str] = []
+    for top in tops:
+        if top != "/tmp":
+            args += ["--perms", "0755", "--tmpfs", top]
         for p in keep:
-            if p == top or p.startswith(top + "/"):
-                parts = p[len(top) + 1 :].split("/")
-                for i in range(1, len(parts)):
-                    args += ["--perms", "0755", "--dir", top + "/" + "/".join(parts[:i])]
-                args += ["--ro-bind", p, p]
+            if not _under(p, top):
+                continue
+            parts = p[len(top) + 1 :].split("/")
+            for i in range(1, len(parts)):
+                args += ["--perms", "0755", "--dir", top + "/" + "/".join(parts[:i])]
+            args += ["--ro-bind", os.path.realpath(p), p]
     return args
 
 

@@ -1,6 +1,7 @@
 """Sandboxed execution of hostile and ordinary generations, scored exactly."""
 
 import os
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -389,3 +390,64 @@ def test_hidden_trees_are_empty_inside():
     assert params["root"] in ("", ".pyenv")  # only the interpreter's prefix is re-bound
     if any(str(repo).startswith(top + "/") for top in _sandbox.HIDDEN_DIRS):
         assert params["repo"] == "FileNotFoundError"
+
+
+_VENV_SCRIPT = '''
+import json, sys
+from metrics.sccg import execute, sandbox_status
+venv, secret = sys.argv[1], sys.argv[2]
+gens = {
+    "request": "import requests\\ndef f(city):\\n    requests.get('https://a.example.com/w/' + city, params={'d': 2})\\n",
+    "read_secret": "def f():\\n    return open(%r).read()\\n" % secret,
+    "write_venv": "def f():\\n    open(%r, 'w').write('x')\\n" % (venv + "/pwned.txt"),
+}
+out = {"prefix": sys.prefix, "base_prefix": sys.base_prefix, "status": list(sandbox_status())}
+for name, code in gens.items():
+    out[name] = execute(code, "f", sandbox="bwrap").to_dict()
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.skipif(not BWRAP_OK, reason=f"bubblewrap unusable here: {BWRAP_WHY}")
+def test_sandbox_from_a_venv_under_tmp(tmp_path):
+    # issue 6: a venv under /tmp (masked by the sandbox's own tmpfs) whose
+    # python3 links to a base interpreter under /root must still start
+    import json
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    secret = home / "secret.txt"
+    secret.write_text("do-not-leak")
+    py = venv / "bin" / "python3"
+    proc = subprocess.run([str(py), "-c", _VENV_SCRIPT, str(venv), str(secret)], capture_output=True, text=True,
+                          cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": str(repo)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["prefix"] == str(venv) and out["base_prefix"] != str(venv)
+    assert out["status"] == [True, ""]
+    req = out["request"]
+    assert (req["status"], req["isolated"], req["sandbox"]) == ("ok", True, "bwrap"), req
+    assert [(r["url"], r["params"]) for r in req["requests"]] == [("https://a.example.com/w/London", {"d": 2})]
+    # a masked folder nothing needs stays empty; the venv is read-only
+    assert out["read_secret"]["status"] == "raised"
+    assert out["read_secret"]["error"].startswith("FileNotFoundError")
+    assert out["write_venv"]["status"] == "raised"
+    assert "Read-only file system" in out["write_venv"]["error"]
+    assert not (venv / "pwned.txt").exists()
+
+
+def test_interpreter_paths_skip_the_repo_and_masked_tops(monkeypatch):
+    repo = str(Path(__file__).resolve().parents[2])
+    monkeypatch.setattr(sys, "path", [*sys.path, repo, "/", "", "relative/dir"])
+    paths = _sandbox._interpreter_paths()
+    assert repo not in paths and "/" not in paths and "" not in paths
+    assert os.path.realpath(sys.executable) in [os.path.join(d, os.path.basename(os.path.realpath(sys.executable)))
+                                                 for d in paths]
+    args = _sandbox._hide_homes()
+    binds = [args[i + 2] for i, a in enumerate(args) if a == "--ro-bind"]
+    assert not any(b in ("/", "/tmp", *_sandbox.HIDDEN_DIRS) or b == repo for b in binds)
