@@ -512,13 +512,23 @@ def _is_candidate(call: ast.Call, imports: dict, clients: dict) -> bool:
     return False
 
 
-def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attrs: dict | None = None) -> list[_Call]:
-    """Every HTTP request the function *fn* issues, in source order."""
+def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attrs: dict | None = None,
+                   cls: ast.ClassDef | None = None) -> list[_Call]:
+    """Every HTTP request the function *fn* issues, in source order.
+
+    Requests through a client get its session-level headers and query
+    params: constructor ``headers=``/``params=``/``base_url=``, then the
+    updates of :func:`_session_updates` from the client's scopes
+    (:func:`_update_scopes`), later ones winning; the request's own
+    ``headers=`` win over all of them.
+    """
     imports = dict(module.imports)
     imports.update(_import_map(n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))))
     clients = dict(module.clients)
     clients.update(class_clients)
-    _collect_clients([fn], imports, clients)
+    local_clients: dict = {}
+    _collect_clients([fn], imports, local_clients)
+    clients.update(local_clients)
     args = fn.args
     params = frozenset(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
     simple, extra = _assignments(fn)
@@ -529,6 +539,7 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
         if isinstance(value, ast.Call) and _qualname(value.func, imports) == _REQUEST_CLASS
     }
     calls = []
+    updates_cache: dict = {}
     for sub in ast.walk(fn):
         if isinstance(sub, ast.Call) and _is_candidate(sub, imports, clients):
             env = _env_at(sub.lineno, simple, extra, module, params, consts)
@@ -536,8 +547,11 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
             if facts is not None:
                 key = _target_key(sub.func.value) if isinstance(sub.func, ast.Attribute) else None
                 if key in clients:
-                    for k, v in _session_header_updates(fn, key, env):
-                        facts.headers.setdefault(k, v)
+                    if key not in updates_cache:
+                        scopes = _update_scopes(key, fn, cls, module, local_clients, class_clients)
+                        updates_cache[key] = _session_updates(scopes, key, module, consts)
+                    own = {k for k, _ in _dict_items(_kw(sub, "headers"), env)}
+                    _apply_session(facts, *updates_cache[key], own)
                 calls.append(facts)
     calls.sort(key=lambda c: c.line)
     for c in calls:
@@ -545,20 +559,88 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
     return calls
 
 
-def _session_header_updates(fn, key: str, env: Env):
-    out = []
-    for sub in ast.walk(fn):
-        if (
-            isinstance(sub, ast.Call)
-            and isinstance(sub.func, ast.Attribute)
-            and sub.func.attr == "update"
-            and isinstance(sub.func.value, ast.Attribute)
-            and sub.func.value.attr == "headers"
-            and _target_key(sub.func.value.value) == key
-            and sub.args
-        ):
-            out.extend((k, _value_repr(v, env)) for k, v in _dict_items(sub.args[0], env))
-    return out
+def _update_scopes(key: str, fn, cls, module: _Module, local_clients: dict, class_clients: dict) -> list:
+    """Where session-level updates of the client *key* are looked for, in
+    the order they apply: a client bound in *fn* → *fn* only; ``self.x``
+    bound in the class → ``__init__``, the other methods in source order,
+    then *fn*; a module-level client → the module's top-level statements,
+    then *fn*."""
+    if key in local_clients or (key not in class_clients and key not in module.clients):
+        return [fn]
+    if key in class_clients and cls is not None:
+        methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m is not fn]
+        methods.sort(key=lambda m: m.name != "__init__")  # stable: source order otherwise
+        return methods + [fn]
+    top = [n for n in module.tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return [top, fn]
+
+
+def _session_field(node: ast.AST, key: str) -> str | None:
+    """``headers``/``params`` when *node* is ``<key>.headers``/``<key>.params``."""
+    if isinstance(node, ast.Attribute) and node.attr in ("headers", "params") and _target_key(node.value) == key:
+        return node.attr
+    return None
+
+
+def _session_updates(scopes: list, key: str, module: _Module, consts: dict) -> tuple[list, list]:
+    """``(headers, params)``: ``[(name, value)]`` set on the client *key* by
+    ``<key>.headers.update({...}|k=v)``, ``<key>.headers[k] = v`` and
+    ``<key>.headers = {...}`` (same for ``params``), in scope order then
+    source order; values resolved in the scope where they are set."""
+    out: dict = {"headers": [], "params": []}
+    for scope in scopes:
+        if isinstance(scope, list):  # module level
+            nodes, env_of = scope, (lambda line: Env({}, module.constants, frozenset()))
+        else:
+            nodes = [scope]
+            simple, extra = _assignments(scope)
+            a = scope.args
+            sp = frozenset(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+            env_of = (lambda line, simple=simple, extra=extra, sp=sp: _env_at(line, simple, extra, module, sp, consts))
+        found = []
+        for node in nodes:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "update":
+                    field = _session_field(sub.func.value, key)
+                    if field:
+                        found.append((sub.lineno, sub.col_offset, field, sub.args[0] if sub.args else None,
+                                      [(k.arg, k.value) for k in sub.keywords if k.arg]))
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                    t = sub.targets[0]
+                    field = _session_field(t, key)
+                    if field:
+                        found.append((sub.lineno, sub.col_offset, field, sub.value, []))
+                    elif isinstance(t, ast.Subscript) and _session_field(t.value, key):
+                        found.append((sub.lineno, sub.col_offset, _session_field(t.value, key), None,
+                                      [(t.slice, sub.value)]))
+        for line, _, field, dict_node, pairs in sorted(found, key=lambda f: f[:2]):
+            env = env_of(line)
+            items = _dict_items(dict_node, env) if dict_node is not None else []
+            for k, v in pairs:
+                name = k if isinstance(k, str) else eval_str(k, env)
+                if name is not None:
+                    items.append((name, v))
+            out[field].extend((k, _value_repr(v, env)) for k, v in items)
+    return out["headers"], out["params"]
+
+
+def _apply_session(facts: _Call, headers: list, params: list, own: set) -> None:
+    """Merge session-level *headers*/*params* into *facts*; the request's
+    own header names *own* and query keys already present win."""
+    for k, v in headers:
+        if k in own:
+            continue
+        facts.headers[k] = v
+        for p in facts.params:
+            if p["key"] == k and p["in"] == "header":
+                p["value"] = v
+    have = {p["key"] for p in facts.params if p["in"] == "query"}
+    at = max((i + 1 for i, p in enumerate(facts.params) if p["in"] == "query"), default=0)
+    for k, v in params:
+        if k not in have:
+            have.add(k)
+            facts.params.insert(at, {"key": k, "in": "query", "value": v})
+            at += 1
 
 
 def _finish_headers(c: _Call) -> None:
@@ -833,7 +915,7 @@ def extract_source(
                 _collect_clients([cls], {**module.imports, **_import_map(n for n in ast.walk(cls) if isinstance(n, (ast.Import, ast.ImportFrom)))}, cc)
                 class_clients_cache[id(cls)] = {k: v for k, v in cc.items() if "." in k}
             class_clients = class_clients_cache[id(cls)]
-        calls = function_calls(fn, module, class_clients, _class_attrs(cls) if cls is not None else None)
+        calls = function_calls(fn, module, class_clients, _class_attrs(cls) if cls is not None else None, cls)
         if not calls:
             continue
         if module.comment_lines is None:

@@ -325,3 +325,115 @@ def test_full_record_exact(by_name):
 def test_parallel_extraction_gives_the_same_records(result):
     par = extract_repos([REPOS / n for n in NAMES], n_jobs=2)
     assert par.records == result.records and par.errors == result.errors and par.stats == result.stats
+
+
+GITHUB_API = '''import requests
+
+
+class GithubApi:
+    def __init__(self, token):
+        self.session = requests.Session()
+        self.session.headers.update({"Accept": "application/json"})
+        self.session.headers["Authorization"] = "token " + token
+
+    def repo(self, owner, name):
+        return self.session.get(f"https://api.github.com/repos/{owner}/{name}").json()
+'''
+
+
+def test_session_headers_set_in_init_exact_record():
+    # issue 6: headers set on self.session in __init__ reach the request made in another method
+    [rec] = extract_source(GITHUB_API, repo="gh", file_path="gh/api.py")
+    extraction = dict(rec.pop("extraction"))
+    fn = 'def repo(self, owner, name):\n    return self.session.get(f"https://api.github.com/repos/{owner}/{name}").json()'
+    url = "https://api.github.com/repos/{owner}/{name}"
+    headers = {"Accept": "application/json", "Authorization": "token {token}"}
+    params = [
+        {"key": "owner", "in": "path", "value": None},
+        {"key": "name", "in": "path", "value": None},
+        {"key": "Accept", "in": "header", "value": "application/json"},
+        {"key": "Authorization", "in": "header", "value": "token {token}"},
+    ]
+    assert rec == {
+        "sample_id": sample_id("gh", "gh/api.py", "GithubApi.repo"),
+        "api_name": "api",
+        "api_host": "api.github.com",
+        "function_name": "GithubApi.repo",
+        "language": "python",
+        "github_info": {"repo": "gh", "file_path": "gh/api.py", "file_url": None, "start_line": 10,
+                        "end_line": 11, "stars": None, "forks": None, "license": None, "updated_at": None},
+        "code": {"complete_function": fn, "original_function": fn, "annotated_function": fn, "has_comments": False},
+        "api_metadata": {"url": url, "method": "GET", "headers": headers, "params": [],
+                         "route": "/repos/{owner}/{name}", "endpoint_id": None, "endpoint_name": None,
+                         "doc_match_type": None, "code_params": params, "library": "requests"},
+        "comments": [],
+        "comments_source": None,
+        "dependencies": [],
+    }
+    assert extraction.pop("code_hash") == normalised_code_hash(fn)
+    assert len(extraction.pop("structure_hash")) == 64
+    assert extraction == {
+        "calls": [{"library": "requests", "method": "GET", "url": url, "host": "api.github.com",
+                   "route": "/repos/{owner}/{name}", "headers": headers, "params": params, "line": 11}],
+        "rapidapi_evidence": [],
+        "template_flags": [],
+        "is_method": True,
+    }
+
+
+SESSION_RULES = '''import httpx
+import requests
+
+BASE = "https://api.example.com/v1"
+shared = requests.Session()
+shared.headers["User-Agent"] = "qare-test"
+
+
+class Client:
+    def __init__(self, token):
+        self.session = requests.Session()
+        self.session.headers.update({"Accept": "application/json", "Authorization": "Bearer " + token})
+        self.session.params = {"format": "json"}
+
+    def login(self):
+        self.session.headers["X-Trace"] = "1"
+
+    def items(self, kind):
+        return self.session.get(BASE + "/items/" + kind, params={"limit": 5}, headers={"Accept": "text/csv"}).json()
+
+
+class Xml:
+    def __init__(self):
+        self.c = httpx.Client(base_url="https://h.example.com", headers={"Accept": "application/xml"}, params={"v": "2"})
+        self.c.headers.update(accept_language="en")
+
+    def get(self):
+        return self.c.get("/x")
+
+
+def ping():
+    return shared.get("https://s.example.com/ping")
+
+
+def local_only():
+    s = requests.Session()
+    return s.get("https://l.example.com/")
+'''
+
+
+def test_session_level_updates_rules():
+    recs = {r["function_name"]: r["api_metadata"] for r in extract_source(SESSION_RULES)}
+    # __init__ then other methods; the request's own headers= wins; session params are query params
+    assert recs["Client.items"]["headers"] == {"Accept": "text/csv", "Authorization": "Bearer {token}", "X-Trace": "1"}
+    assert [(p["key"], p["in"], p["value"]) for p in recs["Client.items"]["code_params"]] == [
+        ("limit", "query", 5), ("format", "query", "json"), ("kind", "path", None),
+        ("Accept", "header", "text/csv"), ("Authorization", "header", "Bearer {token}"), ("X-Trace", "header", "1"),
+    ]
+    # httpx.Client(base_url=, headers=, params=) in __init__ plus a keyword headers.update
+    assert recs["Xml.get"]["url"] == "https://h.example.com/x"
+    assert recs["Xml.get"]["headers"] == {"Accept": "application/xml", "accept_language": "en"}
+    assert [(p["key"], p["in"]) for p in recs["Xml.get"]["code_params"]] == [
+        ("v", "query"), ("Accept", "header"), ("accept_language", "header")]
+    # module-level session: its module-level updates apply; a local session gets none of them
+    assert recs["ping"]["headers"] == {"User-Agent": "qare-test"}
+    assert recs["local_only"]["headers"] == {}
