@@ -62,6 +62,13 @@ class _Out:
             self.fh.flush()
 
 
+def _no_input(message: str, errors=()) -> None:
+    """Report *errors*, then ``error: message``; exit with NO_INPUT."""
+    _report_errors(errors)
+    click.echo(f"error: {message}", err=True)
+    sys.exit(exitcodes.NO_INPUT)
+
+
 def _report_errors(errors) -> None:
     for e in errors[:50]:
         click.echo(f"warning: {e}", err=True)
@@ -99,15 +106,16 @@ def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url
         urls[name] = url
     missing = [r for r in repos if not Path(r).is_dir()]
     if len(missing) == len(repos):
-        click.echo(f"error: no repository folder found: {', '.join(missing)}", err=True)
-        sys.exit(exitcodes.NO_INPUT)
+        _no_input(f"no repository folder found: {', '.join(missing)}")
+    endpoints, doc_errors = _read_jsonl(docs) if docs else ([], [])
     result = extract_repos(repos, repo_urls=urls, rapidapi_only=rapidapi_only,
                            keep_templates=keep_templates, keep_duplicates=keep_duplicates,
                            mask_secrets=not keep_secrets, n_jobs=jobs)
     errors = [f"{e.repo}/{e.file_path}: {e.reason}" for e in result.errors]
+    if not result.stats.get("files"):
+        _no_input(f"no Python files in {', '.join(r for r in repos if r not in missing)}", errors)
     records = list(result.records)
     if docs:
-        endpoints, doc_errors = _read_jsonl(docs)
         errors += doc_errors
         records = align_docs(records, endpoints)
     w = _Out(out)
@@ -133,9 +141,8 @@ def redact(records, out):
     from queries.sccg import leak_check, redact_code
 
     recs, errors = _read_jsonl(records)
-    if not recs and not errors:
-        click.echo(f"error: {records}: no records", err=True)
-        sys.exit(exitcodes.NO_INPUT)
+    if not recs:
+        _no_input(f"{records}: no records", errors)
     w = _Out(out)
     for rec in recs:
         code = (rec.get("code") or {}).get("complete_function")
@@ -180,9 +187,12 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
     gens, errors = _read_jsonl(generations)
     golds_list, gold_errors = _read_jsonl(gold)
     errors += gold_errors
-    if not gens or not golds_list:
-        click.echo("error: no generations or no gold records", err=True)
-        sys.exit(exitcodes.NO_INPUT)
+    # {"generations": []} holds nothing to run; a non-list becomes one error row
+    total = sum(len(g["generations"]) if isinstance(g.get("generations"), list) else 1 for g in gens)
+    if not total:
+        _no_input(f"{generations}: no generations", errors)
+    if not golds_list:
+        _no_input(f"{gold}: no gold records", errors)
     golds = {g.get("sample_id"): g for g in golds_list}
     ok, why = sandbox_status() if sandbox != "none" else (False, "disabled")
     if sandbox == "bwrap" and not ok:
@@ -196,7 +206,6 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
     try:
         from tqdm import tqdm
 
-        total = sum(len(g.get("generations") or [None]) for g in gens)
         for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox), total=total,
                         disable=not sys.stderr.isatty(), unit="gen"):
             w.write(row)
@@ -238,8 +247,7 @@ def score(results, ks, candidates, gold, retrieval_k):
     rows, errors = _read_jsonl(results)
     scored = [r for r in rows if isinstance(r.get("scores"), dict) and "sample_id" in r]
     if not scored and not candidates:
-        click.echo(f"error: {results}: no scored rows", err=True)
-        sys.exit(exitcodes.NO_INPUT)
+        _no_input(f"{results}: no scored rows", errors)
     out = summarise(scored, ks=k_values)
     if candidates:
         if not gold:
@@ -247,6 +255,8 @@ def score(results, ks, candidates, gold, retrieval_k):
         cands, e1 = _read_jsonl(candidates)
         golds, e2 = _read_jsonl(gold)
         errors += e1 + e2
+        if not scored and not cands:
+            _no_input(f"no scored rows in {results}, no candidates in {candidates}", errors)
         out["retrieval"] = retrieval_at_k({c.get("sample_id"): c.get("candidates") or [] for c in cands},
                                           {g.get("sample_id"): g for g in golds}, _ints(retrieval_k, "--retrieval-k"))
     click.echo(json.dumps(out, indent=2))

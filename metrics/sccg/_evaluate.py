@@ -21,6 +21,8 @@ def _jobs(generations):
         codes = g.get("generations")
         if codes is None:
             codes = [g.get("code")]
+        elif not isinstance(codes, list):
+            codes = [None]  # reported as a row without code, never iterated as characters
         for i, code in enumerate(codes):
             yield g, i, code
 

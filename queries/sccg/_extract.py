@@ -1077,6 +1077,7 @@ def extract_repos(
     """
     records, errors = [], []
     stats = defaultdict(int)
+    stats["files"] = 0  # always reported: 0 means nothing to work on
     tasks = []
     for root in repos:
         root = Path(root)

@@ -88,3 +88,51 @@ def test_cli_errors(tmp_path):
     empty.write_text("")
     assert runner.invoke(main, ["sccg", "score", str(empty)]).exit_code == 3
     assert runner.invoke(main, ["sccg", "score", str(empty), "--k", "0"]).exit_code == 2
+
+
+def test_cli_nothing_to_work_on_exits_3(tmp_path):
+    # issue 6: a folder without Python files is "no input" (qare.exitcodes.NO_INPUT), not an empty success
+    runner = CliRunner()
+    empty_repo = tmp_path / "repo"
+    (empty_repo / "docs").mkdir(parents=True)
+    (empty_repo / "README.md").write_text("requests.get('https://a.example.com/')\n")
+    (empty_repo / "docs" / "notes.txt").write_text("x\n")
+    out = tmp_path / "r.jsonl"
+    res = runner.invoke(main, ["sccg", "extract", str(empty_repo), "-o", str(out)])
+    assert res.exit_code == 3 and "no Python files" in res.output
+    assert not out.exists()
+    # a missing folder next to an empty one: reported, still nothing to work on
+    res = runner.invoke(main, ["sccg", "extract", str(empty_repo), str(tmp_path / "missing"), "-o", str(out)])
+    assert res.exit_code == 3 and "missing" in res.output and "not a directory" in res.output
+
+    recs = tmp_path / "records.jsonl"
+    assert runner.invoke(main, ["sccg", "extract", str(REPOS / "weather_app"), "-o", str(recs)]).exit_code == 0
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n[1, 2]\n")
+    res = runner.invoke(main, ["sccg", "redact", str(broken)])
+    assert res.exit_code == 3 and "broken.jsonl:1" in res.output and "broken.jsonl:2: not a JSON object" in res.output
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    res = runner.invoke(main, ["sccg", "execute", str(empty), "--gold", str(recs)])
+    assert res.exit_code == 3 and "no generations" in res.output
+    no_gens = tmp_path / "nogens.jsonl"
+    no_gens.write_text(json.dumps({"sample_id": "x", "generations": []}) + "\n")
+    res = runner.invoke(main, ["sccg", "execute", str(no_gens), "--gold", str(recs)])
+    assert res.exit_code == 3 and "no generations" in res.output
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps({"sample_id": "x", "code": "def f():\n    pass\n"}) + "\n")
+    res = runner.invoke(main, ["sccg", "execute", str(one), "--gold", str(empty)])
+    assert res.exit_code == 3 and "no gold records" in res.output
+
+    # rows that could not be scored only (unknown sample, non-list generations): nothing to score
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"sample_id": "x", "code": "def f():\n    pass\n"}) + "\n"
+                   + json.dumps({"sample_id": _jsonl(recs)[0]["sample_id"], "generations": "def f(): pass"}) + "\n")
+    results = tmp_path / "results.jsonl"
+    res = runner.invoke(main, ["sccg", "execute", str(bad), "--gold", str(recs), "-o", str(results)])
+    assert res.exit_code == 1
+    assert [r["error"] for r in _jsonl(results)] == ["sample_id not in the gold file", "generation has no code string"]
+    res = runner.invoke(main, ["sccg", "score", str(results)])
+    assert res.exit_code == 3 and "no scored rows" in res.output
