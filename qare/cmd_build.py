@@ -31,7 +31,13 @@ def _range(ctx, param, value):
     return (a, b)
 
 
-@click.command("build", epilog=EPILOG)
+_EPILOG = (
+    EPILOG + " For build: 1 also when the dataset ends with 0 samples (a warning on "
+    "stderr and projects.jsonl's no_samples_reason say why per project)."
+)
+
+
+@click.command("build", epilog=_EPILOG)
 @click.argument("project_list", type=click.Path(dir_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder (re-running resumes).")
 @click.option("--min-stars", type=int, default=None, help="Keep projects with at least N stars (when the list gives stars).")
@@ -54,11 +60,11 @@ def _range(ctx, param, value):
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
-@click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies.")
+@click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies (needs pyarrow: pip install -e '.[parquet]').")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Projects analysed in parallel processes.")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Run on a dask.distributed cluster instead.")
 @click.option("--no-resume", is_flag=True, help="Re-analyse projects already finished in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they are drawn only when stderr is a terminal).")
 def build(project_list, out, **kw):
     """Build a Q-ARE-style dataset (samples.jsonl, apis.jsonl, projects.jsonl,
     manifest.json) from PROJECT_LIST: a text file (folder, git repository or
@@ -115,6 +121,12 @@ def build(project_list, out, **kw):
     click.echo(f"written to {result.out}")
     if not result.projects:
         sys.exit(NO_INPUT)
+    if not result.counts.get("samples"):
+        why = [f"  {r['project']}: {r['no_samples_reason'] or r['error'] or r['reason'] or r['verdict']}"
+               for r in result.projects]
+        click.echo("warning: the dataset has 0 samples (exit code 1); per project:\n" + "\n".join(why[:20])
+                   + (f"\n  ... {len(why) - 20} more in projects.jsonl" if len(why) > 20 else ""), err=True)
+        sys.exit(PARTIAL)
     if result.failed:
         sys.exit(PARTIAL)
 

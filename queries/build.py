@@ -322,7 +322,9 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         if progress:
             from tqdm import tqdm
 
-            it = tqdm(mids, desc=spec.name[:30], unit="method", leave=False, position=1, file=sys.stderr)
+            # disable=None: off when stderr is not a terminal (no carriage returns or cursor codes in logs)
+            it = tqdm(mids, desc=spec.name[:30], unit="method", leave=False, position=1, file=sys.stderr,
+                      disable=None)
         for mid in it:
             info = pg.method(mid)
             if info.source_set not in source_sets or not info.comment:
@@ -487,6 +489,34 @@ def _api_count_range(counts: list[int], fixed: tuple[float, float] | None, over:
     return {"mode": "iqr", "over": over, "low": float(q1), "high": float(q3), "n": len(counts), "method": "linear"}
 
 
+def _no_samples_reason(pc: Counter, rng: dict, opts: BuildOptions, *, docs_given: bool) -> str:
+    """Why a kept project contributed no sample: the filter stage that removed
+    its last candidates (stages run IQR → targets → docs → leaks), with the
+    option that would change it. ``pc`` holds the project's per-stage counts."""
+    n = pc["candidates"]
+    if not n:
+        return "0 samples: 0 candidate methods with comments"
+    left = n - pc["dropped_api_count"]
+    if not left:
+        if rng.get("mode") == "fixed":
+            where = f"the --api-count-range [{rng['low']:g}, {rng['high']:g}]"
+        else:
+            where = f"the IQR [{rng['low']:g}, {rng['high']:g}] of direct-API counts"
+        return f"0 samples: no method within {where} (all {n} candidates outside)"
+    left -= pc["dropped_no_targets"]
+    if not left:
+        hint = "" if opts.keep_unresolved else "; give the classpath or use --keep-unresolved"
+        return f"0 samples: none of the {n - pc['dropped_api_count']} candidates in range reaches a third-party API{hint}"
+    left -= pc["dropped_undocumented"]
+    if not left:
+        reached, undoc = pc["reached_apis"], pc["undocumented_apis"]
+        what = f"all {reached} reached APIs undocumented" if undoc == reached else (
+            f"{undoc} of {reached} reached APIs undocumented and every candidate reaches one")
+        given = "" if docs_given else " (no javadoc given)"
+        return f"0 samples: {what}{given} — give javadoc/sources jars or use --no-require-docs"
+    return f"0 samples: all {left} remaining candidates name a target in their query (--drop-leaky)"
+
+
 def merge_parts(
     parts: Iterable[dict], opts: BuildOptions, out: Path, *, direct_counts: list[int] | None = None
 ) -> dict[str, Any]:
@@ -513,7 +543,13 @@ def merge_parts(
         ``counts`` (per stage), ``api_count_range``, ``depth_histogram``
         (target depth → targets), ``sample_depth_histogram`` (depth_max →
         samples), ``density_histogram`` (bin label → samples),
-        ``translation_errors``.
+        ``translation_errors``, ``samples_per_project`` and
+        ``project_counts`` (part key → per-stage counts: ``candidates``,
+        ``dropped_api_count``, ``dropped_no_targets``,
+        ``dropped_undocumented``, ``dropped_leaky``, ``reached_apis``,
+        ``undocumented_apis``, ``samples``), ``no_samples_reasons`` (part
+        key → why a kept project gave no sample, see
+        :func:`_no_samples_reason`).
     """
     if direct_counts is None:
         parts = list(parts)
@@ -525,6 +561,7 @@ def merge_parts(
     apis: dict[str, dict] = {}
     undocumented: set[str] = set()
     per_project: dict[str, Counter] = {}
+    per_reason: dict[str, str] = {}
     tr_cache: dict[str, str] = {}
     tr_path = out / _TRANSLATIONS
     if opts.translate_cmd and tr_path.is_file():
@@ -537,20 +574,28 @@ def merge_parts(
         pc = per_project.setdefault(p["key"], Counter())
         if p["verdict"] != "kept":
             continue
+        reached: set[str] = set()
+        undoc_here: set[str] = set()
         for c in p["candidates"]:
             stats["candidates"] += 1
+            pc["candidates"] += 1
             n = c["n_direct_apis"]
             if rng["low"] is not None and not (rng["low"] <= n <= rng["high"]):
                 stats["dropped_api_count"] += 1
+                pc["dropped_api_count"] += 1
                 continue
             if not c["targets"]:
                 stats["dropped_no_targets"] += 1
+                pc["dropped_no_targets"] += 1
                 continue
+            reached.update(t["chain"][-1] for t in c["targets"])
             missing = [t["chain"][-1] for t in c["targets"] if not p["apis"].get(t["chain"][-1])]
             if missing:
                 undocumented.update(missing)
+                undoc_here.update(missing)
                 if opts.require_docs:
                     stats["dropped_undocumented"] += 1
+                    pc["dropped_undocumented"] += 1
                     continue
             query = c["query"]
             if opts.translate_cmd and c["lang"] not in ("en", "und"):
@@ -564,6 +609,7 @@ def merge_parts(
                 stats["leaky"] += 1
                 if opts.drop_leaky:
                     stats["dropped_leaky"] += 1
+                    pc["dropped_leaky"] += 1
                     continue
             rec = SampleRecord(
                 id=sample_id(p["project"], p["commit"], c["method"]),
@@ -593,6 +639,10 @@ def merge_parts(
                     apis[node] = doc or ApiRecord(
                         api=t["api"], signature=t["signature"], class_=t["class"], library=t["library"]
                     ).to_dict()
+        pc["reached_apis"] = len(reached)
+        pc["undocumented_apis"] = len(undoc_here)
+        if not pc["samples"]:
+            per_reason[p["key"]] = _no_samples_reason(pc, rng, opts, docs_given=bool(p.get("doc_paths")))
     if opts.translate_cmd and tr_cache:
         _write_atomic(tr_path, json.dumps(tr_cache, ensure_ascii=False))
     stats["samples"] = len(samples)
@@ -612,6 +662,8 @@ def merge_parts(
         "density_histogram": _density_histogram([s.density for s in samples]),
         "translation_errors": tr_errors,
         "samples_per_project": {k: v["samples"] for k, v in per_project.items()},
+        "project_counts": {k: dict(v) for k, v in per_project.items()},
+        "no_samples_reasons": per_reason,
         "_samples": samples,
         "_apis": api_rows,
     }
@@ -647,6 +699,10 @@ class BuildResult:
         return sum(1 for p in self.projects if p["verdict"] == "failed")
 
 
+_STAGE_COUNTS = ("dropped_api_count", "dropped_no_targets", "dropped_undocumented", "dropped_leaky", "reached_apis",
+                 "undocumented_apis")
+
+
 def _project_row(part: dict) -> dict[str, Any]:
     return {
         "project": part["project"],
@@ -679,6 +735,13 @@ def _load_part(path: Path, fingerprint: str) -> dict | None:
     if part.get("format") != PART_FORMAT or part.get("fingerprint") != fingerprint or part.get("verdict") == "failed":
         return None
     return part
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stream
+        return False
 
 
 def _run_one(spec: ProjectSpec, opts: BuildOptions, progress: bool) -> dict:
@@ -746,7 +809,8 @@ def build_dataset(
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise BuildError("--format parquet needs pyarrow: pip install 'qare[parquet]'") from None
+            raise BuildError("--format parquet needs the package pyarrow, which is not installed: "
+                             "pip install -e '.[parquet]' in the qare checkout (or pip install 'pyarrow>=15')") from None
     out = Path(out)
     if opts.facts_cache_dir == "":
         opts = replace(opts, facts_cache_dir=str((out / ".cache").resolve()))
@@ -773,7 +837,11 @@ def build_dataset(
 
     from tqdm import tqdm
 
-    bar = tqdm(total=len(unique), initial=len(resumed), desc="projects", unit="project", disable=quiet, file=sys.stderr)
+    # disable=None: no bar when stderr is not a terminal, so a redirected log stays plain text
+    bar = tqdm(total=len(unique), initial=len(resumed), desc="projects", unit="project",
+               disable=True if quiet else None, file=sys.stderr)
+    # callgraph draws its own bars: ask for them only when someone can see them
+    progress = not quiet and _stderr_is_tty()
 
     def finish(spec: ProjectSpec, part: dict) -> None:
         _write_atomic(parts_dir / f"{spec.key}.json", json.dumps(part, ensure_ascii=False))
@@ -789,7 +857,8 @@ def build_dataset(
             try:
                 from distributed import Client, as_completed as dask_completed
             except ImportError:
-                raise BuildError("--scheduler needs dask.distributed: pip install 'qare[dist]'") from None
+                raise BuildError("--scheduler needs the package distributed (dask), which is not installed: "
+                                 "pip install -e '.[dist]' in the qare checkout") from None
             with Client(scheduler) as client:
                 futs = {client.submit(_run_one, s, opts, False, pure=False): s for s in todo}
                 for fut in dask_completed(futs):
@@ -804,7 +873,7 @@ def build_dataset(
                 opts = replace(opts, graph_jobs=jobs)
             for s in todo:
                 try:
-                    part = _run_one(s, opts, not quiet)
+                    part = _run_one(s, opts, progress)
                 except Exception as e:  # analyse_project catches its own; this is a last guard
                     part = crashed(s, e)
                 finish(s, part)
@@ -837,7 +906,10 @@ def build_dataset(
     rows = []
     for p in ordered:
         row = _project_row(p)
-        row["counts"] = dict(row["counts"], samples=merge["samples_per_project"].get(p["key"], 0))
+        pc = merge["project_counts"].get(p["key"], {})
+        row["counts"] = dict(row["counts"], samples=merge["samples_per_project"].get(p["key"], 0),
+                             **{k: pc.get(k, 0) for k in _STAGE_COUNTS if p["verdict"] == "kept"})
+        row["no_samples_reason"] = merge["no_samples_reasons"].get(p["key"])
         rows.append(row)
     _write_atomic(out / PROJECTS_FILE, _jsonl(rows))
     verdicts = Counter(r["verdict"] for r in rows)
@@ -972,4 +1044,6 @@ def summary_table(result: BuildResult) -> str:
     for r in result.projects:
         if r["verdict"] != "kept":
             lines.append(f"  {r['verdict']:<8}{r['project']}: {r['error'] or r['reason']}")
+        elif r.get("no_samples_reason"):
+            lines.append(f"  {'kept':<8}{r['project']}: {r['no_samples_reason']}")
     return "\n".join(lines)

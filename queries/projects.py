@@ -109,15 +109,42 @@ def _split_commit(source: str, base: Path | None = None) -> tuple[str, str | Non
     return source, None
 
 
+_GENERIC_LAST = frozenset({"repo", "repo.git", ".git"})
+
+
 def _name_from(source: str, is_url: bool) -> str:
+    """The project name for a list entry without ``name``.
+
+    A trailing ``/``, a trailing ``.git`` suffix and a generic last segment
+    (``repo``, ``repo.git``, ``.git`` — mirrors and bare clones kept as
+    ``<project>/repo`` or ``<project>/.git``) are dropped first, when a
+    segment is left before it. Then a network URL (``https://``,
+    ``ssh://``, ``git@host:``) gives ``owner/repo`` from its last two path
+    segments; a ``file://`` URL or a local path gives its last segment.
+
+    >>> _name_from("https://github.com/apache/commons-text.git", True)
+    'apache/commons-text'
+    >>> _name_from("file:///work/.mirror/google+jimfs/repo", True)
+    'google+jimfs'
+    >>> _name_from("/src/jimfs/.git", False)
+    'jimfs'
+    """
     s = source.rstrip("/")
-    if s.endswith(".git"):
-        s = s[:-4]
-    if is_url:
-        parts = re.split(r"[/:]", s)
-        parts = [p for p in parts if p]
-        return "/".join(parts[-2:]) if len(parts) >= 2 else parts[-1]
-    return Path(s).name
+    local = not is_url or s.lower().startswith("file:")
+    if local:
+        s = re.sub(r"^file:(//[^/]*)?", "", s, flags=re.I)
+    else:
+        s = _URL.sub("", s)  # scheme://  or  user@host:
+        if "://" in source:
+            s = s.split("/", 1)[1] if "/" in s else ""  # the host
+    parts = [p for p in s.split("/") if p]
+    if len(parts) >= 2 and parts[-1].lower() in _GENERIC_LAST:
+        parts.pop()
+    if parts and parts[-1].lower().endswith(".git") and len(parts[-1]) > 4:
+        parts[-1] = parts[-1][:-4]
+    if not parts:
+        return source
+    return parts[-1] if local else "/".join(parts[-2:])
 
 
 def _paths(value, base: Path) -> tuple[str, ...]:

@@ -529,3 +529,120 @@ def test_unopenable_docs_are_a_warning_not_a_failure(fake_env, tmp_path, monkeyp
     (row,) = res.projects
     assert row["verdict"] == "kept" and any("corrupt archive" in w for w in row["warnings"])
     assert res.counts["samples"] == 0 and res.counts["dropped_undocumented"] == 3
+
+
+# ---------------------------------------------------------------- projects with 0 samples, progress bars
+
+
+def _cli(*args):
+    from qare.cli import main
+
+    return CliRunner().invoke(main, ["build", *map(str, args)])
+
+
+def test_zero_samples_all_undocumented_warns_and_exits_1(fake_env, tmp_path):
+    graphs, calls, project = fake_env
+    graphs["svc"] = comment_service_graph()
+    project("svc")
+    # no javadoc given: every reached API is undocumented under the default --require-docs
+    (tmp_path / "projects/list.txt").write_text("svc\n")
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q")
+    assert r.exit_code == 1, r.output
+    # direct-API counts: processComment 0, isCommentEmpty 1, count 0, summary 1 → IQR over [1, 1] = [1, 1];
+    # isCommentEmpty reaches isBlank, summary reaches join(*): 2 APIs, neither documented
+    why = "0 samples: all 2 reached APIs undocumented (no javadoc given) — give javadoc/sources jars or use --no-require-docs"
+    assert f"kept    svc: {why}" in r.stdout
+    assert r.stderr.startswith("warning: the dataset has 0 samples (exit code 1); per project:\n")
+    assert f"  svc: {why}" in r.stderr
+    (row,) = read_jsonl(tmp_path / "out/projects.jsonl")
+    assert row["verdict"] == "kept" and row["no_samples_reason"] == why
+    c = row["counts"]
+    assert (c["candidates"], c["dropped_api_count"], c["dropped_undocumented"], c["reached_apis"],
+            c["undocumented_apis"], c["samples"]) == (4, 2, 2, 2, 2, 0)
+    # the same project with --no-require-docs has samples: no reason, no warning, exit 0
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q", "--no-require-docs")
+    assert r.exit_code == 0 and r.stderr == "" and "0 samples" not in r.stdout
+    (row,) = read_jsonl(tmp_path / "out/projects.jsonl")
+    assert row["no_samples_reason"] is None and row["counts"]["samples"] == 2
+
+
+def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
+    graphs, _, project = fake_env
+    all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
+    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(all_docs))
+    g = nx.DiGraph()
+    m(g, "p.C.bare()", "C.java", 1, 2)
+    graphs["nocomment"] = FakeGraph(g)
+    g = nx.DiGraph()
+    m(g, "p.C.a()", "C.java", 1, 3, "/** Adds to a list. */")
+    api(g, "java.util.List.add(java.lang.Object)", third_party=False)
+    g.add_edge("p.C.a()", "java.util.List.add(java.lang.Object)", lines=[2], resolution="exact")
+    graphs["jdkonly"] = FakeGraph(g)
+    g = nx.DiGraph()
+    m(g, "p.C.a()", "C.java", 1, 3, "/** Calls trim on the text. */")
+    api(g, f"{SU}.trim(java.lang.String)")
+    g.add_edge("p.C.a()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="exact")
+    graphs["leaky"] = FakeGraph(g)
+    graphs["small"] = fan_graph([1, 1, 1])
+    graphs["big"] = fan_graph([5])
+    specs = [project(n) for n in ("nocomment", "leaky", "small", "big")]
+    res = build_dataset(specs, tmp_path / "out", BuildOptions(drop_leaky=True), quiet=True)
+    why = {r["project"]: r["no_samples_reason"] for r in res.projects}
+    # calling counts [1 (leaky), 1, 1, 1 (small), 5 (big)]: linear Q1 = 1, Q3 = 1 → [1, 1]
+    assert why == {
+        "nocomment": "0 samples: 0 candidate methods with comments",
+        "leaky": "0 samples: all 1 remaining candidates name a target in their query (--drop-leaky)",
+        "small": None,
+        "big": "0 samples: no method within the IQR [1, 1] of direct-API counts (all 1 candidates outside)",
+    }
+    assert res.counts["samples"] == 3
+    # alone (no candidate calls a third-party API, so no IQR): the target stage removes it
+    res = build_dataset([project("jdkonly")], tmp_path / "out1", BuildOptions(), quiet=True)
+    assert res.projects[0]["no_samples_reason"] == (
+        "0 samples: none of the 1 candidates in range reaches a third-party API; "
+        "give the classpath or use --keep-unresolved")
+    res = build_dataset(specs[2:], tmp_path / "out2", BuildOptions(api_count_range=(6, 9)), quiet=True)
+    assert res.projects[1]["no_samples_reason"] == (
+        "0 samples: no method within the --api-count-range [6, 9] (all 1 candidates outside)")
+    # some documented, some not: the count of undocumented ones
+    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex([d for d in all_docs if "L2" not in d["api"]]))
+    graphs["half"] = fan_graph([3])
+    res = build_dataset([project("half")], tmp_path / "out3", BuildOptions(), quiet=True)
+    assert res.projects[0]["no_samples_reason"] == (
+        "0 samples: 1 of 3 reached APIs undocumented and every candidate reaches one — "
+        "give javadoc/sources jars or use --no-require-docs")
+
+
+def test_no_progress_codes_when_stderr_is_not_a_terminal(fake_env, tmp_path, monkeypatch):
+    graphs, calls, project = fake_env
+    seen = []
+    build_graph = qb._build_graph
+
+    def spy(root, classpath, opts, progress, **kw):
+        seen.append(progress)
+        return build_graph(root, classpath, opts, progress, **kw)
+
+    monkeypatch.setattr(qb, "_build_graph", spy)
+    graphs["svc"] = comment_service_graph()
+    project("svc")
+    (tmp_path / "projects/list.txt").write_text("svc\n")
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "--no-require-docs")  # no --quiet
+    assert r.exit_code == 0, r.output
+    assert "\r" not in r.stderr and "\x1b[" not in r.stderr and r.stderr == ""
+    assert seen == [False]  # callgraph's own bars are not asked for either
+    monkeypatch.setattr(qb, "_stderr_is_tty", lambda: True)
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "--no-require-docs", "--no-resume")
+    assert seen == [False, True]
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "--no-require-docs", "--no-resume", "-q")
+    assert seen == [False, True, False]
+
+
+def test_parquet_without_pyarrow_names_the_package(fake_env, tmp_path, monkeypatch):
+    graphs, _, project = fake_env
+    graphs["svc"] = comment_service_graph()
+    project("svc")
+    (tmp_path / "projects/list.txt").write_text("svc\n")
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)  # import pyarrow → ImportError
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q", "--format", "parquet")
+    assert r.exit_code == 4
+    assert "--format parquet needs the package pyarrow, which is not installed: pip install -e '.[parquet]'" in r.stderr

@@ -174,3 +174,25 @@ def test_existing_folder_with_at_sign_is_not_split(tmp_path):
     (tmp_path / "lib@2").mkdir()
     (spec,) = [read_project_list_line(tmp_path, "lib@2")]
     assert (spec.source, spec.commit) == (str(tmp_path / "lib@2"), None)
+
+
+@pytest.mark.parametrize("source,name", [
+    ("file:///work/.mirror/google+jimfs/repo", "google+jimfs"),
+    ("file:///srv/git/jimfs.git", "jimfs"),
+    ("https://github.com/google/jimfs.git", "google/jimfs"),
+    ("https://git.example.org/google/jimfs/repo", "google/jimfs"),
+    ("ssh://git@host/o/r/.git", "o/r"),
+    ("git@github.com:google/jimfs.git", "google/jimfs"),
+    ("https://host/r.git", "r"),
+])
+def test_name_drops_a_generic_last_segment(tmp_path, source, name):
+    (tmp_path / "l.txt").write_text(f"{source}\n")
+    (spec,) = read_project_list(tmp_path / "l.txt")
+    assert spec.name == name
+
+
+def test_local_repo_and_dot_git_folders_take_the_parent_name(tmp_path):
+    (tmp_path / "jimfs/repo").mkdir(parents=True)
+    (tmp_path / "text/.git").mkdir(parents=True)
+    (tmp_path / "l.txt").write_text("jimfs/repo\ntext/.git\n")
+    assert [s.name for s in read_project_list(tmp_path / "l.txt")] == ["jimfs", "text"]
