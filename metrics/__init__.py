@@ -8,7 +8,7 @@ Public API (Q-ARE / APIBench-Q side)::
 Definitions, edge cases and sources: ``docs/metrics.md``.
 """
 
-from .baselines import BASELINES, DenseUnavailable, api_document, bm25_rank, dense_rank, load_encoder, run_baseline, tokenize
+from .baselines import BASELINES, DENSE_INSTALL, DenseUnavailable, check_dense, api_document, bm25_rank, dense_rank, load_encoder, run_baseline, tokenize
 from .similarity import SimilarityGroup, SimilarityReport, similarity
 from .dataset import Dataset, DatasetError, Problem, load_dataset, load_predictions, write_dataset, write_predictions
 from .evaluate import DEFAULT_KS, EvalReport, StratumScores, evaluate, gold_names, metric_names
@@ -83,6 +83,8 @@ __all__: list[str] = [
     # baselines and similarity
     "BASELINES",
     "DenseUnavailable",
+    "DENSE_INSTALL",
+    "check_dense",
     "tokenize",
     "api_document",
     "bm25_rank",

