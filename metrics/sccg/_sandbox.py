@@ -152,7 +152,9 @@ def _bwrap_command(limits: Limits) -> list[str]:
 #: (:func:`_interpreter_paths`): pyenv installs under /root, venvs anywhere.
 HIDDEN_DIRS = ("/root", "/home", "/work", "/srv", "/mnt", "/media")
 
-_REPO = os.path.realpath(Path(__file__).resolve().parents[2])
+_ROOT = Path(__file__).resolve().parents[2]
+# the source tree when run from a checkout; an installed copy has no repo to hide
+_REPO = str(_ROOT) if (_ROOT / "pyproject.toml").is_file() else None
 
 
 def _under(path: str, top: str) -> bool:
@@ -185,7 +187,7 @@ def _interpreter_paths() -> list[str]:
         if not entry or not os.path.isabs(entry):
             continue
         real = os.path.realpath(entry)
-        if real == cwd or _under(real, _REPO) or _under(_REPO, real):
+        if real == cwd or (_REPO and (_under(real, _REPO) or _under(_REPO, real))):
             continue
         extra.append(entry)
     out = []
