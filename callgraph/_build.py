@@ -281,8 +281,7 @@ def _tqdm(progress: bool):
     from tqdm import tqdm
 
     def make(**kw):
-        # delay: small projects finish before a bar would be worth drawing
-        return tqdm(disable=not progress, leave=False, delay=1.0, **kw)
+        return tqdm(disable=not progress, leave=False, **kw)
 
     return make
 

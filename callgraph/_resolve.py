@@ -131,9 +131,10 @@ def _jvm_sig(g: str, i: int, subst: dict):
 
 
 class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib")
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand")
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None):
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None):
+        self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
         self.targets = targets  # ids
         self.ret = ret
@@ -1004,7 +1005,7 @@ class FileResolver:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
-        return _Res(kind, (tid,), ret, None, cha, lib)
+        return _Res(kind, (tid,), ret, None, cha, lib, c)
 
     def project_return(self, c: _PM, t, args, recv):
         if c.returns is None:
@@ -1155,6 +1156,7 @@ class FileResolver:
         idx = self.idx
         if recv.type == "array_type":
             return _NONE
+        type_recv = False
         if recv.type == "super":
             t = self.superclass(self.key)
         elif recv.type == "this":
@@ -1169,8 +1171,10 @@ class FileResolver:
                         return _Res("unresolved", reason="method reference on a variable of unknown type")
                 else:
                     t = self.as_type_name(recv)
+                    type_recv = True
             else:
                 t = self.as_type_name(recv)
+                type_recv = t is not None
                 if t is None:
                     ot = self.texpr(recv)
                     t = ot[0] if ot else None
@@ -1190,8 +1194,53 @@ class FileResolver:
             return _Res("unresolved", reason="no method of that name on the reference's type")
         if len(cands) == 1 and unknown is None:
             return self.target(cands[0], "exact", t, [], None, name != "<init>")
+        sam = self.target_sam(n)
+        if isinstance(sam, tuple) and unknown is None:
+            # the functional interface the reference is converted to decides
+            # the arity (JLS 15.13.1); Type::instanceMethod takes the receiver
+            # as the first argument
+            fit = []
+            for c in cands:
+                static = c.info.static if isinstance(c, _PM) else c.sig.static
+                k = sam[0] - 1 if (type_recv and not static and name != "<init>") else sam[0]
+                if k >= 0 and self._arity_ok(c, k):
+                    fit.append(c)
+            if len(fit) == 1:
+                return self.target(fit[0], "arity", t, [], None, name != "<init>")
         libs = [c for c in cands if isinstance(c, _LibM)]
         if libs:
             return self.star(libs[0].owner, name, "arity")
         return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
+
+    def target_sam(self, n):
+        """SAM (arity, returns_void) of the functional interface a method reference
+        or lambda is converted to, when its context says: an argument of a
+        decided call, or the initializer of a declared local. Else None."""
+        p = n.parent
+        if p is None:
+            return None
+        ptype = None
+        if p.type == "argument_list":
+            call = p.parent
+            args = [c for c in p.named_children if c.type not in ("line_comment", "block_comment")]
+            pos = next((i for i, a in enumerate(args) if a.id == n.id), None)
+            if pos is None or call is None or call.type != "method_invocation":
+                return None
+            c = self.call(call).cand
+            if c is None:
+                return None
+            pt = c.ptypes
+            varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+            if pos < len(pt) - 1 or (pos == len(pt) - 1 and not varargs):
+                ptype = pt[pos]
+            elif varargs and pt:
+                ptype = pt[-1][:-2]
+        elif p.type == "variable_declarator" and p.parent is not None:
+            ty = p.parent.child_by_field_name("type")
+            if ty is not None and _t(ty) != "var":
+                r = self.ref(type_ref(ty))
+                ptype = r[0] if r else None
+        if ptype is None or ptype in PRIMITIVES or ptype.endswith("[]"):
+            return None
+        return self.idx.sam(ptype)

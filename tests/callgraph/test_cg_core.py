@@ -260,3 +260,35 @@ def test_an_internal_error_costs_one_call_site_not_the_build(tmp_path, monkeypat
     assert dict(pg.summary.top_reasons) == {"internal error (KeyError)": 1}
     assert pg.summary.unresolved == 1
     assert _edges(pg, "n.N.m()") == {("n.N.helper()", "exact", (2,))}
+
+
+METHOD_REFS = """package m;
+import java.util.function.*;
+class M {
+    static int f(int x) { return x; }
+    static int f(int x, int y) { return x + y; }
+    int g() { return 1; }
+    int g(int a) { return a; }
+    void use(IntUnaryOperator op) { }
+    void run() {
+        use(M::f);
+        IntBinaryOperator b = M::f;
+        Function<M, Integer> h = M::g;
+        Supplier<Integer> s = this::g;
+        Object o = (Runnable) this::g;
+    }
+}
+"""
+
+
+def test_overloaded_method_references_are_decided_by_the_functional_interface(tmp_path):
+    pg = build_project_graph(_project(tmp_path, {"m/M.java": METHOD_REFS}))
+    # a cast context is not used: line 14 stays `name` (both g overloads); an edge
+    # keeps its strongest kind, so g() is `arity` with all three lines
+    assert _edges(pg, "m.M.run()") == {
+        ("m.M.use(java.util.function.IntUnaryOperator)", "exact", (10,)),
+        ("m.M.f(int)", "arity", (10,)),  # IntUnaryOperator.applyAsInt(int)
+        ("m.M.f(int,int)", "arity", (11,)),  # IntBinaryOperator.applyAsInt(int,int)
+        ("m.M.g()", "arity", (12, 13, 14)),  # Function.apply(M) takes the receiver; Supplier.get()
+        ("m.M.g(int)", "name", (14,)),
+    }

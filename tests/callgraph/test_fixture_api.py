@@ -106,8 +106,7 @@ def test_cli_chain_loc_code(commons_lang3):
 
 @pytest.mark.parametrize("suffix", [
     ".graphml",
-    pytest.param(".dot", marks=pytest.mark.xfail(
-        strict=True, reason="core: .dot output needs pydot, which is not a dependency (usage error exit 2)")),
+    ".dot",  # pydot is a dependency (pyproject.toml)
 ])
 def test_cli_graph_other_formats(tmp_path, commons_lang3, graph_of, suffix):
     out = tmp_path / f"g{suffix}"
