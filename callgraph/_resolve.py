@@ -1072,7 +1072,13 @@ class FileResolver:
         if ty is None:
             return _Res("unresolved", reason="malformed creation")
         tr = type_ref(ty)
-        outer = n.child_by_field_name("object")
+        # `outer.new Inner()`: the qualifying expression comes before `new`
+        outer = None
+        for c in n.children:
+            if c.type == "new":
+                break
+            if c.is_named and c.type not in ("line_comment", "block_comment"):
+                outer = c
         t = None
         if outer is not None:
             ot = self.texpr(outer)

@@ -292,3 +292,21 @@ def test_overloaded_method_references_are_decided_by_the_functional_interface(tm
         ("m.M.g()", "arity", (12, 13, 14)),  # Function.apply(M) takes the receiver; Supplier.get()
         ("m.M.g(int)", "name", (14,)),
     }
+
+
+def test_qualified_inner_class_creation(tmp_path):
+    src = {"o/T.java": """package o;
+class T {
+    private Outer outer = new Outer();
+    void m() {
+        Outer.Inner i = outer.new Inner(1);
+        i.go();
+    }
+    static class Outer {
+        class Inner { Inner(int v) { } void go() { } }
+    }
+}
+"""}
+    pg = build_project_graph(_project(tmp_path, src))
+    assert _edges(pg, "o.T.m()") == {("o.T.Outer.Inner.<init>(int)", "exact", (5,)),
+                                     ("o.T.Outer.Inner.go()", "exact", (6,))}
