@@ -132,6 +132,7 @@ class TypeDecl:
     start_line: int
     end_line: int
     comment: str | None
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,7 +496,7 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                     "abstract" in mods or is_itf, superclass, interfaces, type_params,
                     tuple(fields), tuple(methods), tuple(inits), tuple(consts), components,
                     node.start_byte, node.end_byte, sl, el,
-                    None if anonymous else _comment_above(node, src))
+                    None if anonymous else _comment_above(node, src), "private" in mods)
 
 
 def _method(m, t, is_itf, lines, src, components) -> MethodDecl:

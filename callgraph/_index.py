@@ -274,11 +274,16 @@ class ProjectIndex:
                 return name
         return None
 
-    def member_type(self, owner: str, name: str, _seen=None) -> str | None:
-        """Member type ``name`` of ``owner`` or of its supertypes."""
+    def member_type(self, owner: str, name: str, _seen=None, _inherited=False):
+        """Member type ``name`` of ``owner`` or inherited from its supertypes
+        (JLS 8.5: private member types are not inherited, and a type's own
+        member hides the ones it would inherit). Source FQN or None."""
         m = self.members.get(owner)
         if m and name in m:
-            return m[name]
+            key = m[name]
+            if _inherited and self.types[key].private:
+                return None  # hidden here, and not inherited
+            return key
         if owner not in self.types:
             cand = f"{owner}.{name}"
             sig = self.lib(owner)
@@ -290,7 +295,7 @@ class ProjectIndex:
         seen.add(owner)
         for s in self.supers(owner):
             if s not in seen:
-                r = self.member_type(s, name, seen)
+                r = self.member_type(s, name, seen, True)
                 if r is not None:
                     return r
         return None
