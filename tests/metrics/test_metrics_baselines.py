@@ -155,3 +155,16 @@ def test_similarity_cli_with_plot(tmp_path):
     assert s["labels"] == ["2", "3", "4"] and s["counts"] == [4, 1, 1]
     assert s["series"]["similarity"] == pytest.approx([g["mean"] for g in d["strata"]["target_depth"]])
     assert (tmp_path / "similarity-target_depth.png").stat().st_size > 1000
+
+
+@needs_model
+def test_dense_baseline_log_has_no_progress_codes(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "d.jsonl"
+    r = subprocess.run([sys.executable, "-c", "from qare.cli import main; main()", "baseline", "dense", str(TINY),
+                        "--out", str(out)], capture_output=True, timeout=300)  # bytes: text mode would turn \r into \n
+    assert r.returncode == 0, r.stderr
+    assert b"\r" not in r.stderr and b"\x1b[" not in r.stderr
+    assert len(out.read_text().splitlines()) == 4

@@ -106,3 +106,20 @@ def test_bm25_baseline_does_not_need_the_dense_extra(tmp_path, monkeypatch):
     r = CliRunner().invoke(main, ["baseline", "bm25", str(TINY), "--out", str(tmp_path / "p.jsonl")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "p.jsonl").is_file()
+
+
+def test_eval_without_any_prediction_line_is_no_input(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("")
+    r = CliRunner().invoke(main, ["eval", str(tmp_path / "empty.jsonl"), "--gold", str(TINY)])
+    assert r.exit_code == 3 and "no readable prediction line" in r.stderr
+    (tmp_path / "bad.jsonl").write_bytes(b"\xff\xfe{bad\n")
+    r = CliRunner().invoke(main, ["eval", str(tmp_path / "bad.jsonl"), "--gold", str(TINY)])
+    assert r.exit_code == 3
+    assert "problem: " in r.stderr and "bad.jsonl:1: not UTF-8" in r.stderr
+
+
+def test_eval_unwritable_plot_folder_is_fatal(tmp_path):
+    p = _preds(tmp_path, ROWS)
+    (tmp_path / "afile").write_text("")
+    r = CliRunner().invoke(main, ["eval", str(p), "--gold", str(TINY), "--by", "depth", "--plot", str(tmp_path / "afile/sub")])
+    assert r.exit_code == 4 and "cannot write plots" in r.stderr
