@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -11,6 +12,36 @@ from ._index import MethodInfo
 
 _STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
 _FOLLOW = {"cha": frozenset({"exact", "arity", "cha"}), "declared": frozenset({"exact", "arity"})}
+
+
+def _drop_generics(text: str) -> str:
+    out, depth = [], 0
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def _param_list(text: str) -> list[str]:
+    # `T[]` and `T...` are one signature in Java (JLS 8.4.1), so compare them alike
+    return [p.replace("...", "[]") for p in text.split(",")] if text else []
+
+
+def _params_match(want: list[str], have: list[str]) -> bool:
+    """Do written parameter types (simple or qualified) name the erased FQN types ``have``?"""
+    if len(want) != len(have):
+        return False
+    for w, h in zip(want, have):
+        if "." in w:
+            if not (h == w or h.endswith("." + w)):
+                return False
+        elif h.rpartition(".")[2] != w:
+            return False
+    return True
 
 
 def split_id(mid: str) -> tuple[str, str, str | None]:
@@ -177,25 +208,86 @@ class ProjectGraph:
     def find_methods(self, text: str) -> list[str]:
         """Project method ids matching ``text``.
 
-        ``text`` is a full method id, ``pkg.Class.method``, ``Class.method``,
-        ``Outer.Inner.method`` or a bare ``method`` name; a trailing ``()``-less
-        form matches every overload. Returns sorted ids (empty if none).
+        Accepted forms (whitespace is ignored):
+
+        - a full method id, ``pkg.Class.method``, ``Class.method``,
+          ``Outer.Inner.method`` or a bare ``method`` name; without a
+          parameter list every overload matches;
+        - constructors as ``Class.<init>``, ``Class.Class`` (the APIBench form)
+          or the class name alone (``Class``, ``pkg.Class``, ``Outer.Inner``)
+          when it names a project type;
+        - any of these with a parameter list whose types are simple or
+          qualified names (``CaseUtils.toCamelCase(String, boolean, char...)``):
+          each is compared with the erased parameter type of the id by its
+          simple name (or, when qualified, as a ``.``-suffix); generic
+          arguments are dropped and ``T[]`` matches ``T...``.
+
+        Returns
+        -------
+        list[str]
+            Sorted method ids (empty if none; see ``suggest_methods``).
         """
-        text = text.strip()
+        text = "".join(text.split())
         if text in self._infos:
             return [text]
-        if "(" in text:
-            return []
+        head, paren, params = text.partition("(")
+        want = None
+        if paren:
+            if not params.endswith(")"):
+                return []
+            want = _param_list(_drop_generics(params[:-1]))
+        heads = {head}
+        cls, _, name = head.rpartition(".")
+        if cls and name == cls.rpartition(".")[2]:
+            heads.add(cls + ".<init>")  # Class.Class: the constructor
         out = []
         for mid in self._infos:
-            head = mid.partition("(")[0]
-            if head == text or head.endswith("." + text):
-                out.append(mid)
+            h, _, ps = mid.partition("(")
+            c, _, n = h.rpartition(".")
+            if not (any(h == x or h.endswith("." + x) for x in heads)
+                    or (n == "<init>" and (c == head or c.endswith("." + head)))):
+                continue
+            if want is not None and not _params_match(want, _param_list(ps[:-1])):
+                continue
+            out.append(mid)
         return sorted(out)
 
+    def suggest_methods(self, text: str, n: int = 10) -> list[str]:
+        """Project method ids whose name is close to ``text`` (for a misspelt name).
+
+        ``text``'s parameter list is ignored; its name part is compared
+        (``difflib.get_close_matches``, case-insensitive, cutoff 0.75) with the
+        forms of every method having as many ``.``-separated parts: the bare
+        name, ``Class.method``, ``pkg.Class.method``; a constructor also as
+        ``Class``, ``Class.Class`` and ``Class.<init>``.
+
+        Returns
+        -------
+        list[str]
+            At most ``n`` method ids, closest form first (ids of one form sorted).
+        """
+        head = "".join(text.split()).partition("(")[0]
+        if not head:
+            return []
+        k = head.count(".") + 1
+        forms: dict[str, set[str]] = {}
+        for mid in self._infos:
+            parts = mid.partition("(")[0].split(".")
+            variants = [parts]
+            if parts[-1] == "<init>" and len(parts) > 1:
+                variants += [parts[:-1], parts[:-1] + [parts[-2]]]
+            for v in variants:
+                if len(v) >= k:
+                    forms.setdefault(".".join(v[-k:]).lower(), set()).add(mid)
+        out: list[str] = []
+        for form in difflib.get_close_matches(head.lower(), forms, n=n, cutoff=0.75):
+            out += [m for m in sorted(forms[form]) if m not in out]
+        return out[:n]
+
     def resolve_method(self, text: str) -> str:
-        """The single method id ``text`` names; raises ``UnknownMethodError``
-        (with the candidates) when it names none or several."""
+        """The single method id ``text`` names (any form of ``find_methods``);
+        raises ``UnknownMethodError`` (with the candidates) when it names none
+        or several. For none, ``suggest_methods`` gives close names."""
         c = self.find_methods(text)
         if len(c) == 1:
             return c[0]

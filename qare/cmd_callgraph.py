@@ -16,10 +16,12 @@ _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 def _classpath_options(f):
     f = click.option("--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes (default: the CPUs available).")(f)
-    f = click.option("--auto-classpath", is_flag=True,
-                     help="Add the project's Maven/Gradle dependency jars found in local repositories.")(f)
+    f = click.option("--auto-classpath/--no-auto-classpath", default=True, show_default=True,
+                     help="Add the project's Maven/Gradle dependency jars found in local repositories "
+                          "(~/.m2, /usr/share/maven-repo, Gradle's cache); one stderr line says what was found.")(f)
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
-                     help="A dependency jar or class folder (repeatable).")(f)
+                     help="A dependency jar/zip or class folder (repeatable); a missing path is a usage "
+                          "error, an unreadable one a warning.")(f)
     f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="SQLite file caching parsed per-file facts by content hash.")(f)
@@ -28,24 +30,49 @@ def _classpath_options(f):
     return f
 
 
+def _discovery_line(report) -> str:
+    """One line on what classpath discovery found (and did not)."""
+    if not report.build_files:
+        return "classpath discovery: no pom.xml or build.gradle(.kts) in the project; no dependency jars added"
+    line = (f"classpath discovery: {len(report.jars)} jar{'s' if len(report.jars) != 1 else ''} found, "
+            f"{len(report.missing)} dependenc{'ies' if len(report.missing) != 1 else 'y'} not found locally")
+    if report.missing:
+        names = [":".join(m.split(":")[:2]) for m in report.missing]
+        line += " (" + ", ".join(names[:5]) + (f", … {len(names) - 5} more" if len(names) > 5 else "") + ")"
+    if report.warnings:
+        line += f"; {len(report.warnings)} build-file warning(s), first: {report.warnings[0][0]}: {report.warnings[0][1]}"
+    return line
+
+
 def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
     import callgraph
 
     cp = list(classpath)
-    if auto_classpath:
+    if auto_classpath and Path(project).is_dir():
         try:
-            from callgraph.classpath import discover_classpath
+            from callgraph.classpath import discover_classpath_report
 
-            cp += [p for p in discover_classpath(project) if p not in cp]
+            report = discover_classpath_report(project)
         except Exception as e:  # discovery is best effort: say so, go on without
-            click.echo(f"warning: classpath discovery failed: {e}", err=True)
+            click.echo(f"warning: classpath discovery failed: {type(e).__name__}: {e}", err=True)
+        else:
+            click.echo(_discovery_line(report), err=True)
+            seen = {p.resolve() for p in cp}
+            for jar in report.jars:
+                if jar.resolve() not in seen:
+                    seen.add(jar.resolve())
+                    cp.append(jar)
     try:
-        return callgraph.build_project_graph(
+        pg = callgraph.build_project_graph(
             project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
             progress=not quiet, loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
+    # an entry that is no jar/zip/class folder is skipped by the index: say which and why
+    for entry, why in pg.summary.classpath_warnings:
+        click.echo(f"warning: classpath entry {entry} skipped: {why}", err=True)
+    return pg
 
 
 def _summary_text(s) -> str:
@@ -140,7 +167,10 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
         sys.exit(PARTIAL)
 
 
-@click.command("chain", epilog=EPILOG)
+_CHAIN_EPILOG = EPILOG + " For chain, 3: METHOD unknown or ambiguous (candidates listed)."
+
+
+@click.command("chain", epilog=_CHAIN_EPILOG)
 @_PROJECT
 @click.argument("method")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None,
@@ -156,7 +186,9 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     chain LOC and density (DESIGN.md "Depth, chain and density").
 
     METHOD is a method id (`com.acme.C.m(java.lang.String)`) or an unambiguous
-    shorter form (`C.m`, `m`); an ambiguous or unknown name lists the candidates.
+    shorter form: `C.m`, `m`, `C.m(String, int...)` (simple type names), and
+    for constructors `C`, `C.C` or `C.<init>`. An ambiguous name lists the
+    candidates, an unknown one the closest names (exit 3).
     """
     import callgraph
 
@@ -167,6 +199,14 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         click.echo(f"error: {e}", err=True)
         for c in e.candidates[:50]:
             click.echo(f"  {c}", err=True)
+        if len(e.candidates) > 50:
+            click.echo(f"  … {len(e.candidates) - 50} more", err=True)
+        if not e.candidates:
+            close = pg.suggest_methods(method)
+            if close:
+                click.echo("close matches:", err=True)
+                for c in close:
+                    click.echo(f"  {c}", err=True)
         sys.exit(NO_INPUT)
     targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
     if fmt == "json":

@@ -143,7 +143,8 @@ def test_cli_chain_auto_classpath_finds_commons_lang3():
 
 def test_cli_chain_without_classpath_prints_the_arity_target():
     res = CliRunner().invoke(
-        _main(), ["chain", str(QARE_EXAMPLE), "isCommentEmpty", "--format", "json", "--quiet"]
+        _main(), ["chain", str(QARE_EXAMPLE), "isCommentEmpty", "--format", "json", "--quiet",
+         "--no-auto-classpath"]
     )
     assert res.exit_code == 0, res.output
     (rec,) = json.loads(res.stdout)

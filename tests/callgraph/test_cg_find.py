@@ -1,0 +1,193 @@
+"""Finding a method for `qare chain` (constructors, simple-name parameter lists, close
+matches) and the classpath options of `qare graph` / `qare chain` (discovery on by
+default, its one-line report, unreadable entries).
+
+Expected ids are read off the fixture sources by hand: ``res/init/Init.java`` declares
+``Init()`` and ``Init(String)``, ``res/Point.java`` is ``record Point(int x, int y)``,
+``res/Overloads.java`` has ``h(int, int)`` and ``h(int...)``, ``res/more/ArgTypes.java``
+``calls(char, byte, boolean, int[], String, Integer)``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from qare.cli import main
+from qare.exitcodes import NO_INPUT
+
+from cg_fixture_support import QARE_EXAMPLE, RESOLUTION
+
+INIT0 = "res.init.Init.<init>()"
+INIT1 = "res.init.Init.<init>(java.lang.String)"
+CALLS = "res.more.ArgTypes.calls(char,byte,boolean,int[],java.lang.String,java.lang.Integer)"
+
+
+@pytest.fixture(scope="module")
+def res_pg(graph_of):
+    return graph_of(RESOLUTION)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Init", [INIT0, INIT1]),                      # class name alone: all its constructors
+    ("res.init.Init", [INIT0, INIT1]),
+    ("Init.Init", [INIT0, INIT1]),                 # APIBench form
+    ("Init.<init>", [INIT0, INIT1]),
+    ("Init.Init(String)", [INIT1]),
+    ("Init.<init>(java.lang.String)", [INIT1]),
+    ("res.init.Init.Init()", [INIT0]),
+    ("Point", ["res.Point.<init>(int,int)"]),      # a record's canonical constructor
+    ("Point.Point(int, int)", ["res.Point.<init>(int,int)"]),
+    ("Outer.Inner", ["res.Outer.Inner.<init>()"]),
+    ("Inner", ["res.Outer.Inner.<init>()", "res.more.Nesting.Inner.<init>()"]),
+    ("Init.Init(int)", []),
+])
+def test_constructor_forms(res_pg, text, expected):
+    assert res_pg.find_methods(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ArgTypes.calls(char, byte, boolean, int[], String, Integer)", [CALLS]),
+    ("ArgTypes.calls(char,byte,boolean,int[],java.lang.String,java.lang.Integer)", [CALLS]),
+    ("calls( char , byte, boolean, int[], lang.String, Integer )", [CALLS]),
+    ("ArgTypes.calls(char, byte, boolean, int[], Object, Integer)", []),
+    ("ArgTypes.calls(char, byte, boolean, int[], String)", []),
+    ("Overloads.h(int, int)", ["res.Overloads.h(int,int)"]),
+    ("Overloads.h(int...)", ["res.Overloads.h(int...)"]),
+    ("Overloads.h(int[])", ["res.Overloads.h(int...)"]),  # one signature in Java
+    ("Overloads.h(long)", []),
+    ("Overloads.h", ["res.Overloads.h(int,int)", "res.Overloads.h(int...)"]),
+    # generic arguments are dropped; T extends Comparable<T> erases to Comparable
+    ("Traps.bounded(Comparable<T>[], List<? extends T>)",
+     ["res.more.Traps.bounded(java.lang.Comparable[],java.util.List)"]),
+])
+def test_parameter_lists_with_simple_names(res_pg, text, expected):
+    assert res_pg.find_methods(text) == expected
+
+
+def test_suggestions_for_misspelt_names(graph_of):
+    pg = graph_of(QARE_EXAMPLE)
+    assert pg.suggest_methods("procesComment") == ["com.acme.CommentService.processComment(java.lang.String)"]
+    assert pg.suggest_methods("isCommentEmty") == ["com.acme.CommentService.isCommentEmpty(java.lang.String)"]
+    assert pg.suggest_methods("CommentService.procesComment")[0] == \
+        "com.acme.CommentService.processComment(java.lang.String)"
+    # a misspelt class name suggests its constructor
+    assert pg.suggest_methods("CommentServce")[0] == "com.acme.CommentService.<init>()"
+    assert pg.suggest_methods("zzzzzz") == []
+
+
+def test_cli_misspelt_method_lists_close_matches():
+    res = CliRunner().invoke(main, ["chain", str(QARE_EXAMPLE), "CommentService.procesComment", "--quiet"])
+    assert res.exit_code == NO_INPUT
+    lines = res.stderr.splitlines()
+    assert "error: no project method matches 'CommentService.procesComment'" in lines
+    i = lines.index("close matches:")
+    assert lines[i + 1] == "  com.acme.CommentService.processComment(java.lang.String)"
+
+
+def test_cli_constructor_and_parameter_forms():
+    res = CliRunner().invoke(main, ["chain", str(RESOLUTION), "Init", "--quiet", "--no-auto-classpath"])
+    assert res.exit_code == NO_INPUT
+    assert "'Init' is ambiguous (2 methods)" in res.stderr
+    assert f"  {INIT0}" in res.stderr.splitlines() and f"  {INIT1}" in res.stderr.splitlines()
+    res = CliRunner().invoke(main, ["chain", str(RESOLUTION), "Init.Init(String)", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith(f"{INIT1}  [src/main/java/res/init/Init.java:23-")
+    res = CliRunner().invoke(main, ["chain", str(RESOLUTION),
+                                    "ArgTypes.calls(char, byte, boolean, int[], String, Integer)", "--quiet"])
+    assert res.exit_code == 0 and res.stdout.startswith(f"{CALLS}  [src/main/java/res/more/ArgTypes.java:26-")
+
+
+def test_chain_help_documents_exit_3():
+    res = CliRunner().invoke(main, ["chain", "--help"])
+    assert res.exit_code == 0
+    text = " ".join(res.output.split())
+    assert "3: METHOD unknown or ambiguous (candidates listed)" in text
+    assert "--auto-classpath / --no-auto-classpath" in text
+
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.example</groupId>
+  <artifactId>tiny</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.commons</groupId>
+      <artifactId>commons-lang3</artifactId>
+      <version>3.12.0</version>
+    </dependency>
+    <dependency>
+      <groupId>org.example.nowhere</groupId>
+      <artifactId>no-such-lib</artifactId>
+      <version>9.9.9</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+APP = """package t;
+import org.apache.commons.lang3.StringUtils;
+public class App {
+    boolean check(String s) {
+        return StringUtils.isBlank(s);
+    }
+}
+"""
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    root = tmp_path / "tiny"
+    (root / "src/main/java/t").mkdir(parents=True)
+    (root / "pom.xml").write_text(POM)
+    (root / "src/main/java/t/App.java").write_text(APP)
+    return root
+
+
+DISCOVERY = ("classpath discovery: 1 jar found, 1 dependency not found locally "
+             "(org.example.nowhere:no-such-lib)")
+
+
+def test_auto_classpath_is_on_by_default_and_reported(tiny):
+    for args in ([], ["--auto-classpath"]):  # the old flag still works
+        res = CliRunner().invoke(main, ["chain", str(tiny), "App.check", "--format", "json", "--quiet", *args])
+        assert res.exit_code == 0, res.output
+        assert res.stderr.splitlines() == [DISCOVERY]
+        (rec,) = json.loads(res.stdout)
+        # commons-lang3 3.12.0 declares isBlank(CharSequence) only
+        assert rec["signature"] == "org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)"
+        assert rec["library"] == "org.apache.commons:commons-lang3:3.12.0"
+        assert rec["resolution"] == "exact"
+    res = CliRunner().invoke(main, ["chain", str(tiny), "App.check", "--format", "json", "--quiet",
+                                    "--no-auto-classpath"])
+    assert res.exit_code == 0 and res.stderr == ""
+    (rec,) = json.loads(res.stdout)
+    assert (rec["signature"], rec["resolution"]) == (None, "arity")
+    res = CliRunner().invoke(main, ["graph", str(tiny), "--quiet"])
+    assert res.exit_code == 0 and res.stderr.splitlines() == [DISCOVERY]
+    assert "exact: 1" in res.stdout
+
+
+def test_auto_classpath_without_build_files(tmp_path):
+    (tmp_path / "A.java").write_text("class A { void m() { } }\n")
+    res = CliRunner().invoke(main, ["graph", str(tmp_path), "--quiet"])
+    assert res.exit_code == 0
+    assert res.stderr.splitlines() == [
+        "classpath discovery: no pom.xml or build.gradle(.kts) in the project; no dependency jars added"]
+
+
+def test_bad_classpath_entries(tiny, tmp_path):
+    notes = tmp_path / "passwd"
+    notes.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    res = CliRunner().invoke(main, ["graph", str(tiny), "--quiet", "--no-auto-classpath",
+                                    "--classpath", str(notes)])
+    assert res.exit_code == 0
+    assert res.stderr.splitlines() == [
+        f"warning: classpath entry {notes} skipped: unreadable classpath entry: BadZipFile: File is not a zip file"]
+    res = CliRunner().invoke(main, ["chain", str(tiny), "App.check", "--quiet",
+                                    "--classpath", str(tmp_path / "missing.jar")])
+    assert res.exit_code == 2 and "missing.jar" in res.stderr and "does not exist" in res.stderr
