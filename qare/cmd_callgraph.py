@@ -44,6 +44,19 @@ def _discovery_line(report) -> str:
     return line
 
 
+def _has_class_files(entry: Path) -> bool:
+    """Does a jar/zip or folder given with --classpath hold any class file? (unreadable: True, the index says why)"""
+    import zipfile
+
+    try:
+        if entry.is_dir():
+            return next(iter(entry.rglob("*.class")), None) is not None
+        with zipfile.ZipFile(entry) as zf:
+            return any(n.endswith(".class") for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return True
+
+
 def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
     import callgraph
 
@@ -70,8 +83,14 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
+    warned = {entry for entry, _ in pg.summary.classpath_warnings}
+    for entry in classpath:
+        if str(entry) not in warned and not _has_class_files(entry):
+            click.echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types",
+                       err=True)
     for entry, why in pg.summary.classpath_warnings:
-        click.echo(f"warning: classpath entry {entry} skipped: {why}", err=True)
+        ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist"))
+        click.echo(f"warning: classpath entry {entry}: {why}" + ("; ignored" if ignored else ""), err=True)
     return pg
 
 

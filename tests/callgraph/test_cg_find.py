@@ -11,6 +11,7 @@ Expected ids are read off the fixture sources by hand: ``res/init/Init.java`` de
 from __future__ import annotations
 
 import json
+import zipfile
 
 import pytest
 from click.testing import CliRunner
@@ -187,7 +188,17 @@ def test_bad_classpath_entries(tiny, tmp_path):
                                     "--classpath", str(notes)])
     assert res.exit_code == 0
     assert res.stderr.splitlines() == [
-        f"warning: classpath entry {notes} skipped: unreadable classpath entry: BadZipFile: File is not a zip file"]
+        f"warning: classpath entry {notes}: unreadable classpath entry: BadZipFile: File is not a zip file; ignored"]
+    (tmp_path / "classes").mkdir()
+    empty = tmp_path / "empty.jar"
+    with zipfile.ZipFile(empty, "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+    res = CliRunner().invoke(main, ["graph", str(tiny), "--quiet", "--no-auto-classpath",
+                                    "--classpath", str(tmp_path / "classes"), "--classpath", str(empty)])
+    assert res.exit_code == 0
+    assert res.stderr.splitlines() == [
+        f"warning: classpath entry {tmp_path / 'classes'}: no .class files in it; it adds no library types",
+        f"warning: classpath entry {empty}: no .class files in it; it adds no library types"]
     res = CliRunner().invoke(main, ["chain", str(tiny), "App.check", "--quiet",
                                     "--classpath", str(tmp_path / "missing.jar")])
     assert res.exit_code == 2 and "missing.jar" in res.stderr and "does not exist" in res.stderr
