@@ -5,7 +5,7 @@ Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 - ``build_project_graph(root, *, classpath=(), jdk="auto", jobs=1, ...) -> ProjectGraph``
 - ``ProjectGraph.graph`` — the ``networkx.DiGraph`` (nodes are method ids)
 - ``ProjectGraph.reach(method_id, ...) -> list[Target]``
-- ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``
+- ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``, ``.suggest_methods(text)``
 - ``BuildSummary`` — counts, resolved share, parse errors, skipped files
 - errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
 

@@ -14,12 +14,11 @@ import json
 import zipfile
 
 import pytest
+from cg_fixture_support import QARE_EXAMPLE, RESOLUTION
 from click.testing import CliRunner
 
 from qare.cli import main
 from qare.exitcodes import NO_INPUT
-
-from cg_fixture_support import QARE_EXAMPLE, RESOLUTION
 
 INIT0 = "res.init.Init.<init>()"
 INIT1 = "res.init.Init.<init>(java.lang.String)"
