@@ -56,7 +56,7 @@ _EPILOG = (
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
 @click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
 @click.option("--translate-cmd", default=None, metavar="CMD", help="Command reading a non-English query on stdin, printing its translation.")
-@click.option("--discover-classpath/--no-discover-classpath", default=True, show_default=True, help="Add dependency jars found in local Maven repositories.")
+@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
