@@ -22,7 +22,7 @@ def _classpath_options(f):
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
                      help="A dependency jar/zip or class folder (repeatable); a missing path is a usage "
                           "error, an unreadable one a warning.")(f)
-    f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option("--quiet", is_flag=True, help="No progress bar (there is none when stderr is not a terminal).")(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="SQLite file caching parsed per-file facts by content hash.")(f)
     f = click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
@@ -78,7 +78,7 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
     try:
         pg = callgraph.build_project_graph(
             project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
-            progress=not quiet, loc_mode=loc_mode, cache=cache)
+            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)

@@ -115,3 +115,24 @@ def test_graphml_with_control_characters_in_a_comment(tmp_path):
     res = CliRunner().invoke(main, ["graph", str(tmp_path), "--out", str(tmp_path / "g.json"), "--quiet"])
     data = json.loads((tmp_path / "g.json").read_text())
     assert {n["id"]: n["comment"] for n in data["nodes"]}["p.C.m()"] == "/** a\x0cb */"
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
+    """A log file (stderr redirected) gets no tqdm carriage returns or escapes."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "proj" / "A.java"
+    src.parent.mkdir()
+    src.write_text("class A { void f() { g(); } void g() { } }\n")
+    log = tmp_path / "err.log"
+    with open(log, "w") as err:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from qare.cli import main; main()", "graph", str(src.parent),
+             "--no-auto-classpath", "--jobs", "1"],
+            stdout=subprocess.PIPE, stderr=err, text=True, timeout=120,
+        )
+    assert proc.returncode == 0, proc.stdout
+    text = log.read_text()
+    assert "\r" not in text and "\x1b[" not in text and "file/s" not in text
+    assert "methods: 3" in proc.stdout  # f, g and the implicit A.<init>()
