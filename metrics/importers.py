@@ -70,7 +70,13 @@ def _targets(raws: Iterable[Any], where: str, file: str, problems: list[Problem]
             if name is None:
                 problems.append(Problem(file, None, f"{where}: names a type, not a method: {a.class_!r}; dropped"))
                 continue
-            sig = a.at("signature") if a.params is not None else None
+            if a.class_.split(".", 1)[0][:1].isupper():
+                problems.append(Problem(file, None, f"{where}: no package in {raw!r}: cannot match fully-qualified "
+                                        "predictions at class/name/signature level unless --simple-names"))
+            # These benchmarks write "()" whatever the real parameters are
+            # (APIBench-Q: readAllLines() for readAllLines(Path)), so an empty
+            # list means "parameters unknown", DESIGN.md's (*), not "no arguments".
+            sig = a.at("signature") if a.params else None
             if (name, sig) in seen:
                 continue
             seen.add((name, sig))
@@ -102,7 +108,13 @@ def import_apibench(path: str | os.PathLike) -> ImportResult:
     ``GroundTruth`` (a string or a list of strings, method level, e.g.
     ``java.io.File.mkdirs()``), ``APIClasses`` (class level) and ``Source``.
     Gold strings are normalised with :func:`metrics.parse_api`; everything
-    repaired or dropped is a problem. A record without a readable query or
+    repaired or dropped is a problem. APIBench-Q writes every gold API with
+    an empty ``()`` whatever its real parameters, so an empty list means
+    "parameters unknown": the target's ``signature`` is ``None`` (scored as
+    ``api(*)``, matching any overload at ``signature`` level); a non-empty
+    list is kept. A gold string without a package (``FileUtils.copyFile``)
+    is kept and reported: it cannot match fully-qualified predictions
+    unless scored with ``--simple-names``. A record without a readable query or
     any readable gold API is dropped and reported. ``APIClasses`` entries
     not among the gold APIs' classes are reported (the class-level gold
     here is the gold APIs' classes). Sample ids are ``apibench-<key>``.
@@ -169,7 +181,8 @@ def import_clear_csv(path: str | os.PathLike) -> ImportResult:
     ``apis`` holds the gold APIs as CLEAR writes them — a Python-style list
     ``['java.util.Collections.max', 'java.util.List.add']`` — or separated
     by ``;``, ``,`` or spaces. Rows without ``id`` get ``clear-<row>``
-    (1-based data row). Problems as :func:`import_apibench`. Raises
+    (1-based data row). Problems, empty ``()`` and names without a package
+    as :func:`import_apibench`. Raises
     ``ValueError`` when the header lacks ``query`` or ``apis``.
     """
     p = Path(path)

@@ -70,9 +70,10 @@ def test_import_apibench_normalises_and_reports():
     assert sorted(by_id) == [f"apibench-{k}" for k in (1, 2, 3, 4, 5, 7)]
     assert res.dropped == 2  # 6 (placeholder only) and 8 (no Query)
     t = lambda sid: [(x.api, x.signature, x.class_) for x in by_id[sid].targets]
-    assert t("apibench-2") == [("javax.swing.JList.<init>", "javax.swing.JList.<init>()", "javax.swing.JList")]
+    # APIBench's "()" means "parameters unknown", not "no parameters"
+    assert t("apibench-2") == [("javax.swing.JList.<init>", None, "javax.swing.JList")]
     assert t("apibench-3")[1:] == [
-        ("java.util.Map.Entry.getKey", "java.util.Map.Entry.getKey()", "java.util.Map.Entry"),
+        ("java.util.Map.Entry.getKey", None, "java.util.Map.Entry"),
         ("java.util.Map.Entry.getValue", None, "java.util.Map.Entry"),
     ]
     assert t("apibench-4") == [("java.lang.String.format", None, "java.lang.String")]
