@@ -16,7 +16,7 @@ import unicodedata
 
 __all__ = ["clean_comment", "extract_query", "detect_lang"]
 
-_INLINE_TAG = re.compile(r"\{@(\w+)\s*([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+_TAG_NAME = re.compile(r"[A-Za-z][\w.-]*")
 _HTML_BREAK = re.compile(r"<\s*(?:p|br|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote)\b[^>]*>|<\s*/\s*(?:p|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote|pre)\s*>", re.I)
 _HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*(?:\s[^<>]*)?/?\s*>")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -54,24 +54,118 @@ def _strip_delimiters(raw: str) -> list[str]:
     return lines
 
 
-def _inline_tag(match: re.Match) -> str:
-    tag, body = match.group(1), match.group(2).strip()
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Index of each ``{`` → index of the ``}`` that closes it (braces
+    counted as javadoc does, so ``{@code Map<K, {x}>}`` is one tag); an
+    unclosed ``{`` is absent. One pass, so hostile input stays linear."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for j, c in enumerate(text):
+        if c == "{":
+            stack.append(j)
+        elif c == "}" and stack:
+            pairs[stack.pop()] = j
+    return pairs
+
+
+def _split_reference(body: str) -> tuple[str, str]:
+    """``package.Class#member(params) label`` → (reference, label).
+
+    The reference ends at the first white space outside ``(…)`` and ``<…>``:
+    a parameter list such as ``(Map<K, V>, int...)`` holds spaces.
+    """
+    body = body.strip()
+    parens = angles = 0
+    for k, c in enumerate(body):
+        if c == "(":
+            parens += 1
+        elif c == ")":
+            parens = max(parens - 1, 0)
+        elif c == "<":
+            angles += 1
+        elif c == ">":
+            angles = max(angles - 1, 0)
+        elif c.isspace() and parens == 0 and angles == 0:
+            return body[:k], body[k:].strip()
+    return body, ""
+
+
+def _reference_text(ref: str) -> str:
+    """``pkg.A#b(int)`` → ``pkg.A.b``; ``#b(int)`` → ``b``; ``A`` → ``A``."""
+    ref = ref.split("(", 1)[0]
+    return ref[1:] if ref.startswith("#") else ref.replace("#", ".")
+
+
+def _escape(text: str) -> str:
+    # literal text: escaped so the HTML pass does not take List<String> for a tag
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _render_tag(tag: str, body: str) -> str:
     if tag in ("inheritDoc", "docRoot"):
         return ""
-    if tag in ("link", "linkplain", "see"):
-        ref, _, label = body.partition(" ")
-        label = label.strip()
-        if label:
-            return label
-        ref = ref.split("(", 1)[0]
-        return ref[1:] if ref.startswith("#") else ref.replace("#", ".")
-    if tag == "index":
-        return body.split(" ", 1)[0] if body else ""
     if tag in ("code", "literal"):
-        # their text is literal: escape it so the HTML pass does not take List<String> for a tag
-        return body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    # {@value X}, {@systemProperty x}, {@summary x}, unknown tags
-    return body
+        return _escape(body)
+    if tag in ("link", "linkplain", "see", "value"):
+        ref, label = _split_reference(body)
+        if label:
+            return _render_inline(label)
+        return _reference_text(ref)
+    if tag == "index":
+        term = body.strip()
+        if term.startswith('"'):
+            quoted, sep, _ = term[1:].partition('"')
+            if sep:
+                return quoted
+        return term.split(None, 1)[0] if term else ""
+    if tag == "return":
+        # javadoc shows {@return x} as "Returns x."
+        text = _render_inline(body).strip()
+        return f"Returns {text}." if text else ""
+    # {@summary x}, {@systemProperty x}, unknown tags: their (rendered) text
+    return _render_inline(body)
+
+
+def _render_inline(text: str) -> str:
+    """Text with every ``{@tag body}`` replaced by what it shows.
+
+    Tags are delimited by balanced braces; a body is parsed by its tag
+    (:func:`_render_tag`). An unterminated ``{@tag …`` loses only its
+    ``{@tag`` marker: the rest stays readable and is rendered on (after an
+    unterminated ``{@code``/``{@literal``, literally to the end of the line).
+    """
+    out: list[str] = []
+    pairs = _brace_pairs(text) if "{@" in text else {}
+    i = 0
+    while True:
+        start = text.find("{@", i)
+        if start < 0:
+            break
+        m = _TAG_NAME.match(text, start + 2)
+        if not m:
+            out.append(text[i : start + 2])
+            i = start + 2
+            continue
+        out.append(text[i:start])
+        end = pairs.get(start, -1)
+        name_end = m.end()
+        if end < 0:
+            # no closing brace anywhere: drop the marker, keep what follows
+            i = name_end + 1 if text[name_end : name_end + 1] in (" ", "\t") else name_end
+            if m.group(0) in ("code", "literal"):
+                # literal to the end of its line, so List<String> survives the HTML pass
+                eol = text.find("\n", i)
+                eol = len(text) if eol < 0 else eol
+                out.append(_escape(text[i:eol]))
+                i = eol
+            continue
+        body = text[name_end:end]
+        if body[:1] in (" ", "\t", "\n"):
+            body = body[1:]
+        out.append(_render_tag(m.group(0), body))
+        i = end + 1
+    out.append(text[i:])
+    return "".join(out)
 
 
 def clean_comment(raw: str | None) -> str:
@@ -90,7 +184,10 @@ def clean_comment(raw: str | None) -> str:
         ``@return``, …; an ``@`` line inside ``<pre>`` is not a tag) — with
         inline tags replaced by their text (``{@code x}`` → ``x``,
         ``{@link Foo#bar label}`` → ``label``, ``{@link Foo#bar(int)}`` →
-        ``Foo.bar``, ``{@link #bar}`` → ``bar``, ``{@inheritDoc}`` → nothing),
+        ``Foo.bar`` — the reference ends at white space outside ``(…)``/``<…>``,
+        so ``{@link A#b(Object[], char)}`` → ``A.b`` —, ``{@link #bar}`` →
+        ``bar``, ``{@inheritDoc}`` → nothing; tags end at their balanced
+        ``}``; an unterminated tag keeps its text; docs/dataset.md),
         HTML comments and tags removed (block tags such as ``<p>``/``<br>``
         start a new line), entities unescaped, runs of blanks collapsed and
         blank lines removed; lines joined by ``"\\n"``. ``""`` for ``None``.
@@ -111,12 +208,7 @@ def clean_comment(raw: str | None) -> str:
         body.append(line)
     text = "\n".join(body)
     text = _HTML_COMMENT.sub("", text)
-    # inline tags may nest ({@link Foo {@code x}}) — resolve innermost first
-    for _ in range(5):
-        new = _INLINE_TAG.sub(_inline_tag, text)
-        if new == text:
-            break
-        text = new
+    text = _render_inline(text)
     text = _HTML_BREAK.sub("\n", text)
     text = _HTML_TAG.sub("", text)
     text = html.unescape(text)

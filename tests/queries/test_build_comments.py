@@ -38,10 +38,63 @@ def test_inline_link_forms():
     assert clean_comment(raw) == "See java.util.List.add, label text, bar and ."
 
 
-def test_nested_inline_tags_and_literal_braces():
+def test_code_body_is_literal_with_balanced_braces():
+    # javadoc 17 shows both bodies verbatim (checked with the javadoc tool): no nested tag is resolved
     assert clean_comment("/** Returns {@code Map<String, {@literal List}>} items. */") == (
-        "Returns Map<String, List> items."
+        "Returns Map<String, {@literal List}> items."
     )
+    assert clean_comment("/** Gives {@code Map<String, {x}>} here. */") == "Gives Map<String, {x}> here."
+    assert clean_comment("/** Body {@code if (a) { b(); }} end. */") == "Body if (a) { b(); } end."
+
+
+def test_link_parameter_lists_with_spaces():
+    raw = "/** Like {@link StringUtils#join(Object[], char)} and {@link #b(String, int)} here. */"
+    assert extract_query(raw) == "Like StringUtils.join and b here."
+    assert clean_comment("/** Uses {@link java.util.Map#put(Object, Object)}. */") == "Uses java.util.Map.put."
+    assert clean_comment("/** Or {@linkplain Foo#m(List<String>, Map<K, V>[], int...)} too. */") == "Or Foo.m too."
+    # the reference may break across comment lines inside its parameter list
+    assert extract_query("/**\n * Calls {@link Foo#m(int,\n *     long)} once.\n */") == "Calls Foo.m once."
+
+
+def test_link_label_wins_over_reference():
+    assert clean_comment("/** See {@link Foo#bar(int, int) the bar method}. */") == "See the bar method."
+    assert clean_comment("/** See {@linkplain #bar(int, int)   two  ints }. */") == "See two ints."
+    assert clean_comment("/** A {@link Map<K, V> map of things} here. */") == "A map of things here."
+    assert clean_comment("/** A {@link Foo label with {@code List<T>}} x. */") == "A label with List<T> x."
+
+
+def test_value_literal_and_unknown_tags():
+    assert clean_comment("/** Defaults to {@value Foo#X} or {@value #Y}. */") == "Defaults to Foo.X or Y."
+    assert clean_comment("/** Is {@literal a<b> && {c}} ok. */") == "Is a<b> && {c} ok."
+    assert clean_comment("/** Unknown {@foo bar} tag. */") == "Unknown bar tag."
+    assert clean_comment("/** {@return the size of {@code xs}} */") == "Returns the size of xs."
+    assert clean_comment('/** The {@index "call graph" graphs} and {@index node}. */') == "The call graph and node."
+
+
+def test_unterminated_inline_tag_keeps_its_text():
+    assert clean_comment("/** See {@link Foo#bar(int, int) for details. */") == "See Foo#bar(int, int) for details."
+    assert clean_comment("/** A {@code List<String> tail\n * next line. */") == "A List<String> tail\nnext line."
+    assert clean_comment("/** Half {@link Foo {@code x} rest. */") == "Half Foo x rest."
+    assert clean_comment("/** Not a tag: {@ x} and {@} and {@1}. */") == "Not a tag: {@ x} and {@} and {@1}."
+
+
+@pytest.mark.parametrize(
+    "raw,query",
+    [
+        # jimfs-like: a varargs parameter list was cut at its first space
+        ("/** Implements {@link Files#createLink(Path, Path, LinkOption...)}. */",
+         "Implements Files.createLink."),
+        (("/**\n * Implements {@link Path#toRealPath(LinkOption...)} and\n"
+          " * {@link Files#readAttributes(Path, String, LinkOption...)}.\n */"),
+         "Implements Path.toRealPath and Files.readAttributes."),
+        # commons-text-like
+        (("/** This is used by {@link #escape(char[], int, char...)} and "
+          "{@link StringEscapeUtils#unescape(String, char...)}. */"),
+         "This is used by escape and StringEscapeUtils.unescape."),
+    ],
+)
+def test_real_world_link_lists(raw, query):
+    assert extract_query(raw) == query
 
 
 def test_code_keeps_generics_and_entities_literal():
