@@ -2,7 +2,9 @@
 
 Layout facts: /work/shared/reference/javadoc-layouts.md (summarised in
 docs/javadoc.md). Pages are parsed with lxml's HTML parser from bytes
-(``no_network=True``; the HTML parser never loads external entities).
+(``no_network=True``; the HTML parser never loads external entities;
+``huge_tree=True`` and a flattening re-parse for nesting beyond libxml2's
+depth limit, with a warning; a lost-content check per page).
 """
 
 from __future__ import annotations
@@ -72,19 +74,121 @@ def parse_html(data: bytes, where: str, warnings: list):
         else:
             encoding = declared
     try:
-        parser = etree.HTMLParser(encoding=encoding, no_network=True, remove_comments=True,
-                                  huge_tree=False)
-        doc = etree.fromstring(data, parser)
+        doc, log = _parse_bytes(data, encoding)
     except (etree.XMLSyntaxError, ValueError, LookupError) as exc:
         try:
-            parser = etree.HTMLParser(encoding="cp1252", no_network=True, remove_comments=True)
-            doc = etree.fromstring(data, parser)
+            doc, log = _parse_bytes(data, "cp1252")
             warnings.append((where, f"unparsable as {encoding} ({exc}); read as cp1252"))
+            encoding = "cp1252"
         except (etree.XMLSyntaxError, ValueError) as exc2:
             raise JavadocError(f"{where}: unreadable HTML ({exc2})") from exc2
+    if _too_deep(log):
+        # libxml2 stops at its nesting limit (256; 2048 with huge_tree) and
+        # silently drops the rest of the page: flatten and parse again.
+        flat, dropped = _flatten_deep_nesting(data)
+        try:
+            doc, log = _parse_bytes(flat, encoding)
+        except (etree.XMLSyntaxError, ValueError, LookupError) as exc:
+            raise JavadocError(f"{where}: unreadable HTML after flattening deep nesting ({exc})") from exc
+        warnings.append((where, (f"HTML nested deeper than {_FLAT_DEPTH} elements: {dropped} tags below that "
+                                 "depth dropped, their text kept")))
+    for err in log:
+        if err.level_name == "FATAL":
+            warnings.append((where, (f"HTML parser stopped: {err.message.strip()} (line {err.line}); "
+                                     "content after it lost")))
+            break
     if doc is None:
         raise JavadocError(f"{where}: empty HTML page")
     return doc
+
+
+def _parse_bytes(data: bytes, encoding: str):
+    # huge_tree lifts libxml2's nesting limit from 256 to 2048 (and its
+    # text-node size limit); our own page/zip size limits bound the input.
+    # The HTML parser resolves no entities and loads no DTD.
+    parser = etree.HTMLParser(encoding=encoding, no_network=True, remove_comments=True, huge_tree=True)
+    doc = etree.fromstring(data, parser)
+    return doc, parser.error_log
+
+
+def _too_deep(log) -> bool:
+    return any("Excessive depth" in (e.message or "") for e in log)
+
+
+_FLAT_DEPTH = 200
+"""Tags opened deeper than this are dropped by :func:`_flatten_deep_nesting`
+(below libxml2's limit with or without huge_tree)."""
+_VOID = frozenset(b"area base br col embed hr img input link meta param source track wbr basefont frame keygen".split())
+# Elements an HTML parser closes implicitly when a sibling of the same kind opens.
+_SELF_CLOSING_SIBLINGS = {b"p": {b"p"}, b"li": {b"li"}, b"dt": {b"dt", b"dd"}, b"dd": {b"dt", b"dd"},
+                          b"tr": {b"tr"}, b"td": {b"td", b"th"}, b"th": {b"td", b"th"}, b"option": {b"option"}}
+_TOKEN_RE = re.compile(
+    rb"<!--.*?-->|<![^>]*>|<\?[^>]*>"
+    rb"|<(script|style)\b(?:\"[^\"]*\"|'[^']*'|[^'\">])*>.*?</\1\s*>"
+    rb"|</([A-Za-z][\w:.-]*)\s*>"
+    rb"|<([A-Za-z][\w:.-]*)((?:\"[^\"]*\"|'[^']*'|[^'\">])*)>",
+    re.DOTALL | re.IGNORECASE,
+)
+
+
+def _flatten_deep_nesting(data: bytes, limit: int = _FLAT_DEPTH) -> tuple[bytes, int]:
+    """Drop start and end tags nested deeper than ``limit`` elements, keeping
+    all text, so that libxml2 (which stops at its depth limit and loses the
+    rest of the page) reads every member. Returns ``(bytes, tags dropped)``.
+    Works on ASCII-compatible encodings (UTF-8, cp1252, ISO-8859-x)."""
+    stack: list[tuple[bytes, bool]] = []
+    dropped = 0
+
+    def sub(m: re.Match) -> bytes:
+        nonlocal dropped
+        close, name = m.group(2), m.group(3)
+        if close is not None:
+            close = close.lower()
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i][0] == close:
+                    kept = stack[i][1]
+                    del stack[i:]
+                    if kept:
+                        return m.group(0)
+                    dropped += 1
+                    return b""
+            return m.group(0)  # stray end tag: the parser's business
+        if name is None:
+            return m.group(0)  # comment, doctype, processing instruction, script, style
+        name = name.lower()
+        if name in _VOID or m.group(4).rstrip().endswith(b"/"):
+            return m.group(0)
+        if stack and stack[-1][0] in _SELF_CLOSING_SIBLINGS.get(name, ()):
+            stack.pop()
+        keep = len(stack) < limit
+        stack.append((name, keep))
+        if keep:
+            return m.group(0)
+        dropped += 1
+        return b""
+
+    return _TOKEN_RE.sub(sub, data), dropped
+
+
+_COUNT_STRIP_RE = re.compile(rb"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+_COUNTED = (b"section", b"h3", b"h4", b"pre")
+_COUNT_RE = re.compile(rb"<(section|h3|h4|pre)[\s>/]", re.IGNORECASE)
+
+
+def _lost_elements(data: bytes, doc) -> list[str]:
+    """Cheap check that the parse kept the page: for the elements that carry
+    member sections (``section``, ``h3``, ``h4``, ``pre``), the start tags in
+    the raw bytes versus the elements in the tree. Returns notes such as
+    ``"read 1 of 18 <section>"``; empty when nothing was lost."""
+    raw: dict[bytes, int] = dict.fromkeys(_COUNTED, 0)
+    for m in _COUNT_RE.finditer(_COUNT_STRIP_RE.sub(b"", data)):
+        raw[m.group(1).lower()] += 1
+    notes = []
+    for tag, n in raw.items():
+        got = sum(1 for _ in doc.iter(tag.decode()))
+        if got < n:
+            notes.append(f"read {got} of {n} <{tag.decode()}>")
+    return notes
 
 
 # --- ids -----------------------------------------------------------------------
@@ -418,6 +522,9 @@ def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str)
     if not members:
         # A page of another generation inside the site: try the other reader.
         members = (_members_classic if modern else _members_modern)(doc, fqn, page, layout)
+    lost = _lost_elements(data, doc)
+    if lost:
+        warnings.append((where, "HTML parse lost content (" + ", ".join(lost) + "): members may be missing"))
     box, sig = (_class_modern if modern else _class_classic)(doc)
     if box is None:
         box, sig = (_class_classic if modern else _class_modern)(doc)

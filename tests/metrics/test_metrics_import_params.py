@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from metrics import evaluate, import_apibench, import_clear_csv, load_dataset, write_import
+from metrics import (
+    evaluate,
+    import_apibench,
+    import_clear_csv,
+    load_dataset,
+    write_import,
+)
 
 NO_PKG = "no package in 'FileUtils.copyFile(File src, File dest)': cannot match fully-qualified predictions"
 
@@ -74,5 +80,5 @@ def test_clear_empty_parens_and_no_package(tmp_path):
     assert [(t.api, t.signature) for s in res.samples for t in s.targets] == [
         ("java.nio.file.Files.readAllLines", None), ("Collections.max", None)]
     assert [p.reason for p in res.problems] == [
-        "row 2: no package in 'Collections.max': cannot match fully-qualified predictions "
-        "at class/name/signature level unless --simple-names"]
+        ("row 2: no package in 'Collections.max': cannot match fully-qualified predictions "
+         "at class/name/signature level unless --simple-names")]
