@@ -296,7 +296,7 @@ class ProjectGraph:
         raise UnknownMethodError(f"{text!r} is ambiguous ({len(c)} methods)", c)
 
     def reach(self, mid: str, *, max_depth: int | None = None, dispatch: str = "cha",
-              include_unresolved: bool = False) -> list[Target]:
+              include_unresolved: bool = False, source_sets="auto") -> list[Target]:
         """Third-party APIs reachable from a project method.
 
         Parameters
@@ -311,6 +311,14 @@ class ProjectGraph:
             arity only.
         include_unresolved : bool
             Also follow ``name`` edges.
+        source_sets : "auto", None or iterable of str
+            Source sets (``"main"``, ``"test"``) whose project methods a chain
+            may pass through. ``"auto"`` (default): a ``main`` query method
+            stays within ``main`` methods (test code is not part of the
+            production program, so a ``cha`` edge to a test double's override
+            is not followed), a ``test`` query method may enter both.
+            ``None``: all. API nodes have no source set and are always
+            reachable. The query method itself is always the chain's start.
 
         Returns
         -------
@@ -324,7 +332,7 @@ class ProjectGraph:
         UnknownMethodError
             ``mid`` names no project method or several.
         ValueError
-            Bad ``dispatch`` or ``max_depth``.
+            Bad ``dispatch``, ``max_depth`` or ``source_sets``.
         """
         if dispatch not in _FOLLOW:
             raise ValueError(f"dispatch must be 'cha' or 'declared', not {dispatch!r}")
@@ -332,6 +340,7 @@ class ProjectGraph:
             raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
         if mid not in self._infos:
             mid = self.resolve_method(mid)
+        allowed = self._allowed_source_sets(mid, source_sets)
         follow = _FOLLOW[dispatch] | ({"name"} if include_unresolved else frozenset())
         g = self.graph
         nodes = g.nodes
@@ -361,6 +370,8 @@ class ProjectGraph:
                         continue
                     if v in best:
                         continue
+                    if allowed is not None and self._infos[v].source_set not in allowed:
+                        continue
                     cand = (uloc + (nd.get("loc") or 0), uchain + (v,))
                     old = nxt.get(v)
                     if old is None or cand < old:
@@ -382,6 +393,20 @@ class ProjectGraph:
                               chain, loc, (1.0 / loc) if loc else 0.0, weakest, tuple(sites)))
         out.sort(key=lambda t: (t.depth, t.api, t.signature or ""))
         return out
+
+    def _allowed_source_sets(self, mid: str, source_sets) -> frozenset | None:
+        if source_sets is None:
+            return None
+        if isinstance(source_sets, str):
+            if source_sets != "auto":
+                raise ValueError(f"source_sets must be 'auto', None or an iterable of source sets, not {source_sets!r}")
+            # main code must not reach through test doubles; tests call main code
+            return frozenset({"main"}) if self._infos[mid].source_set == "main" else None
+        allowed = frozenset(source_sets)
+        bad = allowed - {"main", "test"}
+        if bad:
+            raise ValueError(f"unknown source sets {sorted(bad)}: use 'main' and/or 'test'")
+        return allowed
 
     def max_depth(self, mid: str, **kw) -> int | None:
         """Largest depth among the targets of ``reach(mid, **kw)`` (None if none)."""
