@@ -8,6 +8,9 @@ Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 - ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``, ``.suggest_methods(text)``
 - ``BuildSummary`` — counts, resolved share, parse errors, skipped files
 - errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
+- the classpath side (``callgraph.classpath``): ``ClasspathIndex`` (jars, class folders
+  and the running JDK's ``lib/modules``), ``TypeSig``/``MethodSig``/``FieldSig``,
+  ``Solved``/``Unsolved``, ``discover_classpath``, ``is_third_party``
 
 Examples
 --------
@@ -19,6 +22,16 @@ from ._build import build_project_graph, default_jobs
 from ._errors import CallGraphError, NoInputError, UnknownMethodError
 from ._graph import BuildSummary, ProjectGraph, Target
 from ._index import MethodInfo
+from .classpath import (
+    ClasspathIndex,
+    FieldSig,
+    MethodSig,
+    Solved,
+    TypeSig,
+    Unsolved,
+    discover_classpath,
+    is_third_party,
+)
 
 __all__ = [
     "build_project_graph",
@@ -30,4 +43,12 @@ __all__ = [
     "CallGraphError",
     "NoInputError",
     "UnknownMethodError",
+    "ClasspathIndex",
+    "TypeSig",
+    "MethodSig",
+    "FieldSig",
+    "Solved",
+    "Unsolved",
+    "discover_classpath",
+    "is_third_party",
 ]
