@@ -98,7 +98,7 @@ def _summary_text(s) -> str:
     lines = [f"files: {s.files}  lines: {s.lines}  methods: {s.methods}  call sites: {s.call_sites}"]
     share = s.resolved_share()
     kinds = "  ".join(f"{k}: {v}" for k, v in s.resolved.items())
-    lines.append(f"resolved: {kinds}  unresolved: {s.unresolved}  (resolved share {share:.1%}); "
+    lines.append(f"resolved: {kinds}  unresolved: {s.unresolved}  (resolved share {share:.1%}: exact+arity+local; name edges are guesses by name); "
                  f"cha edges: {s.cha_edges}")
     if s.top_reasons:
         lines.append("top reasons (unresolved / name):")

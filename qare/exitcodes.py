@@ -14,5 +14,6 @@ FATAL = 4
 EPILOG = (
     "Exit codes: 0 ok; 1 finished but some inputs failed (see the report); "
     "2 usage error; 3 no input to work on (missing path, no Java files, empty "
-    "file); 4 fatal error."
+    "file) or an unknown/ambiguous METHOD (candidates listed); 4 fatal error "
+    "(e.g. an optional package missing: the message names it)."
 )
