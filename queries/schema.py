@@ -54,6 +54,23 @@ def _take(cls, data: dict[str, Any], renames: dict[str, str] | None = None) -> d
     return kwargs
 
 
+_DISK_KEYS = {"class_": "class"}
+"""Field names that differ from their on-disk key (``class`` is a keyword)."""
+
+
+def _to_dict(record: Any) -> dict[str, Any]:
+    """The JSON object of a record: its fields in declaration order (the
+    order DESIGN.md lists the keys), tuples as lists, nested records as
+    objects."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if isinstance(value, tuple):
+            value = [v.to_dict() if hasattr(v, "to_dict") else v for v in value]
+        out[_DISK_KEYS.get(f.name, f.name)] = value
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class TargetRecord:
     """One third-party API a sample's method reaches (DESIGN.md "Depth, chain
@@ -80,21 +97,11 @@ class TargetRecord:
     resolution: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "api": self.api,
-            "signature": self.signature,
-            "class": self.class_,
-            "library": self.library,
-            "depth": self.depth,
-            "chain": list(self.chain),
-            "chain_loc": self.chain_loc,
-            "density": self.density,
-            "resolution": self.resolution,
-        }
+        return _to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TargetRecord":
-        kw = _take(cls, data, {"class_": "class"})
+        kw = _take(cls, data, _DISK_KEYS)
         kw["chain"] = tuple(kw["chain"])
         return cls(**kw)
 
@@ -128,25 +135,7 @@ class SampleRecord:
     leaks: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "project": self.project,
-            "commit": self.commit,
-            "file": self.file,
-            "method": self.method,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "loc": self.loc,
-            "query": self.query,
-            "comment": self.comment,
-            "lang": self.lang,
-            "n_direct_apis": self.n_direct_apis,
-            "targets": [t.to_dict() for t in self.targets],
-            "depth_max": self.depth_max,
-            "depth_min": self.depth_min,
-            "density": self.density,
-            "leaks": list(self.leaks),
-        }
+        return _to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SampleRecord":
@@ -164,7 +153,7 @@ class ParamDoc:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "text": self.text}
+        return _to_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +164,7 @@ class ThrowsDoc:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "text": self.text}
+        return _to_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,23 +189,11 @@ class ApiRecord:
     doc_source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "api": self.api,
-            "signature": self.signature,
-            "class": self.class_,
-            "library": self.library,
-            "description": self.description,
-            "first_sentence": self.first_sentence,
-            "params": [p.to_dict() for p in self.params],
-            "returns": self.returns,
-            "throws": [t.to_dict() for t in self.throws],
-            "deprecated": self.deprecated,
-            "doc_source": self.doc_source,
-        }
+        return _to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ApiRecord":
-        kw = _take(cls, data, {"class_": "class"})
+        kw = _take(cls, data, _DISK_KEYS)
         kw["params"] = tuple(ParamDoc(**p) for p in kw.get("params", ()))
         kw["throws"] = tuple(ThrowsDoc(**t) for t in kw.get("throws", ()))
         return cls(**kw)
