@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import sys
 
 import click
@@ -71,35 +72,10 @@ def build(project_list, out, **kw):
     git URL[@commit] per line), or a CSV/JSONL with url/path, commit, stars,
     created_at, classpath and javadoc columns. See docs/dataset.md."""
     from queries.build import BuildError, BuildOptions, build_dataset, summary_table
-    from queries.projects import Selection
 
-    sel = Selection(
-        min_stars=kw["min_stars"],
-        created_after=kw["created_after"],
-        created_before=kw["created_before"],
-        require_metadata=kw["require_metadata"],
-        require_tests=kw["require_tests"],
-        require_libs=tuple(kw["require_libs"]),
+    opts = BuildOptions.from_dict(
+        dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "")
     )
-    opts = BuildOptions(
-        selection=sel,
-        include_tests=kw["include_tests"],
-        query_lines=kw["query_lines"],
-        api_count_range=kw["api_count_range"],
-        iqr_over=kw["iqr_over"],
-        keep_unresolved=kw["keep_unresolved"],
-        dispatch=kw["dispatch"],
-        max_depth=kw["max_depth"],
-        require_docs=kw["require_docs"],
-        drop_leaky=kw["drop_leaky"],
-        translate_cmd=kw["translate_cmd"],
-        discover_classpath=kw["discover_classpath"],
-        jdk=None if kw["jdk"] == "none" else kw["jdk"],
-        loc_mode=kw["loc_mode"],
-        cache_dir=kw["cache_dir"] or "",
-    )
-    import os
-
     if not os.path.isfile(project_list):
         click.echo(f"error: {project_list}: no such file", err=True)
         sys.exit(NO_INPUT)

@@ -158,6 +158,18 @@ class BuildOptions:
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BuildOptions":
+        """The inverse of :meth:`to_dict` (a manifest's ``parameters`` too):
+        keys that are not options are ignored, missing ones take their
+        defaults; ``selection`` may be a :class:`Selection` or its dict."""
+        kw = {f: data[f] for f in cls.__slots__ if f in data}
+        if isinstance(kw.get("selection"), dict):
+            kw["selection"] = Selection.from_dict(kw["selection"])
+        if kw.get("api_count_range") is not None:
+            kw["api_count_range"] = tuple(kw["api_count_range"])
+        return cls(**kw)
+
 
 # ---------------------------------------------------------------- seams to callgraph / javadoc
 # Module-level so tests (and other front ends) can substitute them.
@@ -611,25 +623,14 @@ def merge_parts(
                     stats["dropped_leaky"] += 1
                     pc["dropped_leaky"] += 1
                     continue
-            rec = SampleRecord(
-                id=sample_id(p["project"], p["commit"], c["method"]),
-                project=p["project"],
-                commit=p["commit"],
-                file=c["file"],
-                method=c["method"],
-                start_line=c["start_line"],
-                end_line=c["end_line"],
-                loc=c["loc"],
-                query=query,
-                comment=c["comment"],
-                lang=c["lang"],
-                n_direct_apis=n,
-                targets=tuple(TargetRecord.from_dict(t) for t in c["targets"]),
-                depth_max=c["depth_max"],
-                depth_min=c["depth_min"],
-                density=c["density"],
-                leaks=tuple(leaks),
-            )
+            rec = SampleRecord.from_dict({
+                **c,
+                "id": sample_id(p["project"], p["commit"], c["method"]),
+                "project": p["project"],
+                "commit": p["commit"],
+                "query": query,
+                "leaks": leaks,
+            })
             samples.append(rec)
             pc["samples"] += 1
             for t in c["targets"]:

@@ -400,6 +400,18 @@ class Selection:
             "require_libs": list(self.require_libs),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Selection":
+        """The inverse of :meth:`to_dict`: keys that are not criteria are
+        ignored; dates may be ``date`` objects or ISO strings."""
+        kw = {f: data[f] for f in cls.__slots__ if f in data}
+        for k in ("created_after", "created_before"):
+            if isinstance(kw.get(k), str):
+                kw[k] = _dt.date.fromisoformat(kw[k])
+        if "require_libs" in kw:
+            kw["require_libs"] = tuple(kw["require_libs"])
+        return cls(**kw)
+
 
 def select_metadata(spec: ProjectSpec, sel: Selection) -> tuple[bool, str]:
     """Verdict from the list's metadata alone: ``(keep, reason)``.
