@@ -265,24 +265,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         (target node id → ApiRecord dict, or ``None`` when undocumented),
         ``warnings``.
     """
-    part: dict[str, Any] = {
-        "format": PART_FORMAT,
-        "fingerprint": opts.fingerprint(),
-        "key": spec.key,
-        "spec": spec.to_dict(),
-        "project": spec.name,
-        "commit": None,
-        "root": None,
-        "verdict": "kept",
-        "reason": "",
-        "error": None,
-        "traceback": None,
-        "counts": {},
-        "timings": {},
-        "candidates": [],
-        "apis": {},
-        "warnings": [],
-    }
+    part = _new_part(spec, opts)
     timings = part["timings"]
     t_all = time.perf_counter()
     try:
@@ -416,14 +399,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         timings["docs"] = round(time.perf_counter() - t, 3)
         part["reason"] = "; ".join(notes)
     except Exception as e:
-        part.update(
-            verdict="failed",
-            reason="error",
-            error=f"{type(e).__name__}: {e}",
-            traceback=_tb_summary(e),
-            candidates=[],
-            apis={},
-        )
+        part.update(_failure(e), candidates=[], apis={})
     finally:
         timings["total"] = round(time.perf_counter() - t_all, 3)
     return part
@@ -977,7 +953,8 @@ def _pool_run(specs, opts, jobs, finish, crashed) -> list:
     return broken
 
 
-def _failed_part(spec: ProjectSpec, opts: BuildOptions, e: BaseException) -> dict:
+def _new_part(spec: ProjectSpec, opts: BuildOptions, **fields: Any) -> dict[str, Any]:
+    """A part before analysis (``verdict`` ``"kept"``, nothing found yet), ``fields`` overriding."""
     return {
         "format": PART_FORMAT,
         "fingerprint": opts.fingerprint(),
@@ -986,16 +963,26 @@ def _failed_part(spec: ProjectSpec, opts: BuildOptions, e: BaseException) -> dic
         "project": spec.name,
         "commit": None,
         "root": None,
-        "verdict": "failed",
-        "reason": "error",
-        "error": f"{type(e).__name__}: {e}",
-        "traceback": _tb_summary(e),
+        "verdict": "kept",
+        "reason": "",
+        "error": None,
+        "traceback": None,
         "counts": {},
         "timings": {},
         "candidates": [],
         "apis": {},
         "warnings": [],
+        **fields,
     }
+
+
+def _failure(e: BaseException) -> dict[str, Any]:
+    """The fields of a part that failed with ``e``."""
+    return {"verdict": "failed", "reason": "error", "error": f"{type(e).__name__}: {e}", "traceback": _tb_summary(e)}
+
+
+def _failed_part(spec: ProjectSpec, opts: BuildOptions, e: BaseException) -> dict:
+    return _new_part(spec, opts, **_failure(e))
 
 
 def _write_parquet(out: Path, samples: list[SampleRecord], apis: list[dict], rows: list[dict]) -> None:
