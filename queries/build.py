@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from .comments import clean_comment, detect_lang, extract_query
+from .comments import clean_comment, detect_lang, query_from_description
 from .projects import (
     ProjectSpec,
     Selection,
@@ -329,7 +329,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             if not description:
                 empty += 1
                 continue
-            query = extract_query(info.comment, opts.query_lines)
+            query = query_from_description(description, opts.query_lines)
             targets = [
                 t.to_dict()
                 for t in pg.reach(

@@ -14,7 +14,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["clean_comment", "extract_query", "detect_lang"]
+__all__ = ["clean_comment", "extract_query", "query_from_description", "detect_lang"]
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w.-]*")
 _HTML_BREAK = re.compile(r"<\s*(?:p|br|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote)\b[^>]*>|<\s*/\s*(?:p|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote|pre)\s*>", re.I)
@@ -242,9 +242,15 @@ def extract_query(raw: str | None, lines: int = 2) -> str:
     ValueError
         If ``lines`` < 1.
     """
+    return query_from_description(clean_comment(raw), lines)
+
+
+def query_from_description(description: str, lines: int = 2) -> str:
+    """:func:`extract_query` for a comment already cleaned by
+    :func:`clean_comment` (so a caller that needs both cleans once)."""
     if lines < 1:
         raise ValueError(f"lines must be >= 1, got {lines}")
-    return " ".join(clean_comment(raw).split("\n")[:lines]).strip()
+    return " ".join(description.split("\n")[:lines]).strip()
 
 
 # Scripts decided by the Unicode character name's first word; kana or hangul
