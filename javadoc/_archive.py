@@ -7,6 +7,7 @@ import os
 import posixpath
 import zipfile
 import zlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from ._model import JavadocError
@@ -45,29 +46,42 @@ def _unsafe(name: str) -> bool:
     return any(p == ".." for p in parts)
 
 
-class Container:
-    """Names (posix, relative) and bytes of a folder or archive."""
+class Container(ABC):
+    """Names (posix, relative) and bytes of a folder or archive.
 
-    path: str
-    warnings: list
+    ``warnings`` holds ``(file, reason)`` pairs for entries left out when
+    the container was opened; ``limits`` are the limits it reads within."""
 
-    def names(self) -> list[str]:
-        raise NotImplementedError
+    SEP = "!"
+    """Between the container's path and an entry name in :meth:`location`."""
 
-    def read(self, name: str) -> bytes:
-        """Bytes of an entry; raises ``OSError``/``JavadocError`` when it
-        cannot be read within the limits."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass
-
-
-class FolderContainer(Container):
     def __init__(self, path: str, limits: ZipLimits):
         self.path = path
         self.limits = limits
-        self.warnings = []
+        self.warnings: list[tuple[str, str]] = []
+
+    @abstractmethod
+    def names(self) -> list[str]:
+        """Entry names, posix and relative, in a stable order."""
+
+    @abstractmethod
+    def read(self, name: str) -> bytes:
+        """Bytes of an entry; raises ``OSError``/``JavadocError`` when it
+        cannot be read within the limits."""
+
+    def close(self) -> None:
+        """Release what the container holds open."""
+
+    def location(self, name: str) -> str:
+        """How an entry is named in warnings."""
+        return f"{self.path.rstrip('/')}{self.SEP}{name}"
+
+
+class FolderContainer(Container):
+    SEP = "/"
+
+    def __init__(self, path: str, limits: ZipLimits):
+        super().__init__(path, limits)
         self._names: list[str] | None = None
 
     def names(self) -> list[str]:
@@ -97,9 +111,7 @@ class FolderContainer(Container):
 
 class ZipContainer(Container):
     def __init__(self, path: str, limits: ZipLimits):
-        self.path = path
-        self.limits = limits
-        self.warnings = []
+        super().__init__(path, limits)
         try:
             self._zf = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -164,12 +176,6 @@ def open_container(path: str, limits: ZipLimits | None = None) -> Container:
     if os.path.isfile(path):
         return ZipContainer(path, limits)
     raise JavadocError(f"{path}: no such file or folder")
-
-
-def location(container: Container, name: str) -> str:
-    """How a file inside a container is named in warnings."""
-    sep = "/" if isinstance(container, FolderContainer) else "!"
-    return f"{container.path.rstrip('/')}{sep}{name}"
 
 
 def common_root(names, marker_names) -> str | None:

@@ -28,7 +28,7 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
     try:
         kind = _kind_of(container)
         if kind == "site":
-            return read_container(container, workers=workers, limits=limits)
+            return read_container(container, workers=workers)
         if kind == "sources":
             return read_source_container(container)
         what = "folder" if os.path.isdir(path) else "archive"

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 from lxml import etree
 
-from ._archive import Container, ZipLimits, common_root, location, open_container
+from ._archive import Container, ZipLimits, common_root, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 from ._text import element_text, elements_text, first_sentence_of, inline_text
 
@@ -619,7 +619,7 @@ def _parse_batch(path: str, limits: ZipLimits, items: list, layout: SiteLayout):
 def _parse_items(container: Container, items: list, layout: SiteLayout):
     out = []
     for name, fqn, page in items:
-        where = location(container, name)
+        where = container.location(name)
         try:
             data = container.read(name)
         except (OSError, JavadocError) as exc:
@@ -638,8 +638,7 @@ def find_root(names: list[str]) -> str | None:
     return root
 
 
-def read_container(container: Container, *, workers: int | None = None,
-                   limits: ZipLimits | None = None) -> DocSet:
+def read_container(container: Container, *, workers: int | None = None) -> DocSet:
     """Read a javadoc site held by ``container`` (see :func:`read_site`)."""
     names = container.names()
     root = find_root(names)
@@ -666,7 +665,7 @@ def read_container(container: Container, *, workers: int | None = None,
         try:
             with ProcessPoolExecutor(max_workers=workers) as ex:
                 for r in ex.map(_parse_batch, [container.path] * len(chunks),
-                                [limits or getattr(container, "limits", ZipLimits())] * len(chunks),
+                                [container.limits] * len(chunks),
                                 chunks, [layout] * len(chunks)):
                     results.extend(r)
         except Exception as exc:  # noqa: BLE001 - no usable process pool here: read serially
@@ -713,6 +712,6 @@ def read_site(path: str, *, limits: ZipLimits | None = None, workers: int | None
     """
     container = open_container(path, limits)
     try:
-        return read_container(container, workers=workers, limits=limits)
+        return read_container(container, workers=workers)
     finally:
         container.close()

@@ -17,7 +17,7 @@ import javalang.javadoc as _jd
 import tree_sitter_java_orchard as _tsj
 from tree_sitter import Language, Parser
 
-from ._archive import Container, ZipLimits, location, open_container
+from ._archive import Container, ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 from ._text import RefContext, comment_parts, comment_text, first_sentence
 
@@ -945,20 +945,20 @@ def read_source_container(container: Container) -> DocSet:
         try:
             src = container.read(n)
         except (OSError, JavadocError) as exc:
-            warnings.append((location(container, n), f"unreadable: {exc}"))
+            warnings.append((container.location(n), f"unreadable: {exc}"))
             continue
         try:
             src.decode("utf-8")
         except UnicodeDecodeError:
             # javac would need -encoding: read such a file as cp1252
             src = src.decode("cp1252", "replace").encode("utf-8")
-            warnings.append((location(container, n), "not valid UTF-8; read as cp1252"))
+            warnings.append((container.location(n), "not valid UTF-8; read as cp1252"))
         f = _scan_file(n, src, parser)
         if f.tree.root_node.has_error:
-            warnings.append((location(container, n), "syntax errors; declarations read as far as possible"))
+            warnings.append((container.location(n), "syntax errors; declarations read as far as possible"))
         files.append(f)
     known = {t for f in files for t in _declared_types(f)}
-    ex = _Extractor(_Resolver(known), lambda n: location(container, n))
+    ex = _Extractor(_Resolver(known), container.location)
     for f in files:
         ex.constants.update(_constants(f, ex.decls))
     for f in files:

@@ -16,6 +16,7 @@ from .dataset import Dataset, Problem
 from .names import LEVELS, normalise_api, normalise_many
 from .scores import (
     SetScores,
+    _check_k,
     map_at_k,
     micro_set_scores,
     mrr,
@@ -222,8 +223,7 @@ def evaluate(
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
     ks = tuple(ks)
     for k in ks:
-        if not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+        _check_k(k)
     samples = dataset.samples if isinstance(dataset, Dataset) else tuple(dataset)
     all_problems = list(problems) + (list(dataset.problems) if isinstance(dataset, Dataset) else [])
     names = metric_names(ks)
