@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ast
-import io
 import re
 import tokenize
 from dataclasses import dataclass
 
-from ._secrets import secret_positions
+from ._secrets import rewrite_tokens, secret_positions, split_string_token
 
 URL_MASK = "<URL>"
 HOST_MASK = "<HOST>"
@@ -77,14 +76,6 @@ def _docstring_positions(tree: ast.AST) -> set[tuple[int, int]]:
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 out.add((first.value.lineno, first.value.col_offset))
     return out
-
-
-def _string_prefix_and_body(tok: str) -> tuple[str, str, str]:
-    i = 0
-    while tok[i] not in "'\"":
-        i += 1
-    q = tok[i : i + 3] if tok[i : i + 3] in ('"""', "'''") else tok[i]
-    return tok[: i + len(q)], tok[i + len(q) : len(tok) - len(q)], q
 
 
 def _word(word: str) -> re.Pattern:
@@ -160,31 +151,20 @@ def redact_code(code: str, record: dict) -> str:
     secrets = secret_positions(tree)
     docstrings = _docstring_positions(tree)
     r = _Redactor(Gold.from_record(record))
-    lines = code.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    edits = []
-    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+
+    def rewrite(tok):
         if tok.type == tokenize.STRING:
-            prefix, body, q = _string_prefix_and_body(tok.string)
+            prefix, body, q = split_string_token(tok.string)
             if tok.start in secrets:
-                new = prefix + KEY_MASK + q
-            elif tok.start in docstrings:
-                new = prefix + r.prose(body) + q
-            else:
-                new = prefix + r.string(body) + q
-        elif tok.type == tokenize.COMMENT:
-            new = r.prose(tok.string)
-        else:
-            continue
-        if new != tok.string:
-            start = offsets[tok.start[0] - 1] + tok.start[1]
-            end = offsets[tok.end[0] - 1] + tok.end[1]
-            edits.append((start, end, new))
-    for start, end, new in reversed(edits):
-        code = code[:start] + new + code[end:]
-    return code
+                return prefix + KEY_MASK + q
+            if tok.start in docstrings:
+                return prefix + r.prose(body) + q
+            return prefix + r.string(body) + q
+        if tok.type == tokenize.COMMENT:
+            return r.prose(tok.string)
+        return None
+
+    return rewrite_tokens(code, rewrite)
 
 
 # --------------------------------------------------------------------------- LeakCheck

@@ -58,27 +58,45 @@ def secret_positions(tree: ast.AST, *, credentials_only: bool = False) -> set[tu
     return out
 
 
-def replace_strings(code: str, positions: set, text: str) -> str:
-    """*code* with the one-line string tokens starting at *positions* replaced
-    by a literal holding *text* (same prefix and quotes), lines unchanged."""
-    if not positions:
-        return code
+def split_string_token(tok: str) -> tuple[str, str, str]:
+    """A STRING token → (prefix and opening quote(s), body, closing quote(s))."""
+    i = 0
+    while tok[i] not in "'\"":
+        i += 1
+    q = tok[i : i + 3] if tok[i : i + 3] in ('"""', "'''") else tok[i]
+    return tok[: i + len(q)], tok[i + len(q) : len(tok) - len(q)], q
+
+
+def rewrite_tokens(code: str, rewrite) -> str:
+    """*code* with each token for which ``rewrite(token)`` returns a string
+    (``None`` = keep) replaced by that string; the rest unchanged."""
     lines = code.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     edits = []
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if tok.type == tokenize.STRING and tok.start in positions and tok.start[0] == tok.end[0]:
-            i = 0
-            while tok.string[i] not in "'\"":
-                i += 1
-            q = tok.string[i : i + 3] if tok.string[i : i + 3] in ('"""', "'''") else tok.string[i]
-            new = tok.string[: i + len(q)] + text + q
+        new = rewrite(tok)
+        if new is not None and new != tok.string:
             edits.append((offsets[tok.start[0] - 1] + tok.start[1], offsets[tok.end[0] - 1] + tok.end[1], new))
     for start, end, new in reversed(edits):
         code = code[:start] + new + code[end:]
     return code
+
+
+def replace_strings(code: str, positions: set, text: str) -> str:
+    """*code* with the one-line string tokens starting at *positions* replaced
+    by a literal holding *text* (same prefix and quotes), lines unchanged."""
+    if not positions:
+        return code
+
+    def rewrite(tok):
+        if tok.type == tokenize.STRING and tok.start in positions and tok.start[0] == tok.end[0]:
+            prefix, _, q = split_string_token(tok.string)
+            return prefix + text + q
+        return None
+
+    return rewrite_tokens(code, rewrite)
 
 
 def mask_credentials(code: str, tree: ast.AST | None = None) -> str:
