@@ -19,7 +19,7 @@ from tree_sitter import Language, Parser
 
 from ._archive import Container, ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._text import RefContext, comment_parts, comment_text, first_sentence
+from ._text import RefContext, comment_parts, comment_text, first_sentence, simple_type_name
 
 _LANG = Language(_tsj.language())
 _TYPE_DECLS = {
@@ -293,14 +293,6 @@ class _MethodInfo:
     type_params: list = field(default_factory=list)
 
 
-def _simple_name(fqn: str) -> str:
-    parts = fqn.split(".")
-    k = 0
-    while k < len(parts) - 1 and parts[k][:1].islower():
-        k += 1
-    return ".".join(parts[k:])
-
-
 class _Refs(RefContext):
     """References of one doc comment, resolved in its file and scope."""
 
@@ -329,7 +321,7 @@ class _Refs(RefContext):
                 node, f, scopes, tvars = found[0]
                 text = f"{member}({', '.join(self.ex.param_texts(node, f, scopes, tvars))})"
             # a member of an enclosing type is shown with that type's name
-            return f"{_simple_name(owner)}.{text}" if not cls and k > 0 else text
+            return f"{simple_type_name(owner)}.{text}" if not cls and k > 0 else text
         return member
 
     def value_of(self, ref: str) -> str | None:

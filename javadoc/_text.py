@@ -233,7 +233,7 @@ def _inline_tags(text: str):
         i = j + 1
 
 
-def _simple_type_name(cls: str) -> str:
+def simple_type_name(cls: str) -> str:
     """``java.util.Map.Entry`` → ``Map.Entry``: javadoc shows type names
     without their package."""
     parts = cls.split(".")
@@ -289,7 +289,7 @@ def link_label(body: str, ctx: RefContext | None = None) -> str:
     cls, sep, member = ref.partition("#")
     if cls:
         shown = ctx.type_name(cls)
-        cls = _simple_type_name(shown or cls) if shown or not sep else ""
+        cls = simple_type_name(shown or cls) if shown or not sep else ""
     if not sep:
         return cls
     member = ctx.member_ref(ref.partition("#")[0], member)
