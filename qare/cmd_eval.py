@@ -26,6 +26,16 @@ def _ks(value: str) -> tuple[int, ...]:
     return ks
 
 
+def _strata(value: str | None) -> list[str]:
+    from metrics import STRATA
+
+    strata = _csv_list(value)
+    for b in strata:
+        if b not in STRATA:
+            raise click.BadParameter(f"unknown stratum {b!r}; one of {', '.join(STRATA)}", param_hint="--by")
+    return strata
+
+
 def _bins(value: str | None):
     if value is None:
         return None
@@ -51,6 +61,13 @@ class _Exit(click.ClickException):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.exit_code = code
+
+
+def _plot_or_exit(plot_dir, fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except OSError as e:
+        raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
 
 
 def _fmt_table(rows: list[list[str]]) -> str:
@@ -117,12 +134,9 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     """Score ranked predictions (JSONL: id, predictions) against a dataset:
     Precision, Recall, F1, API Exact Match, SR@k, MAP@k, NDCG@k, MRR, overall
     and per stratum, with 95% bootstrap intervals."""
-    from metrics import STRATA, evaluate, load_predictions, plot_report
+    from metrics import evaluate, load_predictions, plot_report
 
-    strata = _csv_list(by)
-    for b in strata:
-        if b not in STRATA:
-            raise click.BadParameter(f"unknown stratum {b!r}; one of {', '.join(STRATA)}", param_hint="--by")
+    strata = _strata(by)
     ks_t = _ks(ks)
     bins = _bins(density_bins)
     dataset = _load(gold)
@@ -144,10 +158,7 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     except ValueError as e:
         raise click.UsageError(str(e))
     if plot_dir:
-        try:
-            plot_report(report, plot_dir)
-        except OSError as e:
-            raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
+        _plot_or_exit(plot_dir, plot_report, report, plot_dir)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -276,13 +287,6 @@ def baseline_cmd(method, dataset, out, top):
     sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
 
 
-def _plot_or_exit(plot_dir, fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except OSError as e:
-        raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
-
-
 @click.command("similarity", epilog=_DENSE_EPILOG + EPILOG)
 @click.argument("dataset", type=click.Path())
 @click.option("--by", default="target_depth,target_density", show_default=True, help="Comma-separated strata (see `qare eval --by`).")
@@ -293,16 +297,13 @@ def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
     """Cosine similarity of each query and its target APIs' descriptions
     (offline all-MiniLM-L6-v2) per stratum, as Q-ARE RQ2.3. Needs the
     optional 'dense' extra (see below)."""
-    from metrics import STRATA, DenseUnavailable, check_dense, plot_series, similarity
+    from metrics import DenseUnavailable, check_dense, plot_series, similarity
 
     try:
         check_dense()  # before reading anything: say what to install up front
     except DenseUnavailable as e:
         raise _Exit(str(e), exitcodes.FATAL)
-    strata = _csv_list(by)
-    for b in strata:
-        if b not in STRATA:
-            raise click.BadParameter(f"unknown stratum {b!r}; one of {', '.join(STRATA)}", param_hint="--by")
+    strata = _strata(by)
     ds = _load(dataset)
     if not ds.samples:
         raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
