@@ -19,7 +19,13 @@ from tree_sitter import Language, Parser
 
 from ._archive import Container, ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._text import RefContext, comment_parts, comment_text, first_sentence, simple_type_name
+from ._text import (
+    RefContext,
+    comment_parts,
+    comment_text,
+    first_sentence,
+    simple_type_name,
+)
 
 _LANG = Language(_tsj.language())
 _TYPE_DECLS = {
