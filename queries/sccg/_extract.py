@@ -685,11 +685,15 @@ def normalised_code_hash(fn: ast.AST | str) -> str:
     """
     if isinstance(fn, str):
         fn = ast.parse(fn).body[0]
-    return hashlib.sha256(ast.dump(_strip_docstring(fn), include_attributes=False).encode()).hexdigest()
+    return _hashes(fn)[0]
 
 
-def _structure_hash(fn: ast.AST) -> str:
+def _hashes(fn: ast.AST) -> tuple[str, str]:
+    """(:func:`normalised_code_hash`, structure hash) of *fn*, stripping its
+    docstrings once: the structure hash also erases constants, names,
+    arguments and function names (the shape ``template_cluster`` groups by)."""
     clone = _strip_docstring(fn)
+    code_hash = hashlib.sha256(ast.dump(clone, include_attributes=False).encode()).hexdigest()
     for node in ast.walk(clone):
         if isinstance(node, ast.Constant):
             node.value = "C"
@@ -699,7 +703,7 @@ def _structure_hash(fn: ast.AST) -> str:
             node.arg = "A"
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             node.name = "F"
-    return hashlib.sha256(ast.dump(clone, include_attributes=False).encode()).hexdigest()
+    return code_hash, hashlib.sha256(ast.dump(clone, include_attributes=False).encode()).hexdigest()
 
 
 def _segment(module: _Module, first: int, last: int, dedent: bool) -> str:
@@ -906,16 +910,17 @@ def extract_source(
         return []
     module = _module_facts(source)
     out = []
-    class_clients_cache: dict = {}
+    class_facts: dict = {}  # id(class) -> (clients bound to attributes, _class_attrs)
     for name, fn, cls in _functions(module.tree):
         class_clients: dict = {}
+        class_attrs = None
         if cls is not None:
-            if id(cls) not in class_clients_cache:
+            if id(cls) not in class_facts:
                 cc: dict = {}
                 _collect_clients([cls], {**module.imports, **_import_map(n for n in ast.walk(cls) if isinstance(n, (ast.Import, ast.ImportFrom)))}, cc)
-                class_clients_cache[id(cls)] = {k: v for k, v in cc.items() if "." in k}
-            class_clients = class_clients_cache[id(cls)]
-        calls = function_calls(fn, module, class_clients, _class_attrs(cls) if cls is not None else None, cls)
+                class_facts[id(cls)] = ({k: v for k, v in cc.items() if "." in k}, _class_attrs(cls))
+            class_clients, class_attrs = class_facts[id(cls)]
+        calls = function_calls(fn, module, class_clients, class_attrs, cls)
         if not calls:
             continue
         if module.comment_lines is None:
@@ -937,7 +942,9 @@ def extract_source(
         import_nodes = [n for n, _ in imports] + [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
         primary = _primary(calls)
         host = _api_host(primary)
-        params = [p for p in _call_dict(primary)["params"]]
+        call_dicts = [_call_dict(c) for c in calls]
+        params = list(call_dicts[calls.index(primary)]["params"])  # same content as _call_dict(primary)
+        code_hash, structure_hash = _hashes(fn)
         out.append(
             {
                 "sample_id": sample_id(repo, file_path, name),
@@ -978,11 +985,11 @@ def extract_source(
                 "comments_source": "original" if comments else None,
                 "dependencies": _deps(import_nodes, set(local_modules)),
                 "extraction": {
-                    "calls": [_call_dict(c) for c in calls],
+                    "calls": call_dicts,
                     "rapidapi_evidence": evidence,
                     "template_flags": _template_flags(fn, calls, comments, module),
-                    "code_hash": normalised_code_hash(fn),
-                    "structure_hash": _structure_hash(fn),
+                    "code_hash": code_hash,
+                    "structure_hash": structure_hash,
                     "is_method": cls is not None,
                 },
             }
