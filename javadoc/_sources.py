@@ -582,12 +582,8 @@ class _Extractor:
                 if c.type == "throws":
                     declared = [_erase(k, src, mt, resolve) for k in c.named_children
                                 if not k.type.endswith("annotation")]
-            tps = m.child_by_field_name("type_parameters")
-            tnames = [] if tps is None else [
-                _txt(src, next(k for k in c.named_children if k.type in ("type_identifier", "identifier")))
-                for c in tps.named_children if c.type == "type_parameter"]
             self.methods[mid] = _MethodInfo(names, rtype is not None and rtype.type == "void_type", declared,
-                                            tuple(typevar), tnames)
+                                            tuple(typevar), _type_param_names(m, src))
 
     # --- comment inheritance (javadoc's algorithm, within the source set) ----------
 
@@ -880,16 +876,17 @@ def _shown_constant(node, src) -> str | None:
     return None
 
 
-def _type_param_names(node, src) -> set[str]:
+def _type_param_names(node, src) -> list[str]:
+    """Names of the type parameters a declaration declares, in order."""
     tp = node.child_by_field_name("type_parameters")
     if tp is None:
-        return set()
-    out = set()
+        return []
+    out = []
     for c in tp.named_children:
         if c.type == "type_parameter":
             ident = next((k for k in c.named_children if k.type in ("type_identifier", "identifier")), None)
             if ident is not None:
-                out.add(_txt(src, ident))
+                out.append(_txt(src, ident))
     return out
 
 
@@ -908,12 +905,12 @@ def _constants(f: _File, decls: dict | None = None) -> dict[str, str]:
                     continue
                 fq = f"{prefix}.{_txt(f.src, nm)}" if prefix else _txt(f.src, nm)
                 walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"),
-                     (*scopes, fq), tvars | _type_param_names(c, f.src))
+                     (*scopes, fq), tvars.union(_type_param_names(c, f.src)))
             elif c.type == "enum_body_declarations":
                 walk(c, prefix, False, scopes, tvars)
             elif c.type == "method_declaration" and decls is not None:
                 decls.setdefault((prefix, _txt(f.src, c.child_by_field_name("name"))), []).append(
-                    (c, f, list(scopes), tvars | _type_param_names(c, f.src)))
+                    (c, f, list(scopes), tvars.union(_type_param_names(c, f.src))))
             elif c.type in ("field_declaration", "constant_declaration"):
                 mods = _modifiers(c)
                 words = {_txt(f.src, k) for k in mods.children} if mods is not None else set()
