@@ -355,11 +355,12 @@ def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, reque
 
 
 def _finish(lib, method, url, host, route, params, headers, line) -> _Call:
+    """The call's facts, path parameters added and duplicates dropped; its
+    headers become ``header`` parameters in :func:`_finish_headers`, once
+    the client's session-level headers are merged in."""
     if route:
         for name in re.findall(r"\{([^{}]*)\}", route):
             params.append({"key": name, "in": "path", "value": None})
-    for k, v in headers.items():
-        params.append({"key": k, "in": "header", "value": v})
     seen, unique = set(), []
     for p in params:
         if (p["key"], p["in"]) not in seen:
@@ -628,12 +629,8 @@ def _apply_session(facts: _Call, headers: list, params: list, own: set) -> None:
     """Merge session-level *headers*/*params* into *facts*; the request's
     own header names *own* and query keys already present win."""
     for k, v in headers:
-        if k in own:
-            continue
-        facts.headers[k] = v
-        for p in facts.params:
-            if p["key"] == k and p["in"] == "header":
-                p["value"] = v
+        if k not in own:
+            facts.headers[k] = v
     have = {p["key"] for p in facts.params if p["in"] == "query"}
     at = max((i + 1 for i, p in enumerate(facts.params) if p["in"] == "query"), default=0)
     for k, v in params:
@@ -644,10 +641,8 @@ def _apply_session(facts: _Call, headers: list, params: list, own: set) -> None:
 
 
 def _finish_headers(c: _Call) -> None:
-    have = {(p["key"], p["in"]) for p in c.params}
-    for k, v in c.headers.items():
-        if (k, "header") not in have:
-            c.params.append({"key": k, "in": "header", "value": v})
+    """Append the call's headers (request, client and session level) as ``header`` parameters."""
+    c.params.extend({"key": k, "in": "header", "value": v} for k, v in c.headers.items())
 
 
 def _rapidapi_evidence(call: _Call) -> list[str]:
