@@ -32,9 +32,10 @@ import re
 import shutil
 import zipfile
 import zlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import AbstractSet, Iterable
 
 from . import _classfile as cf
 from ._jimage import JImage, JImageError
@@ -169,7 +170,7 @@ class Unsolved:
 
 # --------------------------------------------------------------------------- sources
 
-class _Source:
+class _Source(ABC):
     """One classpath entry: a set of internal class names and a way to read them."""
 
     origin = "jar"
@@ -178,20 +179,25 @@ class _Source:
     shared_types: dict | None = None   # process-wide TypeSig memo (the JDK image only)
     shared_names: dict | None = None
 
-    names: frozenset[str] | set[str]
+    names: AbstractSet[str]  # internal class names (a dict keys view or a set)
 
-    def read(self, name: str) -> bytes:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def read(self, name: str) -> bytes:
+        """The bytes of class ``name`` (internal form); raises on unreadable data."""
 
     def location(self, name: str) -> str:
         return self.path
+
+    @property
+    def packages(self) -> frozenset[str]:
+        """Packages (dotted) of this entry's classes."""
+        return frozenset(n.rpartition("/")[0].replace("/", ".") for n in self.names if "/" in n)
 
 
 class _JarSource(_Source):
     def __init__(self, path: Path, warnings: list, lru: "collections.OrderedDict[str, zipfile.ZipFile]"):
         self.path = str(path)
         self._lru = lru
-        self._warnings = warnings
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
             if len(infos) > MAX_ZIP_ENTRIES:
@@ -218,19 +224,15 @@ class _JarSource(_Source):
         self.names = names.keys()
 
     def _zip(self) -> zipfile.ZipFile:
-        if self._lru.pid != os.getpid():
-            # Forked worker: an inherited ZipFile shares its file offset with the
-            # parent and siblings, so concurrent reads would corrupt each other.
-            self._lru.clear()
-            self._lru.pid = os.getpid()
-        zf = self._lru.get(self.path)
+        lru = self._lru.owned()
+        zf = lru.get(self.path)
         if zf is not None:
-            self._lru.move_to_end(self.path)
+            lru.move_to_end(self.path)
             return zf
         zf = zipfile.ZipFile(self.path)
-        self._lru[self.path] = zf
-        if len(self._lru) > _OPEN_JARS:
-            _, old = self._lru.popitem(last=False)
+        lru[self.path] = zf
+        if len(lru) > _OPEN_JARS:
+            _, old = lru.popitem(last=False)
             old.close()
         return zf
 
@@ -271,7 +273,6 @@ class _DirSource(_Source):
                 break
         self._root = root
         self.names = names
-        self.library = None
 
     def read(self, name: str) -> bytes:
         p = self._root / (name + ".class")
@@ -279,9 +280,6 @@ class _DirSource(_Source):
         if size > MAX_CLASS_BYTES:
             raise _EntryError(f"{size} bytes exceeds limit {MAX_CLASS_BYTES}")
         return p.read_bytes()
-
-    def location(self, name: str) -> str:
-        return self.path
 
 
 class _JdkSource(_Source):
@@ -292,7 +290,6 @@ class _JdkSource(_Source):
         # The image object is cached per process, so these memos outlive one index.
         self.shared_types = image.__dict__.setdefault("shared_types", {})
         self.shared_names = image.__dict__.setdefault("shared_names", {})
-        self.packages = image.packages
         self.path = str(image.path)
         self.names = image.classes.keys()
 
@@ -302,17 +299,20 @@ class _JdkSource(_Source):
     def location(self, name: str) -> str:
         return "jrt:/" + self._image.module_of(name)
 
+    @property
+    def packages(self) -> frozenset[str]:
+        """Every package of the image's modules, resource-only ones included."""
+        return self._image.packages or super().packages
+
 
 class _CtSymSource(_JarSource):
     """Fallback JDK source: ``lib/ct.sym`` (``<releases>/<module>/<pkg>/<Cls>.sig`` entries)."""
 
     origin = "jdk"
 
-    def __init__(self, path: Path, warnings: list, lru):
+    def __init__(self, path: Path, lru):
         self.path = str(path)
         self._lru = lru
-        self._warnings = warnings
-        self.library = None
         best: dict[str, tuple[str, zipfile.ZipInfo, str]] = {}
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
@@ -350,6 +350,17 @@ class _ZipLRU(collections.OrderedDict):
     def __init__(self) -> None:
         super().__init__()
         self.pid = os.getpid()
+
+    def owned(self) -> "_ZipLRU":
+        """Self, first forgetting handles inherited across a fork (not closed: they are the parent's).
+
+        An inherited ZipFile shares its file offset with the parent and
+        siblings, so concurrent reads would corrupt each other.
+        """
+        if self.pid != os.getpid():
+            self.clear()
+            self.pid = os.getpid()
+        return self
 
 
 class _Owners:
@@ -466,7 +477,7 @@ def _library_from_path(path: Path) -> str | None:
 
 # --------------------------------------------------------------------------- JDK
 
-_JDK_CACHE: dict[tuple, tuple] = {}
+_JDK_CACHE: dict[tuple, JImage] = {}
 
 
 def find_jdk(jdk: str | os.PathLike | None = "auto") -> Path | None:
@@ -513,13 +524,13 @@ def _cache_dir() -> Path | None:
     return Path(base) / "qare"
 
 
-def _open_jimage(modules: Path, warnings: list) -> JImage:
+def _open_jimage(modules: Path) -> JImage:
     """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime."""
     st = modules.stat()
     key = [str(modules.resolve()), st.st_size, st.st_mtime_ns]
     hit = _JDK_CACHE.get(tuple(key))
     if hit is not None:
-        return hit[0]
+        return hit
     index = None
     cache = _cache_dir()
     cache_file = None
@@ -543,7 +554,7 @@ def _open_jimage(modules: Path, warnings: list) -> JImage:
             os.replace(tmp, cache_file)
         except OSError:
             pass  # the cache is an optimisation only
-    _JDK_CACHE[tuple(key)] = (image,)
+    _JDK_CACHE[tuple(key)] = image
     return image
 
 
@@ -551,7 +562,7 @@ def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
     modules = home / "lib" / "modules"
     if modules.is_file():
         try:
-            image = _open_jimage(modules, warnings)
+            image = _open_jimage(modules)
             if image.compressed_count:
                 warnings.append((str(modules), f"{image.compressed_count} class resources are compressed; "
                                  "'zip' ones are inflated, others reported on lookup"))
@@ -570,7 +581,7 @@ def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
     ctsym = home / "lib" / "ct.sym"
     if ctsym.is_file():
         try:
-            src = _CtSymSource(ctsym, warnings, lru)
+            src = _CtSymSource(ctsym, lru)
             warnings.append((str(ctsym), "JDK types read from ct.sym (javac's API signatures, newest release it holds) "
                              "instead of lib/modules; JDK packages = exported API packages only"))
             return src
@@ -636,8 +647,7 @@ class ClasspathIndex:
             src = _open_jdk(home, self.warnings, self._lru)
             if src is not None:
                 self._add(src)
-                self.jdk_packages = getattr(src, "packages", None) or frozenset(
-                    n.rpartition("/")[0].replace("/", ".") for n in src.names if "/" in n)
+                self.jdk_packages = src.packages
         for entry in entries:
             p = Path(entry)
             try:
@@ -647,6 +657,7 @@ class ClasspathIndex:
                     self._add(_JarSource(p, self.warnings, self._lru))
                 else:
                     self.warnings.append((str(p), "classpath entry does not exist"))
+            # NotImplementedError: zipfile's unsupported zip version or compression.
             except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
                     NotImplementedError, _EntryError) as exc:
                 self.warnings.append((str(p), f"unreadable classpath entry: {type(exc).__name__}: {exc}"))
@@ -658,11 +669,9 @@ class ClasspathIndex:
 
     def close(self) -> None:
         """Close the jars held open for lazy reads (reopened on demand)."""
-        if self._lru.pid != os.getpid():
-            self._lru.clear()  # inherited handles belong to the parent
-            self._lru.pid = os.getpid()
-        while self._lru:
-            self._lru.popitem()[1].close()
+        lru = self._lru.owned()
+        while lru:
+            lru.popitem()[1].close()
 
     def __enter__(self):
         return self
@@ -792,6 +801,7 @@ class ClasspathIndex:
         src = self._owner[internal]
         try:
             data = src.read(internal)
+        # NotImplementedError: zipfile's unsupported compression method.
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError, JImageError,
                 _EntryError, RuntimeError, NotImplementedError) as exc:
             reason = f"cannot read {internal}.class: {type(exc).__name__}: {exc}"
