@@ -22,7 +22,8 @@ _BLOCK = frozenset(
      "blockquote", "section", "hr", "center", "header", "footer", "main", "nav", "aside",
      "figure", "caption"]
 )
-_PARA = frozenset(("p",))
+# Line breaks before and after an element's content: 2 makes an empty line.
+_BREAKS = {**dict.fromkeys(_BLOCK, 1), "li": 1, "p": 2}
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _SKIP = frozenset(("script", "style", "noscript"))
 _WS = re.compile(r"\s+")
@@ -44,23 +45,17 @@ def _walk(node, segs: list) -> None:
         segs.append(("pre", "".join(node.itertext())))
     elif tag == "br":
         segs.append(("nl", 1))
-    elif tag == "li":
-        segs.append(("nl", 1))
-        segs.append(("li", "- "))
+    elif tag in _BREAKS:
+        n = _BREAKS[tag]
+        segs.append(("nl", n))
+        if tag == "li":
+            segs.append(("li", "- "))
         _children(node, segs)
-        segs.append(("nl", 1))
-    elif tag in _PARA:
-        segs.append(("nl", 2))
-        _children(node, segs)
-        segs.append(("nl", 2))
+        segs.append(("nl", n))
     elif tag in _HEADINGS:
         segs.append(("h", 1))
         _children(node, segs)
         segs.append(("h", 1))
-    elif tag in _BLOCK:
-        segs.append(("nl", 1))
-        _children(node, segs)
-        segs.append(("nl", 1))
     elif tag in ("td", "th"):
         _children(node, segs)
         segs.append(("t", " "))
@@ -122,16 +117,18 @@ def _assemble(segs: list) -> str:
     return result.strip()
 
 
+def _one_line(t: str) -> str:
+    """``t`` without zero-width characters, white space collapsed, stripped."""
+    if "\u200b" in t or "\ufeff" in t:
+        t = t.translate(_ZW)
+    return _WS.sub(" ", t).strip()
+
+
 def element_text(el) -> str:
     """Plain text of an lxml element's content (the element's own tail is
     not included)."""
     if not len(el):  # no child elements: the common short case
-        t = el.text
-        if not t:
-            return ""
-        if "\u200b" in t or "\ufeff" in t:
-            t = t.translate(_ZW)
-        return _WS.sub(" ", t).strip()
+        return _one_line(el.text) if el.text else ""
     segs: list = []
     _children(el, segs)
     return _assemble(segs)
@@ -145,10 +142,7 @@ def elements_text(els) -> str:
 
 def inline_text(el) -> str:
     """Text of an element on one line (whitespace collapsed)."""
-    t = "".join(el.itertext())
-    if "\u200b" in t or "\ufeff" in t:
-        t = t.translate(_ZW)
-    return _WS.sub(" ", t).strip()
+    return _one_line("".join(el.itertext()))
 
 
 _SENTENCE_END = re.compile(r"\.(?=\s|$)")
@@ -176,8 +170,7 @@ def _first_from_segs(segs: list) -> str | None:
             continue
         elif seen_text:  # <p>, <pre>, heading: javadoc's sentence breaks
             break
-    flat = _WS.sub(" ", "".join(parts).translate(_ZW)).strip()
-    return flat or None
+    return _one_line("".join(parts)) or None
 
 
 def first_sentence_of(els) -> str | None:
@@ -348,7 +341,7 @@ def comment_parts(text: str | None, ctx: RefContext | None = None) -> tuple[str 
     if not src.strip():
         return "", None
     if "<" not in src and "&" not in src:  # plain text: no parse needed
-        flat = _WS.sub(" ", src.translate(_ZW)).strip()
+        flat = _one_line(src)
         return flat, first_sentence(flat)
     frag = _fragment(src)
     if frag is None:
