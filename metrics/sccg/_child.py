@@ -192,7 +192,30 @@ class _Headers(dict):
         return default
 
 
-class FakeResponse:
+class _Closing:
+    """A context manager that is itself; ``close()`` does nothing."""
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _AsyncClosing:
+    """An async context manager that is itself."""
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+class FakeResponse(_Closing):
     """Placeholder response: 200, JSON body ``{}``."""
 
     def __init__(self, url="", method="GET"):
@@ -232,20 +255,11 @@ class FakeResponse:
     def read(self, *a):
         return b"{}"
 
-    def close(self):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
     def __bool__(self):
         return True
 
 
-class _AsyncResponse(FakeResponse):
+class _AsyncResponse(FakeResponse, _AsyncClosing):
     async def json(self, **kwargs):
         return {}
 
@@ -261,30 +275,45 @@ class _AsyncResponse(FakeResponse):
     def release(self):
         pass
 
-    async def __aenter__(self):
-        return self
 
-    async def __aexit__(self, *exc):
-        return False
-
-
-class _AsyncHttpxResponse(FakeResponse):
+class _AsyncHttpxResponse(FakeResponse, _AsyncClosing):
     async def aread(self):
         return b"{}"
 
     async def aclose(self):
         pass
 
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc):
-        return False
-
 
 # --------------------------------------------------------------------------- requests / httpx
 
 _VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
+
+
+def _verb_functions(mod, request):
+    """Module functions ``get``, ``post``, … calling ``request(verb, url, **kw)``."""
+    for v in _VERBS:
+        setattr(mod, v, (lambda verb: lambda url, **kw: request(verb, url, **kw))(v))
+
+
+def _verb_methods(cls):
+    """Methods ``get``, ``post``, … calling ``self.request(verb, url, **kw)``."""
+    for v in _VERBS:
+        setattr(cls, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
+
+
+def _module_request(lib):
+    def request(method, url, params=None, data=None, headers=None, json=None, **kw):
+        _record(lib, method, url, params, headers, data, json)
+        return FakeResponse(url, method)
+
+    return request
+
+
+def _merged(base, extra):
+    """A client's session-level dict updated with a request's own."""
+    out = dict(base)
+    out.update(extra or {})
+    return out
 
 
 def _make_exceptions(mod, names, base):
@@ -310,12 +339,9 @@ def _build_requests():
         if not n.startswith("_"):
             setattr(m, n, getattr(exc, n))
     m.exceptions = exc
+    request = _module_request("requests")
 
-    def request(method, url, params=None, data=None, headers=None, json=None, **kw):
-        _record("requests", method, url, params, headers, data, json)
-        return FakeResponse(url, method)
-
-    class Session:
+    class Session(_Closing):
         def __init__(self):
             self.headers = _Headers()
             self.params = {}
@@ -325,28 +351,15 @@ def _build_requests():
             self.cookies = {}
 
         def request(self, method, url, params=None, data=None, headers=None, json=None, **kw):
-            merged_h = dict(self.headers)
-            merged_h.update(headers or {})
-            merged_p = dict(self.params)
-            merged_p.update(_pairs(params))
-            _record("requests", method, url, merged_p, merged_h, data, json)
+            _record("requests", method, url, _merged(self.params, _pairs(params)), _merged(self.headers, headers),
+                    data, json)
             return FakeResponse(url, method)
 
         def mount(self, *a, **k):
             pass
 
-        def close(self):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-    for v in _VERBS:
-        setattr(m, v, (lambda verb: lambda url, **kw: request(verb, url, **kw))(v))
-        setattr(Session, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
+    _verb_functions(m, request)
+    _verb_methods(Session)
     m.request = request
     m.Session = Session
     m.session = Session
@@ -371,23 +384,17 @@ def _build_httpx():
     m.Limits = type("Limits", (), {"__init__": lambda self, *a, **k: None})
     m.Response = FakeResponse
     m.codes = types.SimpleNamespace(OK=200, ok=200)
+    request = _module_request("httpx")
 
-    def request(method, url, params=None, data=None, headers=None, json=None, **kw):
-        _record("httpx", method, url, params, headers, data, json)
-        return FakeResponse(url, method)
-
-    class Client:
+    class Client(_Closing):
         def __init__(self, base_url=None, headers=None, params=None, **kw):
             self.base_url = base_url
             self.headers = _Headers(headers or {})
             self.params = _pairs(params)
 
         def _do(self, method, url, params=None, data=None, headers=None, json=None, **kw):
-            h = dict(self.headers)
-            h.update(headers or {})
-            p = dict(self.params)
-            p.update(_pairs(params))
-            _record("httpx", method, url, p, h, data, json, base=self.base_url)
+            _record("httpx", method, url, _merged(self.params, _pairs(params)), _merged(self.headers, headers),
+                    data, json, base=self.base_url)
 
         def request(self, method, url, **kw):
             self._do(method, url, **kw)
@@ -396,16 +403,7 @@ def _build_httpx():
         def stream(self, method, url, **kw):
             return self.request(method, url, **kw)
 
-        def close(self):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-    class AsyncClient(Client):
+    class AsyncClient(Client, _AsyncClosing):
         async def request(self, method, url, **kw):
             self._do(method, url, **kw)
             return _AsyncHttpxResponse(url, method)
@@ -417,16 +415,8 @@ def _build_httpx():
         async def aclose(self):
             pass
 
-        async def __aenter__(self):
-            return self
-
-        async def __aexit__(self, *exc):
-            return False
-
-    for v in _VERBS:
-        setattr(m, v, (lambda verb: lambda url, **kw: request(verb, url, **kw))(v))
-        setattr(Client, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
-        setattr(AsyncClient, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
+    _verb_functions(m, request)
+    _verb_methods(Client)  # AsyncClient inherits them; self.request is its own
     m.request = request
     m.stream = request
     m.Client, m.AsyncClient = Client, AsyncClient
@@ -458,29 +448,20 @@ def _build_aiohttp():
         async def __aexit__(self, *exc):
             return False
 
-    class ClientSession:
+    class ClientSession(_AsyncClosing):
         def __init__(self, base_url=None, *, headers=None, **kw):
             self._base = base_url
             self.headers = _Headers(headers or {})
             self.closed = False
 
         def request(self, method, url, *, params=None, data=None, json=None, headers=None, **kw):
-            h = dict(self.headers)
-            h.update(headers or {})
-            _record("aiohttp", method, url, params, h, data, json, base=self._base)
+            _record("aiohttp", method, url, params, _merged(self.headers, headers), data, json, base=self._base)
             return _Ctx(_AsyncResponse(str(url), method))
 
         async def close(self):
             self.closed = True
 
-        async def __aenter__(self):
-            return self
-
-        async def __aexit__(self, *exc):
-            return False
-
-    for v in _VERBS:
-        setattr(ClientSession, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
+    _verb_methods(ClientSession)
     m.ClientSession = ClientSession
     m.request = lambda method, url, **kw: ClientSession().request(method, url, **kw)
     return {"aiohttp": m}
