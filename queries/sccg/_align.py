@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from urllib.parse import unquote, urlsplit
 
-_TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
+from ._static import TEMPLATE_SEG as _TEMPLATE_SEG
 
 
 def _segs(path):

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 from ._secrets import KEY_NAME_RE as _KEY_NAME_RE
 from ._secrets import PLACEHOLDER_RE as _PLACEHOLDER_RE
 from ._secrets import mask_credentials
-from ._static import Env, eval_str, literal_value, placeholder, resolve_dict
+from ._static import Env, docstring_expr, eval_str, literal_value, placeholder, resolve_dict
 
 VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
 _MODULE_CALLS = {
@@ -662,10 +662,8 @@ def _rapidapi_evidence(call: _Call) -> list[str]:
 def _strip_docstring(fn):
     clone = ast.parse(ast.unparse(fn)).body[0]
     for node in ast.walk(clone):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                node.body = node.body[1:] or [ast.Pass()]
+        if docstring_expr(node) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
     return clone
 
 

@@ -8,13 +8,14 @@ import tokenize
 from dataclasses import dataclass
 
 from ._secrets import rewrite_tokens, secret_positions, split_string_token
+from ._static import TEMPLATE_SEG as _TEMPLATE_SEG
+from ._static import docstring_expr
 
 URL_MASK = "<URL>"
 HOST_MASK = "<HOST>"
 ROUTE_MASK = "<ROUTE>"
 VALUE_MASK = "<VALUE>"
 KEY_MASK = "<API_KEY>"
-_TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
 _VERSION_SEG = re.compile(r"^v?\d+(\.\d+)*$", re.I)
 _PARAM_LOCATIONS = ("query", "body", "path", "form", "formData")
 
@@ -56,7 +57,7 @@ class Gold:
 def _route_regex(route: str | None) -> re.Pattern | None:
     if not route:
         return None
-    segs = [s for s in route.strip("/").split("/")]
+    segs = route.strip("/").split("/")
     if not any(segs):
         return None
     parts = []
@@ -69,13 +70,8 @@ def _route_regex(route: str | None) -> re.Pattern | None:
 
 
 def _docstring_positions(tree: ast.AST) -> set[tuple[int, int]]:
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                out.add((first.value.lineno, first.value.col_offset))
-    return out
+    docs = (docstring_expr(node) for node in ast.walk(tree))
+    return {(d.value.lineno, d.value.col_offset) for d in docs if d is not None}
 
 
 def _word(word: str) -> re.Pattern:

@@ -9,8 +9,11 @@ route like ``f"/forecast/{city}"`` keeps its templated segment.
 from __future__ import annotations
 
 import ast
+import re
 
 _MAX_DEPTH = 12
+#: A templated route segment: ``{x}``, ``:x`` or ``<x>``.
+TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
 
 
 class Env:
@@ -196,4 +199,13 @@ def literal_value(node: ast.AST | None):
     """A JSON-able literal for *node* (``str``/number/bool/None), else ``None``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
         return node.value
+    return None
+
+
+def docstring_expr(node: ast.AST) -> ast.Expr | None:
+    """The docstring statement of a module, class or function node, else ``None``."""
+    if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            return first
     return None
