@@ -50,7 +50,6 @@ from .schema import (
     SAMPLES_FILE,
     ApiRecord,
     SampleRecord,
-    TargetRecord,
 )
 
 __all__ = [
