@@ -176,6 +176,12 @@ def _type_names(node, src) -> list[str]:
     return out
 
 
+def _spread_type(p):
+    """The type node of a ``spread_parameter`` (``T...``)."""
+    return next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")
+                 and not c.type.endswith("annotation")), None)
+
+
 def _dims(node) -> int:
     return sum(1 for c in node.children if c.type == "[") if node is not None else 0
 
@@ -376,8 +382,7 @@ class _Extractor:
                 t = self._type_text(p.child_by_field_name("type"), f, scopes, tvars)
                 out.append(t + "[]" * _dims(p.child_by_field_name("dimensions")))
             elif p.type == "spread_parameter":
-                tnode = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")
-                              and not c.type.endswith("annotation")), None)
+                tnode = _spread_type(p)
                 out.append(self._type_text(tnode, f, scopes, tvars) + "...")
         return out
 
@@ -468,9 +473,7 @@ class _Extractor:
             return out
         for p in params_node.named_children:
             if typevar is not None and p.type in ("formal_parameter", "spread_parameter"):
-                tn = p.child_by_field_name("type") or next(
-                    (c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")
-                     and not c.type.endswith("annotation")), None)
+                tn = p.child_by_field_name("type") or _spread_type(p)
                 while tn is not None and tn.type == "array_type":
                     tn = tn.child_by_field_name("element")
                 typevar.append(tn is not None and tn.type == "type_identifier" and _txt(src, tn) in tvars)
@@ -482,9 +485,7 @@ class _Extractor:
                     n = p.child_by_field_name("name")
                     names.append(_txt(src, n) if n is not None else "")
             elif p.type == "spread_parameter":
-                tnode = next((c for c in p.named_children
-                              if c.type not in ("modifiers", "variable_declarator")
-                              and not c.type.endswith("annotation")), None)
+                tnode = _spread_type(p)
                 out.append(_erase(tnode, src, tvars, resolve) + "...")
                 if names is not None:
                     d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
