@@ -70,6 +70,16 @@ def _plot_or_exit(plot_dir, fn, *args, **kw):
         raise _Exit(f"{plot_dir}: cannot write plots ({e.strerror or e})", exitcodes.FATAL)
 
 
+def _dense_or_exit(fn, *args, **kw):
+    """``fn(*args, **kw)``; a missing 'dense' extra stops with exit code 4."""
+    from metrics import DenseUnavailable
+
+    try:
+        return fn(*args, **kw)
+    except DenseUnavailable as e:
+        raise _Exit(str(e), exitcodes.FATAL)
+
+
 def _fmt_table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
@@ -260,22 +270,16 @@ def baseline_cmd(method, dataset, out, top):
     """Retrieval baseline over the dataset's apis.jsonl: BM25 (bm25s) or dense
     (offline all-MiniLM-L6-v2, optional 'dense' extra: see below); writes
     predictions for `qare eval`."""
-    from metrics import DenseUnavailable, check_dense, run_baseline, write_predictions
+    from metrics import check_dense, run_baseline, write_predictions
 
     if method == "dense":
-        try:
-            check_dense()  # before reading anything: say what to install up front
-        except DenseUnavailable as e:
-            raise _Exit(str(e), exitcodes.FATAL)
+        _dense_or_exit(check_dense)  # before reading anything: say what to install up front
     ds = _load(dataset)
     if not ds.samples:
         raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
     if not ds.apis:
         raise _Exit(f"{dataset}: no APIs in apis.jsonl to rank", exitcodes.NO_INPUT)
-    try:
-        preds = run_baseline(ds, method, top=top)
-    except DenseUnavailable as e:
-        raise _Exit(str(e), exitcodes.FATAL)
+    preds = _dense_or_exit(run_baseline, ds, method, top=top)
     try:
         write_predictions(out, ((s.id, preds.get(s.id, [])) for s in ds.samples))
     except OSError as e:
@@ -297,20 +301,14 @@ def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
     """Cosine similarity of each query and its target APIs' descriptions
     (offline all-MiniLM-L6-v2) per stratum, as Q-ARE RQ2.3. Needs the
     optional 'dense' extra (see below)."""
-    from metrics import DenseUnavailable, check_dense, plot_series, similarity
+    from metrics import check_dense, plot_series, similarity
 
-    try:
-        check_dense()  # before reading anything: say what to install up front
-    except DenseUnavailable as e:
-        raise _Exit(str(e), exitcodes.FATAL)
+    _dense_or_exit(check_dense)  # before reading anything: say what to install up front
     strata = _strata(by)
     ds = _load(dataset)
     if not ds.samples:
         raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
-    try:
-        rep = similarity(ds, by=strata, density_bins=_bins(density_bins))
-    except DenseUnavailable as e:
-        raise _Exit(str(e), exitcodes.FATAL)
+    rep = _dense_or_exit(similarity, ds, by=strata, density_bins=_bins(density_bins))
     if plot_dir:
         from pathlib import Path
 
