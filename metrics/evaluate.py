@@ -17,6 +17,7 @@ from .names import LEVELS, normalise_api, normalise_many
 from .scores import (
     SetScores,
     _check_k,
+    dedupe,
     map_at_k,
     micro_set_scores,
     mrr,
@@ -130,10 +131,8 @@ def gold_names(
         if notes is not None:
             for p in probs:
                 notes[f"gold: {p}"] += 1
-        for n in names:
-            if n not in out:
-                out.append(n)
-    return out
+        out += names
+    return dedupe(out)
 
 
 def _reconcile_wildcards(preds: list[str], gold: set[str]) -> list[str]:
@@ -245,8 +244,7 @@ def evaluate(
         for p in probs:
             notes[f"prediction: {p}"] += 1
         if level == "signature":
-            preds = _reconcile_wildcards(preds, set(gold))
-            preds = list(dict.fromkeys(preds))
+            preds = dedupe(_reconcile_wildcards(preds, set(gold)))
         norm_preds[s.id] = preds
         gold_all[s.id] = gold
         scored.append(s)
