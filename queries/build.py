@@ -294,7 +294,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         if opts.facts_cache_dir:
             Path(opts.facts_cache_dir).mkdir(parents=True, exist_ok=True)
             cache = str(Path(opts.facts_cache_dir) / f"{spec.key}.sqlite")
-        pg = _build_graph(root, classpath, opts, progress, **({"cache": cache} if cache else {}))
+        pg = _build_graph(root, classpath, opts, progress, cache=cache)
         timings["graph"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
         counts = part["counts"]
@@ -721,6 +721,8 @@ def _stderr_is_tty() -> bool:
 
 
 def _run_one(spec: ProjectSpec, opts: BuildOptions, progress: bool) -> dict:
+    # a module-level function that looks analyse_project up when it runs, so workers
+    # pickle it by name and a substituted analyse_project (tests) is the one called
     return analyse_project(spec, opts, progress=progress)
 
 
