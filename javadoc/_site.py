@@ -45,6 +45,12 @@ def _has_class(el, name: str) -> bool:
     return bool(c) and name in c.split()
 
 
+def _find_with_class(el, tag: str, name: str):
+    """The first ``tag`` element of class ``name`` in ``el`` (``el`` itself
+    included), or ``None``."""
+    return next((d for d in el.iter(tag) if _has_class(d, name)), None)
+
+
 # --- parsing bytes -------------------------------------------------------------
 
 _CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -317,13 +323,8 @@ def _blocks(container) -> list:
     JDK 25) that hold a description, not a "Description copied from" label
     or a JDK 8 deprecation."""
     out = []
-    for child in container:
-        if child.tag != "div":
-            continue
-        cls = _class_attr(child)
-        if "horizontal-scroll" in cls:
-            out.extend(_blocks(child))
-        elif "block" in cls:
+    for child in _children_flat(container):
+        if child.tag == "div" and "block" in _class_attr(child):
             first = child[0] if len(child) else None
             if first is not None and first.tag == "span" and (child.text or "").strip() == "":
                 fc = _class_attr(first)
@@ -421,11 +422,7 @@ def _members_modern(doc, fqn, page, layout) -> list[ApiDoc]:
             break
         if kind == "annotation_element" and "(" not in erased:
             kind = "field"
-        sig = None
-        for d in sec.iter("div"):
-            if _has_class(d, "member-signature"):
-                sig = d
-                break
+        sig = _find_with_class(sec, "div", "member-signature")
         m = _member(fqn, kind, erased, [erased, sid], sec, sig, page, layout)
         if m is not None:
             out.append(m)
@@ -479,15 +476,10 @@ def _members_classic(doc, fqn, page, layout) -> list[ApiDoc]:
 
 
 def _class_modern(doc):
-    for sec in doc.iter("section"):
-        if _has_class(sec, "class-description"):
-            sig = None
-            for d in sec.iter("div"):
-                if _has_class(d, "type-signature"):
-                    sig = d
-                    break
-            return sec, sig
-    return None, None
+    sec = _find_with_class(doc, "section", "class-description")
+    if sec is None:
+        return None, None
+    return sec, _find_with_class(sec, "div", "type-signature")
 
 
 def _class_classic(doc):
