@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .scores import dedupe
+
 __all__ = ["LEVELS", "ParsedApi", "parse_api", "normalise_api", "normalise_many", "simple_name"]
 
 LEVELS = ("class", "name", "signature")
@@ -293,11 +295,8 @@ def _normalise(raw, level: str, simple: bool) -> tuple[tuple[str, ...], tuple[st
         if n is None:
             probs.append(f"names a type, not a method: {a.class_!r}")
             continue
-        if simple:
-            n = simple_name(n)
-        if n not in names:
-            names.append(n)
-    return tuple(names), tuple(probs)
+        names.append(simple_name(n) if simple else n)
+    return tuple(dedupe(names)), tuple(probs)
 
 
 def normalise_many(raws, level: str = "name", simple: bool = False) -> tuple[list[str], list[str]]:
@@ -305,13 +304,9 @@ def normalise_many(raws, level: str = "name", simple: bool = False) -> tuple[lis
     all problems. An unreadable entry is dropped (later entries move up) and
     reported."""
     out: list[str] = []
-    seen: set[str] = set()
     probs: list[str] = []
     for raw in raws:
         names, p = normalise_api(raw, level, simple)
         probs.extend(p)
-        for n in names:
-            if n not in seen:
-                seen.add(n)
-                out.append(n)
-    return out, probs
+        out.extend(names)
+    return dedupe(out), probs
