@@ -93,6 +93,17 @@ def _import_map(stmts) -> dict[str, str]:
     return names
 
 
+def _import_stmts(node: ast.AST) -> list:
+    """Every ``import``/``from … import`` statement under *node*."""
+    return [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def _param_names(fn: ast.AST) -> frozenset:
+    """Names of the positional and keyword parameters of the function *fn*."""
+    a = fn.args
+    return frozenset(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+
+
 def _qualname(node: ast.AST, imports: dict[str, str]) -> str | None:
     if isinstance(node, ast.Name):
         return imports.get(node.id)
@@ -162,7 +173,8 @@ def _collect_clients(body_nodes, imports, into: dict) -> None:
 
 def _module_facts(source: str) -> _Module:
     tree = ast.parse(source)
-    imports = _import_map(n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    import_stmts = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports = _import_map(import_stmts)
     constants, const_stmts = {}, {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -180,7 +192,7 @@ def _module_facts(source: str) -> _Module:
         imports=imports,
         constants=constants,
         const_stmts=const_stmts,
-        import_stmts=[n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+        import_stmts=import_stmts,
         clients=clients,
         comment_lines=None,
     )
@@ -486,7 +498,7 @@ def _substitute(value: ast.AST, name: str, prev: ast.AST | None) -> ast.AST:
     return _T().visit(copy.deepcopy(value))
 
 
-def _env_at(line: int, simple, extra, module: _Module, params: frozenset, consts: dict) -> Env:
+def _env_at(line: int, simple, extra, params: frozenset, consts: dict) -> Env:
     local: dict = {}
     for lineno, name, value in simple:
         if lineno > line and name in local:
@@ -524,14 +536,13 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
     ``headers=`` win over all of them.
     """
     imports = dict(module.imports)
-    imports.update(_import_map(n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))))
+    imports.update(_import_map(_import_stmts(fn)))
     clients = dict(module.clients)
     clients.update(class_clients)
     local_clients: dict = {}
     _collect_clients([fn], imports, local_clients)
     clients.update(local_clients)
-    args = fn.args
-    params = frozenset(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
+    params = _param_names(fn)
     simple, extra = _assignments(fn)
     consts = {**module.constants, **class_attrs} if class_attrs else module.constants
     req_vars = {
@@ -543,7 +554,7 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
     updates_cache: dict = {}
     for sub in ast.walk(fn):
         if isinstance(sub, ast.Call) and _is_candidate(sub, imports, clients):
-            env = _env_at(sub.lineno, simple, extra, module, params, consts)
+            env = _env_at(sub.lineno, simple, extra, params, consts)
             facts = _request_facts(sub, env, imports, clients, req_vars)
             if facts is not None:
                 key = _target_key(sub.func.value) if isinstance(sub.func, ast.Attribute) else None
@@ -595,9 +606,8 @@ def _session_updates(scopes: list, key: str, module: _Module, consts: dict) -> t
         else:
             nodes = [scope]
             simple, extra = _assignments(scope)
-            a = scope.args
-            sp = frozenset(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
-            env_of = (lambda line, simple=simple, extra=extra, sp=sp: _env_at(line, simple, extra, module, sp, consts))
+            sp = _param_names(scope)
+            env_of = (lambda line, simple=simple, extra=extra, sp=sp: _env_at(line, simple, extra, sp, consts))
         found = []
         for node in nodes:
             for sub in ast.walk(node):
@@ -730,8 +740,9 @@ def _needed_context(fn, module: _Module):
         if name in const_names:
             continue
         const_names.append(name)
-        todo.extend(n for n in _names_used([module.const_stmts[name].value]) if n in module.const_stmts)
-        used |= _names_used([module.const_stmts[name].value])
+        names = _names_used([module.const_stmts[name].value])
+        todo.extend(n for n in names if n in module.const_stmts)
+        used |= names
     imports = []
     for stmt in module.import_stmts:
         keep = [a for a in stmt.names if (a.asname or a.name.split(".")[0]) in used or a.name == "*"]
@@ -910,7 +921,7 @@ def extract_source(
         if cls is not None:
             if id(cls) not in class_facts:
                 cc: dict = {}
-                _collect_clients([cls], {**module.imports, **_import_map(n for n in ast.walk(cls) if isinstance(n, (ast.Import, ast.ImportFrom)))}, cc)
+                _collect_clients([cls], {**module.imports, **_import_map(_import_stmts(cls))}, cc)
                 class_facts[id(cls)] = ({k: v for k, v in cc.items() if "." in k}, _class_attrs(cls))
             class_clients, class_attrs = class_facts[id(cls)]
         calls = function_calls(fn, module, class_clients, class_attrs, cls)
@@ -932,7 +943,7 @@ def extract_source(
         complete = "\n".join([s for _, s in imports] + ([""] if imports and consts else []) + [s for _, s in consts])
         complete = (complete + "\n\n\n" if complete else "") + annotated
         comments = _function_comments(fn, module, start)
-        import_nodes = [n for n, _ in imports] + [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        import_nodes = [n for n, _ in imports] + _import_stmts(fn)
         primary = _primary(calls)
         host = _api_host(primary)
         call_dicts = [_call_dict(c) for c in calls]
