@@ -17,6 +17,8 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from urllib.parse import unquote, urlsplit
 
+from ..scores import set_scores
+
 #: Modules the sandbox fakes, so always importable there.
 FAKED_MODULES = frozenset({"requests", "httpx", "aiohttp"})
 #: Earliest-failed-stage labels, in checking order (Table VI).
@@ -127,15 +129,8 @@ def request_keys(request: dict) -> frozenset:
 
 
 def set_f1(predicted, gold) -> float:
-    """Set F1; 1.0 when both sets are empty."""
-    predicted, gold = set(predicted), set(gold)
-    if not predicted and not gold:
-        return 1.0
-    tp = len(predicted & gold)
-    if tp == 0:
-        return 0.0
-    p, r = tp / len(predicted), tp / len(gold)
-    return 2 * p * r / (p + r)
+    """Set F1; 1.0 when both sets are empty (:func:`metrics.scores.set_scores`)."""
+    return set_scores(predicted, gold).f1
 
 
 # --------------------------------------------------------------------------- static checks
