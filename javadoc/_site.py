@@ -535,11 +535,8 @@ def parse_page(data: bytes, fqn: str, page: str, layout: SiteLayout, where: str)
 # --- the site as a whole ------------------------------------------------------------
 
 def _modules(container: Container, root: str) -> set[str]:
-    name = root + "element-list"
-    if name not in set(container.names()):
-        return set()
-    try:
-        text = container.read(name).decode("utf-8", "replace")
+    try:  # a missing element-list raises too
+        text = container.read(root + "element-list").decode("utf-8", "replace")
     except (OSError, JavadocError):
         return set()
     return {ln[len("module:"):].strip() for ln in text.splitlines() if ln.startswith("module:")}

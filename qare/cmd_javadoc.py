@@ -42,7 +42,7 @@ def javadoc(paths, out, library, workers):
         finally:
             if fh is not sys.stdout:
                 fh.close()
-    by_layout = Counter(str(m.layout.value) for m in members)
+    by_layout = Counter(m.layout.value for m in members)
     by_kind = Counter(m.kind for m in members)
     for ds in index.docsets:
         layout = ds.layout.value if ds.layout else "-"
