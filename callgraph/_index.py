@@ -246,11 +246,7 @@ class ProjectIndex:
         parts = name.split(".")
         head = self._resolve_simple(parts[0], fi, key)
         if head is not None:
-            cur = head
-            for p in parts[1:]:
-                cur = self.member_type(cur, p)
-                if cur is None:
-                    break
+            cur = self._member_path(head, parts[1:])
             if cur is not None:
                 return cur
         # a qualified name: find the shortest prefix that is a type
@@ -258,11 +254,7 @@ class ProjectIndex:
             pre = ".".join(parts[:i])
             if i >= 2 or len(parts) == 1:
                 if pre in self.types and not self.types[pre].local or (i >= 2 and self.lib_has(pre)):
-                    cur = pre
-                    for p in parts[i:]:
-                        cur = self.member_type(cur, p)
-                        if cur is None:
-                            break
+                    cur = self._member_path(pre, parts[i:])
                     if cur is not None:
                         return cur
         # An unknown library type written fully qualified (no classpath for it):
@@ -367,14 +359,18 @@ class ProjectIndex:
         for i in range(1, len(parts) + 1):
             pre = ".".join(parts[:i])
             if pre in self.types or self.lib_has(pre):
-                cur = pre
-                for p in parts[i:]:
-                    cur = self.member_type(cur, p)
-                    if cur is None:
-                        break
+                cur = self._member_path(pre, parts[i:])
                 if cur is not None:
                     return cur
         return None
+
+    def _member_path(self, owner: str, names) -> str | None:
+        """The member type reached from ``owner`` through the simple ``names`` in turn (None if one is missing)."""
+        for n in names:
+            owner = self.member_type(owner, n)
+            if owner is None:
+                return None
+        return owner
 
     def tparams_of(self, key: str | None) -> dict:
         """Type parameters visible in type ``key`` (own and enclosing), name → (bound, key)."""
