@@ -69,7 +69,7 @@ def _open_classpath(classpath, jdk):
         cp = ClasspathIndex.open([str(p) for p in classpath], jdk=jdk)
     except Exception as e:  # a broken JDK/jar must not stop a source-only build
         return None, [("classpath", f"{type(e).__name__}: {e}")]
-    return cp, list(getattr(cp, "warnings", []) or [])
+    return cp, list(cp.warnings)
 
 
 def _cpu() -> float:
@@ -138,15 +138,19 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     t0 = time.perf_counter()
     root = Path(root)
     phases: dict = {}
-    c0 = cpu = _cpu()
+    c0 = _cpu()
+    clock = [t0, c0]  # wall and CPU seconds at the start of the current phase
+
+    def lap(phase: str) -> None:
+        """Record the wall and CPU seconds of ``phase``, which ends now."""
+        now, cpu = time.perf_counter(), _cpu()
+        phases[phase], phases[phase + "_cpu"] = now - clock[0], cpu - clock[1]
+        clock[:] = [now, cpu]
+
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
-
-    phases["discover"] = time.perf_counter() - t0
-    c1 = _cpu()
-    phases["discover_cpu"], cpu = c1 - cpu, c1
-    tp = time.perf_counter()
+    lap("discover")
 
     # pass 1 --------------------------------------------------------------
     facts: list = [None] * len(files)
@@ -186,20 +190,12 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         store.close()
     if not kept:
         raise NoInputError(f"no parseable .java files under {root}")
-
-    phases["parse"] = time.perf_counter() - tp
-    c1 = _cpu()
-    phases["parse_cpu"], cpu = c1 - cpu, c1
-    tp = time.perf_counter()
+    lap("parse")
 
     # index ---------------------------------------------------------------
     idx = ProjectIndex(kept, cp, loc_mode)
     skipped.extend(idx.duplicates)
-
-    phases["index"] = time.perf_counter() - tp
-    c1 = _cpu()
-    phases["index_cpu"], cpu = c1 - cpu, c1
-    tp = time.perf_counter()
+    lap("index")
 
     # pass 2 --------------------------------------------------------------
     _STATE["index"] = idx
@@ -219,11 +215,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     finally:
         _STATE.clear()
         bar.close()
-
-    phases["resolve"] = time.perf_counter() - tp
-    c1 = _cpu()
-    phases["resolve_cpu"], cpu = c1 - cpu, c1
-    tp = time.perf_counter()
+    lap("resolve")
 
     # graph ---------------------------------------------------------------
     g = nx.DiGraph()
@@ -260,8 +252,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
                      for s, d, kind, lines in edge_rows if d in g)
     cha = sum(1 for row in edge_rows if row[2] == "cha")
-    phases["graph"] = time.perf_counter() - tp
-    phases["graph_cpu"] = _cpu() - cpu
+    lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
     summary = BuildSummary(
