@@ -137,20 +137,18 @@ def _text(el, name, default=None):
     return c.text.strip() if c is not None and c.text else default
 
 
+def _items(el, name, item):
+    """The ``<item>`` children of ``el``'s ``<name>`` child (``dependencies``/``dependency``); [] when absent."""
+    c = _child(el, name)
+    return [] if c is None else [x for x in c if _local(x.tag) == item]
+
+
 def _dep_elements(el):
-    deps = _child(el, "dependencies")
-    if deps is None:
-        return []
-    out = []
-    for d in deps:
-        if _local(d.tag) != "dependency":
-            continue
-        out.append({k: _text(d, k) for k in ("groupId", "artifactId", "version", "scope", "type",
-                                             "classifier", "optional", "systemPath")}
-                   | {"exclusions": [(_text(x, "groupId"), _text(x, "artifactId"))
-                                     for x in (_child(d, "exclusions") if _child(d, "exclusions") is not None else [])
-                                     if _local(x.tag) == "exclusion"]})
-    return out
+    return [{k: _text(d, k) for k in ("groupId", "artifactId", "version", "scope", "type",
+                                      "classifier", "optional", "systemPath")}
+            | {"exclusions": [(_text(x, "groupId"), _text(x, "artifactId"))
+                              for x in _items(d, "exclusions", "exclusion")]}
+            for d in _items(el, "dependencies", "dependency")]
 
 
 class _PomLoader:
@@ -222,8 +220,8 @@ class _PomLoader:
             props["project.parent.version"] = parent.gav[2]
             props["project.parent.groupId"] = parent.gav[0]
         pom = _Pom(path, (g, a, v), props, dict(parent.managed) if parent else {}, [],
-                   [m.text.strip() for m in (_child(root, "modules") if _child(root, "modules") is not None else [])
-                    if _local(m.tag) == "module" and m.text], _text(root, "packaging", "jar"))
+                   [m.text.strip() for m in _items(root, "modules", "module") if m.text],
+                   _text(root, "packaging", "jar"))
         dm = _child(root, "dependencyManagement")
         if dm is not None:
             for d in _dep_elements(dm):
@@ -283,20 +281,27 @@ def _interpolate(val: str, props: dict[str, str]) -> str:
 
 # --------------------------------------------------------------------------- discovery
 
-def _project_files(root: Path, names: tuple[str, ...]) -> list[Path]:
-    out = []
+_POM_NAMES = ("pom.xml",)
+_GRADLE_NAMES = ("build.gradle", "build.gradle.kts")
+
+
+def _project_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """The project's ``pom.xml`` files and its Gradle build files, in one walk
+    (each list stops growing once it passes ``_MAX_PROJECT_POMS``)."""
+    poms: list[Path] = []
+    gradles: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         # A module's src/ holds sources and test resources (poms of integration
         # tests under src/it, src/test/resources), never the module's own build file.
-        is_module = any(n in filenames for n in ("pom.xml", "build.gradle", "build.gradle.kts"))
+        is_module = any(n in filenames for n in _POM_NAMES + _GRADLE_NAMES)
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
                              and not (is_module and d == "src"))
-        for n in names:
-            if n in filenames:
-                out.append(Path(dirpath) / n)
-        if len(out) > _MAX_PROJECT_POMS:
+        for out, names in ((poms, _POM_NAMES), (gradles, _GRADLE_NAMES)):
+            if len(out) <= _MAX_PROJECT_POMS:
+                out += [Path(dirpath) / n for n in names if n in filenames]
+        if len(poms) > _MAX_PROJECT_POMS and len(gradles) > _MAX_PROJECT_POMS:
             break
-    return out
+    return poms, gradles
 
 
 def discover_classpath(project_root: str | os.PathLike, *, repositories: list[Path] | None = None) -> list[Path]:
@@ -330,20 +335,19 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
         return report
     repos = _Repos(list(repositories) if repositories is not None else default_repositories())
     loader = _PomLoader(repos, report)
-    poms = _project_files(root, ("pom.xml",))
-    gradles = _project_files(root, ("build.gradle", "build.gradle.kts"))
+    poms, gradles = _project_files(root)
     report.build_files = poms + gradles
     # Pass 1: the project's own modules, so inter-module dependencies are not looked up.
     own: set[tuple[str, str]] = set()
     for p in poms:
         el = loader.parse(p)
         if el is not None and _local(el.tag) == "project":
-            g = _text(el, "groupId") or (_text(_child(el, "parent"), "groupId") if _child(el, "parent") is not None else None)
+            parent = _child(el, "parent")
+            g = _text(el, "groupId") or (_text(parent, "groupId") if parent is not None else None)
             a = _text(el, "artifactId")
             if g and a:
                 own.add((g, a))
                 loader.project_poms[(g, a)] = p
-    loader.cache.clear()
     wanted: list[tuple[dict, _Pom | None]] = []
     for p in poms:
         pom = loader.load(p)
@@ -463,7 +467,7 @@ def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
         props.setdefault(m["k"].rpartition(".")[2], m["v"])
 
     def sub(s: str) -> str:
-        s = re.sub(r"\$\{([^}]+)\}", lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
+        s = _PROP.sub(lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
         return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
 
     out = []
