@@ -72,8 +72,9 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
             click.echo(_discovery_line(report), err=True)
             seen = {p.resolve() for p in cp}
             for jar in report.jars:
-                if jar.resolve() not in seen:
-                    seen.add(jar.resolve())
+                real = jar.resolve()
+                if real not in seen:
+                    seen.add(real)
                     cp.append(jar)
     try:
         pg = callgraph.build_project_graph(
