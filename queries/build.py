@@ -245,6 +245,44 @@ def _doc_record(index, target) -> dict | None:
     return ApiRecord.from_dict(d).to_dict()
 
 
+def _candidate(pg, mid: str, info, description: str, opts: BuildOptions, node_loc: dict[str, int]) -> dict[str, Any]:
+    """The candidate dict of one commented method (see :func:`analyse_project`):
+    its query, language, targets (by depth, then node id), direct-API count
+    and per-sample depth and density. ``node_loc`` caches project methods' LOC
+    across the candidates of a project."""
+    targets = [
+        t.to_dict()
+        for t in pg.reach(mid, max_depth=opts.max_depth, dispatch=opts.dispatch, include_unresolved=opts.keep_unresolved)
+    ]
+    targets.sort(key=lambda d: (d["depth"], d["chain"][-1]))
+    cand = {
+        "method": mid,
+        "file": info.file,
+        "start_line": info.start_line,
+        "end_line": info.end_line,
+        "loc": info.loc,
+        "comment": info.comment,
+        "description": description,
+        "query": query_from_description(description, opts.query_lines),
+        "lang": detect_lang(description),
+        "n_direct_apis": len({d["chain"][-1] for d in targets if d["depth"] == 2}),
+        "targets": targets,
+        "depth_max": None,
+        "depth_min": None,
+        "density": None,
+    }
+    if targets:
+        union = {m for d in targets for m in d["chain"][:-1]}
+        for m in union:
+            if m not in node_loc:
+                node_loc[m] = int(pg.method(m).loc)
+        total = sum(node_loc[m] for m in union)
+        cand["depth_max"] = max(d["depth"] for d in targets)
+        cand["depth_min"] = min(d["depth"] for d in targets)
+        cand["density"] = 1.0 / total if total > 0 else None
+    return cand
+
+
 def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = False) -> dict[str, Any]:
     """Analyse one project into a *part* (a JSON-ready dict). Never raises
     for a project's own failure: the part then has ``verdict == "failed"``,
@@ -328,47 +366,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             if not description:
                 empty += 1
                 continue
-            query = query_from_description(description, opts.query_lines)
-            targets = [
-                t.to_dict()
-                for t in pg.reach(
-                    mid,
-                    max_depth=opts.max_depth,
-                    dispatch=opts.dispatch,
-                    include_unresolved=opts.keep_unresolved,
-                )
-            ]
-            targets.sort(key=lambda d: (d["depth"], d["chain"][-1]))
-            direct = {d["chain"][-1] for d in targets if d["depth"] == 2}
-            cand = {
-                "method": mid,
-                "file": info.file,
-                "start_line": info.start_line,
-                "end_line": info.end_line,
-                "loc": info.loc,
-                "comment": info.comment,
-                "description": description,
-                "query": query,
-                "lang": detect_lang(description),
-                "n_direct_apis": len(direct),
-                "targets": targets,
-                "depth_max": None,
-                "depth_min": None,
-                "density": None,
-            }
-            if targets:
-                union = set()
-                for d in targets:
-                    union.update(d["chain"][:-1])
-                total = 0
-                for m in union:
-                    if m not in node_loc:
-                        node_loc[m] = int(pg.method(m).loc)
-                    total += node_loc[m]
-                cand["depth_max"] = max(d["depth"] for d in targets)
-                cand["depth_min"] = min(d["depth"] for d in targets)
-                cand["density"] = 1.0 / total if total > 0 else None
-            part["candidates"].append(cand)
+            part["candidates"].append(_candidate(pg, mid, info, description, opts, node_loc))
         counts["commented"] = commented
         counts["empty_description"] = empty
         counts["candidates"] = len(part["candidates"])
