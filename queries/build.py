@@ -540,8 +540,7 @@ def merge_parts(
         parts = list(parts)
         direct_counts = [c["n_direct_apis"] for p in parts if p["verdict"] == "kept" for c in p["candidates"]]
     rng = _api_count_range(direct_counts, opts.api_count_range, opts.iqr_over)
-    stats = Counter({k: 0 for k in ("candidates", "dropped_api_count", "dropped_no_targets", "dropped_undocumented",
-                                    "translated", "leaky", "dropped_leaky")})
+    translated = leaky = 0  # the other build-wide counts are sums of the per-project ones
     samples: list[SampleRecord] = []
     apis: dict[str, dict] = {}
     undocumented: set[str] = set()
@@ -562,15 +561,12 @@ def merge_parts(
         reached: set[str] = set()
         undoc_here: set[str] = set()
         for c in p["candidates"]:
-            stats["candidates"] += 1
             pc["candidates"] += 1
             n = c["n_direct_apis"]
             if rng["low"] is not None and not (rng["low"] <= n <= rng["high"]):
-                stats["dropped_api_count"] += 1
                 pc["dropped_api_count"] += 1
                 continue
             if not c["targets"]:
-                stats["dropped_no_targets"] += 1
                 pc["dropped_no_targets"] += 1
                 continue
             reached.update(t["chain"][-1] for t in c["targets"])
@@ -579,7 +575,6 @@ def merge_parts(
                 undocumented.update(missing)
                 undoc_here.update(missing)
                 if opts.require_docs:
-                    stats["dropped_undocumented"] += 1
                     pc["dropped_undocumented"] += 1
                     continue
             query = c["query"]
@@ -588,12 +583,11 @@ def merge_parts(
                 if err:
                     tr_errors.append(f"{p['project']} {c['method']}: {err}")
                 else:
-                    stats["translated"] += 1
+                    translated += 1
             leaks = find_leaks(query, c["targets"])
             if leaks:
-                stats["leaky"] += 1
+                leaky += 1
                 if opts.drop_leaky:
-                    stats["dropped_leaky"] += 1
                     pc["dropped_leaky"] += 1
                     continue
             rec = SampleRecord.from_dict({
@@ -619,9 +613,21 @@ def merge_parts(
             per_reason[p["key"]] = _no_samples_reason(pc, rng, opts, docs_given=bool(p.get("doc_paths")))
     if opts.translate_cmd and tr_cache:
         _write_atomic(tr_path, json.dumps(tr_cache, ensure_ascii=False))
-    stats["samples"] = len(samples)
-    stats["apis"] = len(apis)
-    stats["undocumented_apis"] = len(undocumented)
+    def total(key: str) -> int:
+        return sum(pc[key] for pc in per_project.values())
+
+    stats = {
+        "candidates": total("candidates"),
+        "dropped_api_count": total("dropped_api_count"),
+        "dropped_no_targets": total("dropped_no_targets"),
+        "dropped_undocumented": total("dropped_undocumented"),
+        "translated": translated,
+        "leaky": leaky,
+        "dropped_leaky": total("dropped_leaky"),
+        "samples": len(samples),
+        "apis": len(apis),
+        "undocumented_apis": len(undocumented),
+    }
     samples.sort(key=lambda s: (s.project, s.file, s.start_line, s.method))
     _write_atomic(out / SAMPLES_FILE, _jsonl(s.to_dict() for s in samples))
     api_rows = [apis[k] for k in sorted(apis)]
