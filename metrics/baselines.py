@@ -109,11 +109,14 @@ def api_document(a: ApiRecord) -> str:
     return " ".join(x for x in (simple_class, member, a.description or a.first_sentence or "") if x)
 
 
-def _unique_apis(apis: Sequence[ApiRecord]) -> list[ApiRecord]:
+def _unique_apis(apis: Sequence[ApiRecord]) -> tuple[list[str], list[ApiRecord]]:
+    """The distinct API ids, ascending (the tie order of :func:`_top`), and
+    the first record of each."""
     seen: dict[str, ApiRecord] = {}
     for a in apis:
         seen.setdefault(api_id(a), a)
-    return [seen[k] for k in sorted(seen)]
+    ids = sorted(seen)
+    return ids, [seen[k] for k in ids]
 
 
 def _top(scores: np.ndarray, ids: Sequence[str], top: int, positive_only: bool) -> list[str]:
@@ -137,8 +140,7 @@ def bm25_rank(queries: Mapping[str, str], apis: Sequence[ApiRecord], *, top: int
     """
     import bm25s
 
-    uniq = _unique_apis(apis)
-    ids = [api_id(a) for a in uniq]
+    ids, uniq = _unique_apis(apis)
     if not uniq:
         return {sid: [] for sid in queries}
     docs = [tokenize(api_document(a)) or ["\0empty"] for a in uniq]
@@ -201,8 +203,7 @@ def dense_rank(queries: Mapping[str, str], apis: Sequence[ApiRecord], *, top: in
     """Dense ranking: cosine similarity of query and API-document embeddings
     (all-MiniLM-L6-v2 unless ``encoder`` is given). Returns ``{sample id:
     [api id, ...]}`` best first, at most ``top``."""
-    uniq = _unique_apis(apis)
-    ids = [api_id(a) for a in uniq]
+    ids, uniq = _unique_apis(apis)
     if not uniq:
         return {sid: [] for sid in queries}
     enc = encoder or load_encoder()
