@@ -307,17 +307,14 @@ def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset
     secret = not has_literal_secret(code, tree)
     reqs = list(requests or ())
     best, best_key = None, None
+    h = e = m = False
     for i, r in enumerate(reqs):
-        h, e, m = _judge(r, host, route, method)
-        k = (h + e + m, h, e, -i)
+        judged = _judge(r, host, route, method)
+        k = (sum(judged), judged[0], judged[1], -i)
         if best_key is None or k > best_key:
             best, best_key = r, k
-    if best is not None:
-        h, e, m = _judge(best, host, route, method)
-        f1 = set_f1(request_keys(best), keys)
-    else:
-        h = e = m = False
-        f1 = 0.0
+            h, e, m = judged
+    f1 = set_f1(request_keys(best), keys) if best is not None else 0.0
     mock = h and e and m
     status = syntax and has_status_check(tree)
     exc = syntax and has_exception_handling(tree)
