@@ -58,8 +58,8 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
     for g, i, code in _jobs(generations):
         sid = g.get("sample_id")
         gold = golds.get(sid)
-        items.append((sid, i, gold, code if isinstance(code, str) else None))
-    runnable = [(strip_fences(code), (gold or {}).get("function_name")) for sid, i, gold, code in items
+        items.append((sid, i, gold, strip_fences(code) if isinstance(code, str) else None))
+    runnable = [(code, gold.get("function_name")) for sid, i, gold, code in items
                 if gold is not None and code is not None]
     results = execute_many(runnable, n_jobs=n_jobs, limits=limits, sandbox=sandbox)
     for sid, i, gold, code in items:
@@ -78,6 +78,6 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
             continue
         ex = next(results)
         row["execution"] = ex.to_dict()
-        row["scores"] = score_generation(strip_fences(code), ex.requests, gold,
+        row["scores"] = score_generation(code, ex.requests, gold,
                                          extra_modules=frozenset(extra_modules)).to_dict()
         yield row
