@@ -829,28 +829,6 @@ def _scan_file(name: str, src: bytes, parser: Parser) -> _File:
     return f
 
 
-def _declared_types(f: _File) -> list[str]:
-    out = []
-
-    def walk(node, prefix):
-        for c in node.named_children:
-            if c.type in _TYPE_DECLS:
-                nm = c.child_by_field_name("name")
-                if nm is None:
-                    continue
-                fq = f"{prefix}.{_txt(f.src, nm)}" if prefix else _txt(f.src, nm)
-                out.append(fq)
-                body = c.child_by_field_name("body")
-                if body is not None:
-                    walk(body, fq)
-                    for b in body.named_children:
-                        if b.type == "enum_body_declarations":
-                            walk(b, fq)
-
-    walk(f.tree.root_node, f.package)
-    return out
-
-
 _INT_LITERALS = {"decimal_integer_literal": 10, "hex_integer_literal": 16,
                  "octal_integer_literal": 8, "binary_integer_literal": 2}
 
@@ -891,25 +869,28 @@ def _type_param_names(node, src) -> list[str]:
     return out
 
 
-def _constants(f: _File, decls: dict | None = None) -> dict[str, str]:
+def _constants(f: _File, decls: dict, types: set) -> dict[str, str]:
     """``pkg.Type.NAME`` → shown value of the file's literal constants;
     fills ``decls`` (``(pkg.Type, method name)`` → [(node, file, scopes,
-    type variables in scope)])."""
+    type variables in scope)]) and ``types`` (FQNs of the types declared)."""
     out: dict[str, str] = {}
 
     def walk(node, prefix, iface, scopes=(), tvars=frozenset()):
         for c in node.named_children:
             if c.type in _TYPE_DECLS:
                 nm = c.child_by_field_name("name")
-                body = c.child_by_field_name("body")
-                if nm is None or body is None:
+                if nm is None:
                     continue
                 fq = f"{prefix}.{_txt(f.src, nm)}" if prefix else _txt(f.src, nm)
+                types.add(fq)
+                body = c.child_by_field_name("body")
+                if body is None:
+                    continue
                 walk(body, fq, c.type in ("interface_declaration", "annotation_type_declaration"),
                      (*scopes, fq), tvars.union(_type_param_names(c, f.src)))
             elif c.type == "enum_body_declarations":
                 walk(c, prefix, False, scopes, tvars)
-            elif c.type == "method_declaration" and decls is not None:
+            elif c.type == "method_declaration":
                 decls.setdefault((prefix, _txt(f.src, c.child_by_field_name("name"))), []).append(
                     (c, f, list(scopes), tvars.union(_type_param_names(c, f.src))))
             elif c.type in ("field_declaration", "constant_declaration"):
@@ -953,10 +934,9 @@ def read_source_container(container: Container) -> DocSet:
         if f.tree.root_node.has_error:
             warnings.append((container.location(n), "syntax errors; declarations read as far as possible"))
         files.append(f)
-    known = {t for f in files for t in _declared_types(f)}
-    ex = _Extractor(_Resolver(known), container.location)
-    for f in files:
-        ex.constants.update(_constants(f, ex.decls))
+    ex = _Extractor(_Resolver(set()), container.location)
+    for f in files:  # all files first: the resolver needs every declared type
+        ex.constants.update(_constants(f, ex.decls, ex.resolver.known))
     for f in files:
         for c in f.tree.root_node.named_children:
             if c.type in _TYPE_DECLS:
