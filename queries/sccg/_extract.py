@@ -298,6 +298,22 @@ class _Call:
     line: int
 
 
+def _method_of(node, env: Env) -> str | None:
+    """The HTTP method a ``method=`` argument names (upper case), or ``None``
+    when absent or not decided statically."""
+    m = eval_str(node, env)
+    return m.upper() if m and "{" not in m else None
+
+
+def _text_or_placeholder(node, env: Env) -> str | None:
+    """The string *node* evaluates to, its ``{name}`` placeholder when it
+    cannot be evaluated, ``None`` without a node."""
+    if node is None:
+        return None
+    text = eval_str(node, env)
+    return text if text is not None else placeholder(node)
+
+
 def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, requests_vars: dict) -> _Call | None:
     func = call.func
     qn = _qualname(func, imports)
@@ -309,9 +325,7 @@ def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, reque
         if lib == "urllib":
             return _urlopen_facts(call, env, imports, requests_vars)
         if method is None:
-            method_node = _arg(call, 0, "method")
-            m = eval_str(method_node, env) if method_node is not None else None
-            method = m.upper() if m and "{" not in m else None
+            method = _method_of(_arg(call, 0, "method"), env)
             url_node = _arg(call, 1, "url")
         else:
             url_node = _arg(call, 0, "url")
@@ -333,17 +347,13 @@ def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, reque
             method = verb.upper()
             url_node = _arg(call, 0, "url")
         elif verb in ("request", "stream"):
-            method_node = _arg(call, 0, "method")
-            m = eval_str(method_node, env) if method_node is not None else None
-            method = m.upper() if m and "{" not in m else None
+            method = _method_of(_arg(call, 0, "method"), env)
             url_node = _arg(call, 1, "url")
         else:
             return None
     else:
         return None
-    url = eval_str(url_node, env) if url_node is not None else None
-    if url is None and url_node is not None:
-        url = placeholder(url_node)
+    url = _text_or_placeholder(url_node, env)
     params: list[dict] = []
     headers: dict = {}
     if client_call is not None:
@@ -396,14 +406,10 @@ def _urlopen_facts(call: ast.Call, env: Env, imports: dict, requests_vars: dict)
         data = data if data is not None else _arg(req, 1, "data")
         for k, v in _dict_items(_arg(req, 2, "headers"), env):
             headers[k] = _value_repr(v, env)
-        m = _kw(req, "method")
-        ms = eval_str(m, env) if m is not None else None
-        method = ms.upper() if ms and "{" not in ms else None
+        method = _method_of(_kw(req, "method"), env)
     else:
         url_node = target
-    url = eval_str(url_node, env) if url_node is not None else None
-    if url is None and url_node is not None:
-        url = placeholder(url_node)
+    url = _text_or_placeholder(url_node, env)
     if method is None:
         method = "POST" if data is not None and not (isinstance(data, ast.Constant) and data.value is None) else "GET"
     host, route, qkeys = _split_url(url)
@@ -418,12 +424,8 @@ def _http_client_facts(call: ast.Call, conn: ast.Call, env: Env) -> _Call:
     host = eval_str(host_node, env) if host_node is not None else None
     if host and ("{" in host or "/" in host):
         host = None
-    m = eval_str(_arg(call, 0, "method"), env)
-    method = m.upper() if m and "{" not in m else None
-    path_node = _arg(call, 1, "url")
-    path = eval_str(path_node, env) if path_node is not None else None
-    if path is None and path_node is not None:
-        path = placeholder(path_node)
+    method = _method_of(_arg(call, 0, "method"), env)
+    path = _text_or_placeholder(_arg(call, 1, "url"), env)
     url = f"https://{host}{path or ''}" if host else path
     h, route, qkeys = _split_url(url)
     headers = {k: _value_repr(v, env) for k, v in _dict_items(_arg(call, 3, "headers"), env)}
