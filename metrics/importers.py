@@ -85,6 +85,11 @@ def _targets(raws: Iterable[Any], where: str, file: str, problems: list[Problem]
     return out
 
 
+def _as_list(value: Any) -> list:
+    """APIBench-Q writes one entry as a string, several as a list."""
+    return [value] if isinstance(value, str) else value if isinstance(value, list) else []
+
+
 def _sample(sid: str, project: str, file: str, query: str, targets: list[TargetRecord]) -> SampleRecord:
     return SampleRecord(
         id=sid, project=project, commit=None, file=file, method="", start_line=0, end_line=0, loc=0,
@@ -146,17 +151,13 @@ def import_apibench(path: str | os.PathLike) -> ImportResult:
             problems.append(Problem(f, None, f"{where}: no Query; dropped"))
             dropped += 1
             continue
-        gt = rec.get("GroundTruth")
-        gt_list = [gt] if isinstance(gt, str) else gt if isinstance(gt, list) else []
-        targets = _targets(gt_list, where, f, problems, expect_parens=True)
+        targets = _targets(_as_list(rec.get("GroundTruth")), where, f, problems, expect_parens=True)
         if not targets:
             problems.append(Problem(f, None, f"{where}: no readable GroundTruth API; dropped"))
             dropped += 1
             continue
-        classes = rec.get("APIClasses")
-        cls_list = [classes] if isinstance(classes, str) else classes if isinstance(classes, list) else []
         gold_classes = {t.class_ for t in targets}
-        for c in cls_list:
+        for c in _as_list(rec.get("APIClasses")):
             parsed, _ = parse_api(c)
             for a in parsed:
                 if a.class_ not in gold_classes:
