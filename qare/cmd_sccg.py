@@ -76,6 +76,16 @@ def _report_errors(errors) -> None:
         click.echo(f"warning: … and {len(errors) - 50} more", err=True)
 
 
+def _finish(errors, summary=None) -> None:
+    """Report *errors*, then the JSON *summary* (if any) on stderr; exit with
+    PARTIAL when there were errors."""
+    _report_errors(errors)
+    if summary is not None:
+        click.echo(json.dumps(summary), err=True)
+    if errors:
+        sys.exit(exitcodes.PARTIAL)
+
+
 @click.group(epilog=EPILOG)
 def sccg() -> None:
     """SCCGBench tools for Python Web service-call code: extract, redact,
@@ -122,10 +132,7 @@ def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url
     for r in records:
         w.write(r)
     w.close()
-    _report_errors(errors)
-    click.echo(json.dumps(result.stats), err=True)
-    if errors:
-        sys.exit(exitcodes.PARTIAL)
+    _finish(errors, result.stats)
 
 
 @sccg.command(epilog=EPILOG)
@@ -161,9 +168,7 @@ def redact(records, out):
         }
         w.write(rec)
     w.close()
-    _report_errors(errors)
-    if errors:
-        sys.exit(exitcodes.PARTIAL)
+    _finish(errors)
 
 
 @sccg.command(epilog=EPILOG)
@@ -215,10 +220,7 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
                 rows.append(row)
     finally:
         w.close()
-    _report_errors(errors)
-    click.echo(json.dumps(summarise(rows)["overall"]), err=True)
-    if errors:
-        sys.exit(exitcodes.PARTIAL)
+    _finish(errors, summarise(rows)["overall"])
 
 
 @sccg.command(epilog=EPILOG)
@@ -260,9 +262,7 @@ def score(results, ks, candidates, gold, retrieval_k):
         out["retrieval"] = retrieval_at_k({c.get("sample_id"): c.get("candidates") or [] for c in cands},
                                           {g.get("sample_id"): g for g in golds}, _ints(retrieval_k, "--retrieval-k"))
     click.echo(json.dumps(out, indent=2))
-    _report_errors(errors)
-    if errors:
-        sys.exit(exitcodes.PARTIAL)
+    _finish(errors)
 
 
 COMMANDS = [sccg]
