@@ -6,7 +6,7 @@ import os
 from collections import OrderedDict, defaultdict
 
 from ._archive import ZipLimits, open_container
-from ._model import ApiDoc, ClassDoc, DocSet, JavadocError
+from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 from ._site import find_root, read_container
 from ._sources import read_source_container
 
@@ -88,7 +88,7 @@ class DocIndex:
         self._classes: dict[str, ClassDoc] = {}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         self.warnings: list[tuple[str, str]] = list(warnings or [])
-        ordered = sorted(self.docsets, key=lambda d: d.layout is not None and d.layout.value == "sources")
+        ordered = sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES)
         for ds in ordered:
             self.warnings.extend(ds.warnings)
             for c in ds.classes:
