@@ -29,28 +29,21 @@ _SPACES = re.compile(r"[ \t\u00a0\u3000]+")
 def _strip_delimiters(raw: str) -> list[str]:
     """Comment body lines without ``/**``, ``*/``, leading ``*`` or ``//``."""
     text = raw.replace("\r\n", "\n").replace("\r", "\n").strip()
-    lines: list[str] = []
     if text.startswith("/*"):
-        text = text[2:]
-        while text.startswith("*"):
-            text = text[1:]
+        text = text[2:].lstrip("*")
         if text.endswith("*/"):
             text = text[:-2]
-        for line in text.split("\n"):
-            s = line.strip()
-            if s.startswith("*"):
-                s = s.lstrip("*")
-                if s.startswith(" "):
-                    s = s[1:]
-            lines.append(s.rstrip())
+        marker, strip = "*", "*"  # leading "*" of each line
     else:
-        for line in text.split("\n"):
-            s = line.strip()
-            if s.startswith("//"):
-                s = s[2:].lstrip("/")
-                if s.startswith(" "):
-                    s = s[1:]
-            lines.append(s.rstrip())
+        marker, strip = "//", "/"  # "//" (or "///"…) of each line comment
+    lines: list[str] = []
+    for line in text.split("\n"):
+        s = line.strip()
+        if s.startswith(marker):
+            s = s.lstrip(strip)
+            if s.startswith(" "):
+                s = s[1:]
+        lines.append(s.rstrip())
     return lines
 
 
