@@ -59,11 +59,15 @@ def _emit(obj):
         pass
 
 
+def _text(value):
+    """*value* decoded when it is bytes, else unchanged."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
 def _safe(value, depth=0):
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
+    value = _text(value)
     if isinstance(value, str):
         return value[:500]
     if depth >= 3:
@@ -82,8 +86,7 @@ def _pairs(value):
     if isinstance(value, dict):
         return {str(k): v for k, v in value.items()}
     if isinstance(value, (bytes, str)):
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        return dict(parse_qsl(text, keep_blank_values=True))
+        return dict(parse_qsl(_text(value), keep_blank_values=True))
     try:
         return {str(k): v for k, v in value}
     except (TypeError, ValueError):
@@ -98,7 +101,7 @@ def _body(data, json_):
     if isinstance(data, dict):
         return _safe(data)
     if isinstance(data, (bytes, str)):
-        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        text = _text(data)
         try:
             return _safe(json.loads(text))
         except ValueError:
