@@ -252,6 +252,13 @@ def _comment_above(node, src: bytes) -> str | None:
     return "\n".join(reversed(parts))
 
 
+def _add_dims(tref: TypeRef, dims) -> TypeRef:
+    """``tref`` with the array dimensions of a ``dimensions`` node written after a name (``int a[]``)."""
+    if dims is None:
+        return tref
+    return (tref[0], tref[1], tref[2] + _text(dims).count("["))
+
+
 def _params(node) -> tuple[tuple, bool]:
     ps = node.child_by_field_name("parameters")
     if ps is None:
@@ -259,10 +266,7 @@ def _params(node) -> tuple[tuple, bool]:
     out, varargs = [], False
     for p in ps.named_children:
         if p.type == "formal_parameter":
-            tref = type_ref(p.child_by_field_name("type"))
-            dims = p.child_by_field_name("dimensions")
-            if dims is not None:
-                tref = (tref[0], tref[1], tref[2] + _text(dims).count("["))
+            tref = _add_dims(type_ref(p.child_by_field_name("type")), p.child_by_field_name("dimensions"))
             nm = p.child_by_field_name("name")
             out.append((_text(nm) if nm else "", tref))
         elif p.type == "spread_parameter":
@@ -373,15 +377,14 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
     decls = _captures(_DECL_QUERY, root)
     types: list[TypeDecl] = []
     stack: list[tuple[int, str, bool]] = []  # (end_byte, key, local)
-    counter = [0]
-    keys_by_node: dict[int, str] = {}
+    counter = 0
     for node, cap in decls:
         while stack and stack[-1][0] <= node.start_byte:
             stack.pop()
         outer = stack[-1][1] if stack else None
         outer_local = stack[-1][2] if stack else False
         if cap == "anon":
-            counter[0] += 1
+            counter += 1
             parent = node.parent
             sup = None
             if parent.type == "object_creation_expression":
@@ -391,7 +394,7 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
             else:  # enum constant body: its superclass is the enum
                 sup = ("=" + outer, (), 0) if outer else None  # "=": already a key
                 kind_hint = "enumconst"
-            key = f"{outer or package}${counter[0]}"
+            key = f"{outer or package}${counter}"
             td = _type_decl(node, key, "", "class", outer, True, True, lines, src,
                             superclass=sup, anon_kind=kind_hint)
         else:
@@ -399,14 +402,13 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
             name = _text(name_node) if name_node else "?"
             local = outer_local or node.parent is None or node.parent.type not in _MEMBER_PARENTS
             if local:
-                counter[0] += 1
-                key = f"{outer or package}${counter[0]}{name}"
+                counter += 1
+                key = f"{outer or package}${counter}{name}"
             elif outer:
                 key = f"{outer}.{name}"
             else:
                 key = f"{package}.{name}" if package else name
             td = _type_decl(node, key, name, _KIND[node.type], outer, local, False, lines, src)
-        keys_by_node[node.id] = td.key
         types.append(td)
         stack.append((td.end_byte, td.key, td.local))
     return FileFacts(rel, source_set, package, tuple(imports), tuple(types),
@@ -453,7 +455,7 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
             t = m.type
             if t in ("method_declaration", "constructor_declaration",
                      "compact_constructor_declaration", "annotation_type_element_declaration"):
-                methods.append(_method(m, t, is_itf, lines, src, components))
+                methods.append(_method(m, t, lines, src, components))
             elif t in ("field_declaration", "constant_declaration"):
                 fmods = _modifiers(m)
                 static = "static" in fmods or is_itf
@@ -462,25 +464,20 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                 for d in m.named_children:
                     if d.type == "variable_declarator":
                         nm = d.child_by_field_name("name")
-                        dims = d.child_by_field_name("dimensions")
-                        tr = tref if dims is None else (tref[0], tref[1], tref[2] + _text(dims).count("["))
-                        fields.append(FieldDecl(_text(nm), tr, static))
+                        fields.append(FieldDecl(_text(nm), _add_dims(tref, d.child_by_field_name("dimensions")),
+                                                static))
                         if d.child_by_field_name("value") is not None:
                             has_init = True
                 if has_init:
-                    sl, el = m.start_point[0] + 1, m.end_point[0] + 1
-                    inits.append(InitDecl(static, m.start_byte, m.end_byte, sl, el, lines.loc(sl, el)))
+                    inits.append(_init_decl(m, static, lines))
             elif t == "static_initializer" or t == "block":
-                sl, el = m.start_point[0] + 1, m.end_point[0] + 1
-                inits.append(InitDecl(t == "static_initializer", m.start_byte, m.end_byte,
-                                      sl, el, lines.loc(sl, el)))
+                inits.append(_init_decl(m, t == "static_initializer", lines))
             elif t == "enum_constant":
                 nm = m.child_by_field_name("name")
                 consts.append(_text(nm))
                 fields.append(FieldDecl(_text(nm), ("=" + key, (), 0), True))
                 # enum constants are created in the enum's static initialization
-                sl, el = m.start_point[0] + 1, m.end_point[0] + 1
-                inits.append(InitDecl(True, m.start_byte, m.end_byte, sl, el, lines.loc(sl, el)))
+                inits.append(_init_decl(m, True, lines))
     for cname, ctype in components:
         fields.append(FieldDecl(cname, ctype, False))
     if kind in ("interface", "enum", "record", "annotation"):
@@ -499,7 +496,12 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                     None if anonymous else _comment_above(node, src), "private" in mods)
 
 
-def _method(m, t, is_itf, lines, src, components) -> MethodDecl:
+def _init_decl(node, static: bool, lines: _Lines) -> InitDecl:
+    sl, el = node.start_point[0] + 1, node.end_point[0] + 1
+    return InitDecl(static, node.start_byte, node.end_byte, sl, el, lines.loc(sl, el))
+
+
+def _method(m, t, lines, src, components) -> MethodDecl:
     mods = _modifiers(m)
     if t == "compact_constructor_declaration":
         params, varargs = tuple(components), False
@@ -507,11 +509,8 @@ def _method(m, t, is_itf, lines, src, components) -> MethodDecl:
         params, varargs = _params(m)
     ctor = t in ("constructor_declaration", "compact_constructor_declaration")
     name = "<init>" if ctor else _text(m.child_by_field_name("name"))
-    returns = None if ctor else type_ref(m.child_by_field_name("type"))
-    if returns is not None:
-        dims = m.child_by_field_name("dimensions")
-        if dims is not None:
-            returns = (returns[0], returns[1], returns[2] + _text(dims).count("["))
+    returns = None if ctor else _add_dims(type_ref(m.child_by_field_name("type")),
+                                          m.child_by_field_name("dimensions"))
     body = m.child_by_field_name("body")
     explicit, this_call = False, False
     if ctor and body is not None:
