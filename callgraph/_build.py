@@ -178,11 +178,12 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     bar.close()
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
-    for sf, ff in zip(files, facts):
+    parsed = set(todo)  # the others came from the cache: nothing new to store
+    for i, (sf, ff) in enumerate(zip(files, facts)):
         if isinstance(ff, _facts.FileFacts):
             kept.append(ff)
             kept_files.append(sf)
-            if store is not None:
+            if store is not None and i in parsed:
                 store.put(sf.path, ff, loc_mode)
         else:
             skipped.append(ff)
