@@ -319,6 +319,11 @@ def _merged(base, extra):
     return out
 
 
+def _inert(name):
+    """A class that accepts any constructor arguments and does nothing."""
+    return type(name, (), {"__init__": lambda self, *a, **k: None})
+
+
 def _make_exceptions(mod, names, base):
     root = type(names[0], (base,), {})
     setattr(mod, names[0], root)
@@ -369,9 +374,9 @@ def _build_requests():
     m.Response = FakeResponse
     m.codes = types.SimpleNamespace(ok=200, OK=200, created=201, not_found=404, unauthorized=401)
     adapters = types.ModuleType("requests.adapters")
-    adapters.HTTPAdapter = type("HTTPAdapter", (), {"__init__": lambda self, *a, **k: None})
+    adapters.HTTPAdapter = _inert("HTTPAdapter")
     auth = types.ModuleType("requests.auth")
-    auth.HTTPBasicAuth = type("HTTPBasicAuth", (), {"__init__": lambda self, *a, **k: None})
+    auth.HTTPBasicAuth = _inert("HTTPBasicAuth")
     auth.AuthBase = type("AuthBase", (), {})
     m.adapters, m.auth = adapters, auth
     return {"requests": m, "requests.exceptions": exc, "requests.adapters": adapters, "requests.auth": auth}
@@ -383,8 +388,8 @@ def _build_httpx():
                                 "ReadTimeout", "ConnectTimeout", "NetworkError"], Exception)
     m.HTTPStatusError = type("HTTPStatusError", (root,), {})
     m.InvalidURL = type("InvalidURL", (Exception,), {})
-    m.Timeout = type("Timeout", (), {"__init__": lambda self, *a, **k: None})
-    m.Limits = type("Limits", (), {"__init__": lambda self, *a, **k: None})
+    m.Timeout = _inert("Timeout")
+    m.Limits = _inert("Limits")
     m.Response = FakeResponse
     m.codes = types.SimpleNamespace(OK=200, ok=200)
     request = _module_request("httpx")
@@ -433,7 +438,7 @@ def _build_aiohttp():
     m.ClientResponseError = type("ClientResponseError", (root,), {})
     m.ContentTypeError = type("ContentTypeError", (m.ClientResponseError,), {})
     for n in ("ClientTimeout", "TCPConnector", "BasicAuth", "FormData"):
-        setattr(m, n, type(n, (), {"__init__": lambda self, *a, **k: None}))
+        setattr(m, n, _inert(n))
 
     class _Ctx:
         def __init__(self, resp):
