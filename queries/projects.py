@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -447,6 +448,25 @@ def _is_test_path(rel: Path) -> bool:
     return any(part in _TEST_DIRS for part in rel.parts[:-1]) or rel.name.endswith(("Test.java", "Tests.java", "IT.java"))
 
 
+def _java_files(root: Path):
+    """The ``.java`` files below *root*, hidden folders skipped, in walk order."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for fn in filenames:
+            if fn.endswith(".java"):
+                yield Path(dirpath, fn)
+
+
+def _imported_prefix(source: bytes, prefixes: tuple[str, ...]) -> str | None:
+    """The first of *prefixes* that an ``import`` in *source* names a type under."""
+    for m in _IMPORT.finditer(source):
+        name = m.group(1).decode("ascii", "replace")
+        hit = next((p for p in prefixes if name == p or name.startswith(p + ".")), None)
+        if hit:
+            return hit
+    return None
+
+
 def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tuple[bool, str]:
     """Verdict from the checkout: test sources (``--require-tests``) and
     imported library prefixes (``--require-libs``): ``(keep, reason)``.
@@ -463,37 +483,18 @@ def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tup
     has_tests = False
     found_lib = None
     prefixes = tuple(p.rstrip(".") for p in sel.require_libs)
-    n = 0
-    done = False
-    for dirpath, dirnames, filenames in os.walk(root):
-        if done:
-            break
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for fn in filenames:
-            if not fn.endswith(".java"):
+    for path in itertools.islice(_java_files(root), max_files):
+        if not has_tests and _is_test_path(path.relative_to(root)):
+            has_tests = True
+        if prefixes and found_lib is None:
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(200_000)
+            except OSError:
                 continue
-            n += 1
-            if n > max_files:
-                done = True
-                break
-            rel = Path(dirpath, fn).relative_to(root)
-            if not has_tests and _is_test_path(rel):
-                has_tests = True
-            if prefixes and found_lib is None:
-                try:
-                    with open(Path(dirpath, fn), "rb") as fh:
-                        head = fh.read(200_000)
-                except OSError:
-                    continue
-                for m in _IMPORT.finditer(head):
-                    name = m.group(1).decode("ascii", "replace")
-                    hit = next((p for p in prefixes if name == p or name.startswith(p + ".")), None)
-                    if hit:
-                        found_lib = hit
-                        break
-            if (has_tests or not sel.require_tests) and (found_lib or not prefixes):
-                done = True
-                break
+            found_lib = _imported_prefix(head, prefixes)
+        if (has_tests or not sel.require_tests) and (found_lib or not prefixes):
+            break
     if sel.require_tests and not has_tests:
         return False, "no test sources (--require-tests)"
     if prefixes and not found_lib:
