@@ -178,7 +178,7 @@ def _flatten_deep_nesting(data: bytes, limit: int = _FLAT_DEPTH) -> tuple[bytes,
 
 _COUNT_STRIP_RE = re.compile(rb"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _COUNTED = (b"section", b"h3", b"h4", b"pre")
-_COUNT_RE = re.compile(rb"<(section|h3|h4|pre)[\s>/]", re.IGNORECASE)
+_COUNT_RE = re.compile(rb"<(" + b"|".join(_COUNTED) + rb")[\s>/]", re.IGNORECASE)
 
 
 def _lost_elements(data: bytes, doc) -> list[str]:
