@@ -147,33 +147,33 @@ def stratify(
     def put(key: tuple, label: str, member) -> None:
         groups.setdefault(key, (label, []))[1].append(member)
 
-    for s in samples:
-        if by == "depth":
-            put((s.depth_max,), str(s.depth_max), (s, None))
-        elif by == "depth_min":
-            put((s.depth_min,), str(s.depth_min), (s, None))
-        elif by == "density":
-            i, lab = density_bin(s.density, edges)
-            put((i,), lab, (s, None))
-        elif by == "loc":
-            i, lab = loc_band(_sample_loc(s), loc_bands)
-            put((i,), lab, (s, None))
-        elif by == "project":
-            put((s.project,), s.project, (s, None))
-        else:
+    def indexed(pair: tuple[int, str]) -> tuple[tuple, str]:
+        return (pair[0],), pair[1]
+
+    # (key, label) of a sample (sample strata) or of a target (target strata)
+    sample_keys = {
+        "depth": lambda s: ((s.depth_max,), str(s.depth_max)),
+        "depth_min": lambda s: ((s.depth_min,), str(s.depth_min)),
+        "density": lambda s: indexed(density_bin(s.density, edges)),
+        "loc": lambda s: indexed(loc_band(_sample_loc(s), loc_bands)),
+        "project": lambda s: ((s.project,), s.project),
+    }
+    target_keys = {
+        "target_depth": lambda t: ((t.depth,), str(t.depth)),
+        "target_density": lambda t: indexed(density_bin(t.density, edges)),
+        "target_loc": lambda t: indexed(loc_band(t.chain_loc, loc_bands)),
+        "library": lambda t: ((t.library is None, t.library or ""), t.library or "unknown"),
+    }
+    if by in sample_keys:
+        sample_key = sample_keys[by]
+        for s in samples:
+            put(*sample_key(s), (s, None))
+    else:
+        target_key = target_keys[by]
+        for s in samples:
             parts: dict[tuple, tuple[str, list[TargetRecord]]] = {}
             for t in s.targets:
-                if by == "target_depth":
-                    key, lab = (t.depth,), str(t.depth)
-                elif by == "target_density":
-                    i, lab = density_bin(t.density, edges)
-                    key = (i,)
-                elif by == "target_loc":
-                    i, lab = loc_band(t.chain_loc, loc_bands)
-                    key = (i,)
-                else:  # library
-                    key = (t.library is None, t.library or "")
-                    lab = t.library or "unknown"
+                key, lab = target_key(t)
                 parts.setdefault(key, (lab, []))[1].append(t)
             for key, (lab, ts) in parts.items():
                 put(key, lab, (s, tuple(ts)))
