@@ -142,10 +142,7 @@ class ProjectIndex:
                 else:
                     self.members.setdefault(td.outer, {})[td.name] = td.key
         self.packages = frozenset(self.pkg_types)
-        try:
-            self.has_jdk = bool(cp is not None and cp.jdk_packages)
-        except Exception:
-            self.has_jdk = False
+        self.has_jdk = bool(cp is not None and cp.jdk_packages)
         self._name_memo: dict = {}
         self._ref_memo: dict = {}
         self._supers: dict[str, tuple] = {}
@@ -176,47 +173,24 @@ class ProjectIndex:
             return self._lib[fqn]
         except KeyError:
             pass
-        sig = None
-        if self.cp is not None:
-            try:
-                sig = self.cp.lookup(fqn)
-            except Exception:
-                sig = None
-        self._lib[fqn] = sig
+        sig = self._lib[fqn] = self.cp.lookup(fqn) if self.cp is not None else None  # lookup never raises
         return sig
 
     def lib_has(self, fqn: str) -> bool:
-        if self.cp is None:
-            return False
-        try:
-            return self.cp.has_type(fqn)
-        except Exception:
-            return False
-
-    def is_type(self, fqn: str) -> bool:
-        return fqn in self.types or self.lib_has(fqn)
+        return self.cp is not None and self.cp.has_type(fqn)
 
     def third_party(self, fqn: str) -> bool:
         """True unless the type is a JDK type (decided by the JDK's own package list;
         with no JDK at all, only the platform-reserved ``java.`` packages count as JDK)."""
         r = self._third.get(fqn)
         if r is None:
-            r = True
             if not self.has_jdk:
                 r = not fqn.startswith("java.")
-                self._third[fqn] = r
-                return r
-            if self.cp is not None:
-                sig = self.lib(fqn)
-                if sig is not None:
-                    r = sig.origin != "jdk"
-                else:
-                    try:
-                        from .classpath import is_third_party
+            else:  # a JDK is indexed, so there is a classpath index
+                from .classpath import is_third_party
 
-                        r = bool(is_third_party(fqn, self.cp))
-                    except Exception:
-                        r = True
+                sig = self.lib(fqn)
+                r = sig.origin != "jdk" if sig is not None else is_third_party(fqn, self.cp)
             self._third[fqn] = r
         return r
 
