@@ -16,6 +16,8 @@ from collections import Counter
 import tree_sitter
 
 from ._facts import JAVA, type_ref
+from ._facts import _text as _t
+from ._graph import _STRENGTH as _RANK
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
@@ -36,7 +38,6 @@ _SITE_QUERY = tree_sitter.Query(JAVA, """
 (enum_constant) @enumc
 """)
 _DECL_CAPS = frozenset({"local", "param", "catch", "foreach", "res", "inst", "tpat", "rpat", "lambda"})
-_RANK = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
 STRING = ("java.lang.String", ())
 UNKNOWN_LIB = ("?", ())
@@ -166,10 +167,6 @@ class FileResult:
             if _RANK[kind] < _RANK[e[0]]:
                 e[0] = kind
             e[1].add(line)
-
-
-def _t(node) -> str:
-    return node.text.decode("utf-8", "replace")
 
 
 class FileResolver:
