@@ -194,7 +194,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     lap("parse")
 
     # index ---------------------------------------------------------------
-    idx = ProjectIndex(kept, cp, loc_mode)
+    idx = ProjectIndex(kept, cp, loc_mode, root=root)
     skipped.extend(idx.duplicates)
     lap("index")
 
@@ -227,7 +227,8 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
             infos[mi.id] = mi
             g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
                        end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
-                       third_party=False, library=None, source_set=mi.source_set)
+                       third_party=False, library=None, source_set=mi.source_set,
+                       generated_by=mi.generated_by)
     counts: Counter = Counter()
     reasons: Counter = Counter()
     examples: dict = {}

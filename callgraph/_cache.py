@@ -8,7 +8,7 @@ import sqlite3
 
 from ._facts import FileFacts
 
-_SCHEMA_VERSION = 2  # bump when FileFacts changes shape
+_SCHEMA_VERSION = 3  # bump when FileFacts changes shape
 
 
 class FactsCache:

@@ -51,12 +51,37 @@ class Import:
 
 
 @dataclass(frozen=True, slots=True)
+class Annotation:
+    """An annotation as written: ``name`` dotted as in the source (``"Getter"``,
+    ``"lombok.Builder.Default"``), ``args`` ``((element, value source text), ...)``
+    — a single-element annotation's element is ``"value"``; the text has its
+    whitespace collapsed (``"AccessLevel.NONE"``, ``'{"m", "f"}'``, ``"true"``)."""
+
+    name: str
+    args: tuple = ()
+
+    def arg(self, element: str, default: str | None = None) -> str | None:
+        """The source text of ``element``, else ``default``."""
+        for k, v in self.args:
+            if k == element:
+                return v
+        return default
+
+
+@dataclass(frozen=True, slots=True)
 class FieldDecl:
-    """A field (or enum constant, or record component) of a type."""
+    """A field (or enum constant, or record component) of a type.
+
+    ``annotations`` are the field's (``Annotation``), ``final`` and
+    ``initialized`` (has an initializer) what Lombok's constructors need.
+    """
 
     name: str
     type: TypeRef
     static: bool
+    annotations: tuple = ()
+    final: bool = False
+    initialized: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +111,7 @@ class MethodDecl:
     end_byte: int
     explicit_ctor_call: bool = False
     this_call: bool = False
+    annotations: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +159,8 @@ class TypeDecl:
     end_line: int
     comment: str | None
     private: bool = False
+    annotations: tuple = ()  # Annotation, as written on the declaration
+    final: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +231,34 @@ def _modifiers(node) -> set[str]:
         if c.type == "modifiers":
             return {_text(m) for m in c.children if m.type not in _ANNOT}
     return set()
+
+
+def _annotations(node) -> tuple:
+    """The ``Annotation``s among the modifiers of a declaration node."""
+    out = []
+    for c in node.children:
+        if c.type != "modifiers":
+            continue
+        for a in c.named_children:
+            if a.type not in ("marker_annotation", "annotation"):
+                continue
+            nm = a.child_by_field_name("name")
+            if nm is None:
+                continue
+            args = []
+            al = a.child_by_field_name("arguments")
+            if al is not None:
+                for x in al.named_children:
+                    if x.type in _COMMENTS:
+                        continue
+                    if x.type == "element_value_pair":
+                        k, v = x.child_by_field_name("key"), x.child_by_field_name("value")
+                        if k is not None and v is not None:
+                            args.append((_text(k), " ".join(_text(v).split())))
+                    else:
+                        args.append(("value", " ".join(_text(x).split())))
+            out.append(Annotation(_text(nm).replace(" ", ""), tuple(args)))
+    return tuple(out)
 
 
 def _type_params(node) -> tuple:
@@ -461,12 +517,15 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                 static = "static" in fmods or is_itf
                 tref = type_ref(m.child_by_field_name("type"))
                 has_init = False
+                fann = _annotations(m)
+                final = "final" in fmods or is_itf
                 for d in m.named_children:
                     if d.type == "variable_declarator":
                         nm = d.child_by_field_name("name")
+                        init = d.child_by_field_name("value") is not None
                         fields.append(FieldDecl(_text(nm), _add_dims(tref, d.child_by_field_name("dimensions")),
-                                                static))
-                        if d.child_by_field_name("value") is not None:
+                                                static, fann, final, init))
+                        if init:
                             has_init = True
                 if has_init:
                     inits.append(_init_decl(m, static, lines))
@@ -475,11 +534,11 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
             elif t == "enum_constant":
                 nm = m.child_by_field_name("name")
                 consts.append(_text(nm))
-                fields.append(FieldDecl(_text(nm), ("=" + key, (), 0), True))
+                fields.append(FieldDecl(_text(nm), ("=" + key, (), 0), True, (), True, True))
                 # enum constants are created in the enum's static initialization
                 inits.append(_init_decl(m, True, lines))
     for cname, ctype in components:
-        fields.append(FieldDecl(cname, ctype, False))
+        fields.append(FieldDecl(cname, ctype, False, (), True, False))
     if kind in ("interface", "enum", "record", "annotation"):
         static = True
     elif not anonymous and "static" in mods:
@@ -493,7 +552,8 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                     "abstract" in mods or is_itf, superclass, interfaces, type_params,
                     tuple(fields), tuple(methods), tuple(inits), tuple(consts), components,
                     node.start_byte, node.end_byte, sl, el,
-                    None if anonymous else _comment_above(node, src), "private" in mods)
+                    None if anonymous else _comment_above(node, src), "private" in mods,
+                    () if anonymous else _annotations(node), "final" in mods)
 
 
 def _init_decl(node, static: bool, lines: _Lines) -> InitDecl:
@@ -527,4 +587,4 @@ def _method(m, t, lines, src, components) -> MethodDecl:
     sl, el = m.start_point[0] + 1, m.end_point[0] + 1
     return MethodDecl(name, params, varargs, returns, _type_params(m), static, abstract,
                       "private" in mods, sl, el, lines.loc(sl, el), _comment_above(m, src),
-                      m.start_byte, m.end_byte, explicit, this_call)
+                      m.start_byte, m.end_byte, explicit, this_call, _annotations(m))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._facts import FileFacts, MethodDecl, TypeDecl
+from ._lombok import GenMethod, LombokConfig, plan_type
 
 PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void"})
 OBJECT = "java.lang.Object"
@@ -64,7 +65,11 @@ class MethodInfo:
     static, abstract, private : bool
     implicit : bool
         Not written in the source (default constructor, record members,
-        enum ``values``/``valueOf``, ``<clinit>``).
+        enum ``values``/``valueOf``, ``<clinit>``, Lombok's members).
+    generated_by : str or None
+        Who generated an implicit member: ``"javac"`` for the compiler's own,
+        the Lombok annotation's FQN (``"lombok.Getter"``, ``"lombok.Data"``,
+        ``"lombok.Builder"``, ...) for Lombok's; None for written members.
     """
 
     id: str
@@ -82,6 +87,7 @@ class MethodInfo:
     private: bool = False
     implicit: bool = False
     varargs: bool = False
+    generated_by: str | None = None
 
 
 @dataclass(slots=True)
@@ -110,10 +116,20 @@ class _LibM:
         self.id = f"{owner}.{sig.name}({','.join(sig.params)})"
 
 
+def _erased_ref(t: str):
+    """A TypeRef for an already erased type name (``"java.lang.String[]"``, ``"int"``)."""
+    dims = 0
+    if t.endswith("..."):
+        t, dims = t[:-3], 1
+    while t.endswith("[]"):
+        t, dims = t[:-2], dims + 1
+    return (t if t in PRIMITIVES else "=" + t, (), dims)
+
+
 class ProjectIndex:
     """All project declarations plus the classpath, with memoised lookups."""
 
-    def __init__(self, files: list[FileFacts], cp, loc_mode: str = "physical"):
+    def __init__(self, files: list[FileFacts], cp, loc_mode: str = "physical", root=None):
         self.files = files
         self.cp = cp
         self.types: dict[str, TypeDecl] = {}
@@ -155,6 +171,7 @@ class ProjectIndex:
         self._decl: dict = {}
         self._sam: dict = {}
         self._partial: dict = {}
+        self._plan_lombok(root)
         self.methods: dict[str, list[_PM]] = {}
         self.by_id: dict[str, _PM] = {}
         self.by_name: dict[str, list[str]] = {}
@@ -165,6 +182,113 @@ class ProjectIndex:
                     self.subtypes.setdefault(s, set()).add(key)
         for key, td in self.types.items():
             self._build_methods(key, td)
+        self._expand_delegates()
+
+    # ----------------------------------------------------------- Lombok
+    def _plan_lombok(self, root) -> None:
+        """Lombok's generated members (``_lombok.py``): fields go to
+        ``gen_fields``, methods to ``_gen_methods`` (built with the type's own
+        members), nested builder types into the type tables."""
+        self.gen_fields: dict[str, list] = {}
+        self._gen_methods: dict[str, list[GenMethod]] = {}
+        self._delegates: list = []  # (type key, field TypeRef, generated_by)
+        self.gen_edges: dict[int, list] = {}  # file index -> [(src id, dst id, api info or None)]
+        cfg = LombokConfig(root)
+        plans = []
+        for fi, ff in enumerate(self.files):
+            shadow = None
+            folder = ff.rel.rsplit("/", 1)[0] if "/" in ff.rel else ""
+            for td in ff.types:
+                if td.local or td.anonymous or self.types.get(td.key) is not td:
+                    continue
+                if not (td.annotations or any(f.annotations for f in td.fields)
+                        or any(m.annotations for m in td.methods)):
+                    continue
+                if shadow is None:
+                    shadow = frozenset(self.pkg_types.get(ff.package, ()))
+                plan = plan_type(td, ff.imports, shadow, cfg.settings(folder))
+                if plan is not None:
+                    plans.append((fi, td, plan))
+        self.duplicates.extend(cfg.problems)
+        builders = {td.key: [gt.key for gt in plan.types if gt.generated_by.endswith("SuperBuilder")]
+                    for _, td, plan in plans}
+        for fi, td, plan in plans:
+            if plan.fields:
+                self.gen_fields[td.key] = plan.fields
+            for gt in plan.types:
+                if gt.key in self.types:
+                    continue  # a builder class written by hand: Lombok fills it in
+                sup = gt.superclass
+                if sup is not None and sup[0] == "@superbuilder":
+                    parent = self.resolve_name(plan.super_builder_parent, fi, td.outer)
+                    pb = builders.get(parent) or []
+                    sup = ("=" + pb[0], (), 0) if pb else None
+                self.types[gt.key] = TypeDecl(
+                    gt.key, gt.name, "class", gt.outer, False, False, True, gt.abstract, sup, (),
+                    gt.type_params, (), (), (), (), (), 0, 0, td.start_line, td.start_line, None)
+                self.type_file[gt.key] = fi
+                self.members.setdefault(gt.outer, {})[gt.name] = gt.key
+            for gm in plan.methods:
+                self._gen_methods.setdefault(gm.owner, []).append(gm)
+            for ref, by in plan.delegates:
+                self._delegates.append((td.key, ref, by))
+
+    def _expand_delegates(self) -> None:
+        """``@Delegate``: the delegate type's public instance methods (from
+        project sources or the classpath, inherited ones included, ``Object``'s
+        excluded) become members of the class, each calling the delegate's."""
+        for key, ref, by in self._delegates:
+            fi = self.type_file[key]
+            r = self.resolve_ref(ref, fi, key)
+            if r is None or r[0] in PRIMITIVES:
+                continue
+            have = {(p.info.name, len(p.ptypes)) for p in self.methods.get(key, ())}
+            ff = self.files[fi]
+            td = self.types[key]
+            queue, seen, i = [r[0]], {r[0], OBJECT}, 0
+            while i < len(queue):
+                x = queue[i]
+                i += 1
+                decl = self._declared(x)
+                if decl is None:
+                    continue
+                for name, ms in sorted(decl[0].items()):
+                    for m in ms:
+                        if isinstance(m, _PM):
+                            i_ = m.info
+                            if i_.static or i_.private or name in ("<init>", "<clinit>"):
+                                continue
+                            ptypes, shown = m.ptypes, i_.params
+                            rt = self.erase_ref(m.returns, self.type_file[m.type_key], m.type_key,
+                                                m.tparams or None) if m.returns else "void"
+                            api = None
+                            dst = i_.id
+                        else:
+                            sg = m.sig
+                            if sg.static or sg.access != "public" or name in ("<init>", "<clinit>"):
+                                continue
+                            ptypes, shown = m.ptypes, tuple(sg.params)
+                            rt = sg.returns or "void"
+                            dst = m.id
+                            api = (m.owner, name, self.third_party(m.owner), self.library_of(m.owner))
+                        if (name, len(ptypes)) in have:
+                            continue
+                        have.add((name, len(ptypes)))
+                        mid = f"{key}.{name}({','.join(shown)})"
+                        info = MethodInfo(mid, ff.rel, td.start_line, td.start_line, 0, None, ff.source_set,
+                                          key, name, tuple(shown), False, False, False, True,
+                                          bool(shown) and shown[-1].endswith("..."), by)
+                        pm = _PM(info, ptypes, None, key, _erased_ref(rt), {})
+                        self.methods.setdefault(key, []).append(pm)
+                        self.by_id[mid] = pm
+                        self.by_name.setdefault(name, []).append(mid)
+                        self.gen_edges.setdefault(fi, []).append((mid, dst, api))
+                for s in self.supers(x):
+                    if s not in seen and not s.startswith("?"):
+                        seen.add(s)
+                        queue.append(s)
+            self._decl.pop(key, None)
+            self._mnamed.clear()
 
     # ----------------------------------------------------------- classpath
     def lib(self, fqn: str):
@@ -557,17 +681,27 @@ class ProjectIndex:
             out.append(_PM(info, ptypes, md, key, md.returns, mt or {}))
         declared = {(p.info.name, p.ptypes) for p in out}
 
-        def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False):
+        def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False, by="javac",
+                     abstract=False):
             shown = list(params)
             mid = f"{key}.{name}({','.join(shown)})"
             info = MethodInfo(mid, ff.rel, sl, el, loc, None, ff.source_set, key, name,
-                              tuple(shown), static, False, False, True, varargs)
+                              tuple(shown), static, abstract, False, True, varargs, by)
             out.append(_PM(info, ptypes, None, key, returns, {}))
 
         line = td.start_line
+        gen_ctor = False
+        for gm in self._gen_methods.get(key, ()):
+            ptypes = tuple(self.erase_ref(p[1], fi, key) for p in gm.params)
+            if (gm.name, ptypes) in declared:
+                continue  # written by hand (or generated twice): the first wins
+            declared.add((gm.name, ptypes))
+            gen_ctor = gen_ctor or gm.name == "<init>"
+            implicit(gm.name, ptypes, ptypes, gm.static, gm.returns, line, line, 0, gm.varargs,
+                     gm.generated_by, gm.abstract)
         inst = [i for i in td.inits if not i.static]
         stat = [i for i in td.inits if i.static]
-        if td.kind in ("class", "enum") and not any(p.info.name == "<init>" for p in out):
+        if td.kind in ("class", "enum") and not gen_ctor and not any(p.info.name == "<init>" for p in out):
             implicit("<init>", (), (), False, None, line if not inst else inst[0].start_line,
                      line if not inst else inst[-1].end_line, sum(i.loc for i in inst))
         if td.kind == "record":
@@ -721,6 +855,11 @@ class ProjectIndex:
                     fi = self.type_file[t]
                     res = (self.resolve_ref(f.type, fi, t), True)
                     break
+            else:
+                for f in self.gen_fields.get(t, ()):
+                    if f.name == name:
+                        res = (self.resolve_ref(f.type, self.type_file[t], t), True)
+                        break
         else:
             sig = self.lib(t)
             if sig is not None:

@@ -274,6 +274,7 @@ class FileResolver:
                 line = n.start_point[0] + 1
             self.emit(owner, r, line)
         self.implicit_super_calls()
+        self.generated_calls()
         res = self.res
         # picklable rows (src, dst, kind, sorted lines) for the parent process
         res.edges = [(s, d, k, sorted(lines) if len(lines) > 1 else list(lines))
@@ -1131,6 +1132,15 @@ class FileResolver:
             if p is not None and p.decl is None:
                 return _NONE  # the implicit constructor of an enum runs no code of its own
         return r
+
+    def generated_calls(self):
+        """Calls made by generated members (a Lombok ``@Delegate`` method calls
+        the delegate's method), on the generated member's line."""
+        idx = self.idx
+        for src, dst, api in idx.gen_edges.get(self.fi, ()):
+            self.res.edge(src, dst, idx.by_id[src].info.start_line, "exact")
+            if api is not None:
+                self.res.apis.setdefault(dst, api)
 
     def implicit_super_calls(self):
         """Constructors without ``this(...)``/``super(...)`` call the superclass's
