@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libcommons-lang3-java bubblewrap libmaven-dependency-plugin-java junit4)
+APT_PACKAGES=(libcommons-lang3-java bubblewrap libmaven-dependency-plugin-java junit4
+    libslf4j-java libcommons-logging-java libguava-java)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
