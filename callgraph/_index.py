@@ -825,6 +825,8 @@ class ProjectIndex:
                     unknown = x
                 continue
             for m in decl[0].get(name, ()):
+                if x != t and decl[1] and (m.info.static if isinstance(m, _PM) else m.sig.static):
+                    continue  # static interface methods are not inherited (JLS 8.4.8, 9.4.1)
                 if m.ptypes not in seen_sigs:
                     seen_sigs.add(m.ptypes)
                     out.append(m)

@@ -47,6 +47,18 @@ _NUM_ORDER = ["byte", "short", "char", "int", "long", "float", "double"]
 _CMP_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "instanceof"})
 
 
+# Members every class/enum/record has from java.lang.Object, Enum, Record:
+# (declaring type, name, erased parameter types). Used when the receiver's
+# hierarchy is partly unknown (a library jar missing): they are JDK members,
+# never the library's (unless a known type overrides them).
+_OBJECT_MEMBERS = {("getClass", 0): (), ("hashCode", 0): (), ("toString", 0): (),
+                   ("equals", 1): ("java.lang.Object",), ("notify", 0): (), ("notifyAll", 0): (),
+                   ("wait", 0): (), ("wait", 1): ("long",), ("wait", 2): ("long", "int")}
+_ENUM_MEMBERS = {("name", 0): (), ("ordinal", 0): (), ("compareTo", 1): ("java.lang.Enum",),
+                 ("getDeclaringClass", 0): (), ("describeConstable", 0): ()}
+_ENUM_OWN = frozenset({("equals", 1), ("hashCode", 0), ("toString", 0)})  # final or declared in Enum
+_RECORD_OWN = frozenset({("equals", 1), ("hashCode", 0), ("toString", 0)})  # abstract in Record
+
 _STATEMENT_EXPRS = frozenset({"method_invocation", "assignment_expression", "update_expression",
                               "object_creation_expression"})
 
@@ -749,6 +761,10 @@ class FileResolver:
             k = self.as_type_name(obj)
             if k is not None:
                 return self.select(k, name, args, virtual=False)
+            if self.unknown_enum_constant(obj):
+                jdk = self.jdk_member(None, name, args, None, None, enum=True)
+                if jdk is not None:
+                    return jdk
             return self.by_name(name, args, "receiver expression of unknown type")
         ot = self.texpr(obj)
         if ot is None:
@@ -758,6 +774,9 @@ class FileResolver:
     def on_type(self, ot, name, args) -> _Res:
         tn = ot[0]
         if tn == "?":
+            jdk = self.jdk_member(None, name, args, "?", None)
+            if jdk is not None:
+                return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
         if tn in PRIMITIVES or tn in ("null", "λ"):
             return _Res("unresolved", reason=f"method called on a {tn} value")
@@ -955,6 +974,10 @@ class FileResolver:
             return lr
         cands, unknown = idx.methods_named(t, name)
         if not cands:
+            if unknown is not None or (t not in idx.types and idx.lib(t) is None):
+                jdk = self.jdk_member(t, name, args, unknown, recv)
+                if jdk is not None:
+                    return jdk
             if unknown is not None:
                 return self.star(unknown, name, "arity")
             if t not in idx.types and idx.lib(t) is None:
@@ -982,6 +1005,58 @@ class FileResolver:
             return self.star(libs[0].owner, name, "arity")
         ids = tuple(sorted(c.info.id for c in chosen))
         return _Res("name", ids, None, "overload undecided among project methods")
+
+    def unknown_enum_constant(self, obj) -> bool:
+        """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
+        and ``CONSTANT`` is an upper-case name: by Java's naming convention an
+        enum constant (the only evidence there is without the library's jar)."""
+        if obj.type != "field_access":
+            return False
+        o, f = obj.child_by_field_name("object"), obj.child_by_field_name("field")
+        if o is None or f is None or f.type != "identifier":
+            return False
+        fname = _t(f)
+        if not (fname[:1].isupper() and fname.upper() == fname):
+            return False
+        if o.type == "identifier" and self.ident(_t(o), o.start_byte)[1]:
+            return False
+        k = self.as_type_name(o)
+        return k is not None and k not in self.idx.types and self.idx.lib(k) is None
+
+    def jdk_member(self, t, name, args, unknown, recv, enum=False):
+        """The ``java.lang.Object``/``Enum``/``Record`` member a call names when the
+        receiver's hierarchy is not fully known (``unknown``: its first unknown
+        supertype, or the receiver type itself), or None. ``enum``: the receiver
+        is known to be an enum constant. Edge kind ``arity``: the declaration is
+        the JDK's unless an unknown supertype overrides it."""
+        n = len(args)
+        k = (name, n)
+        owner = None
+        if enum or unknown == "java.lang.Enum":
+            if k in _ENUM_MEMBERS or k in _ENUM_OWN:
+                owner = "java.lang.Enum"
+        elif unknown == "java.lang.Record" and k in _RECORD_OWN:
+            owner = "java.lang.Record"
+        if owner is None and k in _OBJECT_MEMBERS:
+            owner = OBJECT
+        if owner is None:
+            return None
+        idx = self.idx
+        params = (_ENUM_MEMBERS.get(k) if owner == "java.lang.Enum" and k in _ENUM_MEMBERS
+                  else _OBJECT_MEMBERS.get(k, ()))
+        if idx.lib(owner) is not None:  # the JDK is indexed: its own declaration
+            for c in idx.methods_named(owner, name)[0]:
+                if isinstance(c, _LibM) and c.ptypes == params:
+                    r = self.target(c, "arity", owner, args, None, False)
+                    if name == "getClass":
+                        r.ret = ("java.lang.Class", ())
+                    return r
+        mid = f"{owner}.{name}({','.join(params)})"
+        ret = {"hashCode": ("int", ()), "toString": STRING, "equals": ("boolean", ()), "name": STRING,
+               "ordinal": ("int", ()), "compareTo": ("int", ()), "getClass": ("java.lang.Class", ())}.get(
+            name, ("void", ()) if name in ("wait", "notify", "notifyAll") else None)
+        return _Res("arity", (mid,), ret, None,
+                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
 
     def target(self, c, kind, t, args, recv, virtual) -> _Res:
         idx = self.idx
