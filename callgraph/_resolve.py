@@ -1231,6 +1231,13 @@ class FileResolver:
             for p in idx.methods.get(td.key, ()):
                 if p.info.name != "<init>" or (p.decl is not None and p.decl.explicit_ctor_call):
                     continue
+                if p.info.generated_by == "lombok.experimental.SuperBuilder":
+                    # @SuperBuilder's constructor calls super(builder): the parent's own
+                    sup_ctor = [q.info.id for q in idx.methods.get(sup, ())
+                                if q.info.name == "<init>" and q.info.generated_by == p.info.generated_by]
+                    for mid in sup_ctor:
+                        self.res.edge(p.info.id, mid, p.info.start_line, "exact")
+                    continue
                 r = self.select(sup, "<init>", [], virtual=False)
                 self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
 
