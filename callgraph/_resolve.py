@@ -1204,7 +1204,7 @@ class FileResolver:
         r = self.select(self.key, "<init>", self.args_of(n), virtual=False)
         if r.kind == "exact" and r.targets:
             p = self.idx.by_id.get(r.targets[0])
-            if p is not None and p.decl is None:
+            if p is not None and p.decl is None and p.info.generated_by == "javac":
                 return _NONE  # the implicit constructor of an enum runs no code of its own
         return r
 

@@ -74,6 +74,9 @@ EXPECTED = {
         ("Animal", "AnimalBuilder", "name(java.lang.String)"), ("Dog", "DogBuilder", "legs(int)"))
        for m in (f"<init>({P}{c}.{b})", "builder()", f"{b}.<init>()", f"{b}.{f}", f"{b}.self()",
                  f"{b}.build()", f"{b}.toString()", f"{b}Impl.<init>()", f"{b}Impl.self()", f"{b}Impl.build()")},
+    # Level: an enum with @Getter @AllArgsConstructor (enum constructors are private)
+    P + "Level.<init>(java.lang.String,int)": "lombok.AllArgsConstructor",
+    P + "Level.getCode()": "lombok.Getter", P + "Level.getWeight()": "lombok.Getter",
     # lombok.config of cfg/: prefix f → getCount; cfg/stop/ stops bubbling → getFCount
     P + "cfg.Settings.getCount()": "lombok.Getter", P + "cfg.Settings.getMode()": "lombok.Getter",
     P + "cfg.Settings.setCount(int)": "lombok.Setter", P + "cfg.Settings.setMode(java.lang.String)": "lombok.Setter",
@@ -135,6 +138,12 @@ def test_calls_to_generated_members_resolve_exactly(pg):
     for src, dst, snippet in cases:
         e = _edge(pg, P + src, P + dst)
         assert e["resolution"] == "exact" and line_of(uses, snippet) in e["lines"], (src, dst)
+
+
+def test_enum_constants_call_lomboks_constructor(pg):
+    e = pg.graph.edges[P + "Level.<clinit>()", P + "Level.<init>(java.lang.String,int)"]
+    assert e["resolution"] == "exact"
+    assert e["lines"] == [line_of(SRC / "Level.java", 'LOW("low", 1)'), line_of(SRC / "Level.java", 'HIGH("high", 9)')]
 
 
 def test_delegate_calls_the_delegate(pg):
