@@ -36,7 +36,7 @@ from ._facts import FieldDecl, TypeDecl
 
 MAX_CONFIG_BYTES = 64 * 1024
 
-# Logger annotation → (logger type, generated_by)
+# Logger annotation → the type of the field it generates (None: from lombok.config)
 LOGGERS = {
     "lombok.extern.slf4j.Slf4j": "org.slf4j.Logger",
     "lombok.extern.slf4j.XSlf4j": "org.slf4j.ext.XLogger",
@@ -350,8 +350,7 @@ def plan_type(td: TypeDecl, imports, shadowed, cfg: dict) -> LombokPlan | None:
     data = "lombok.Data" in ann
     fdef = ann.get("lombok.experimental.FieldDefaults")
     make_final = value or (fdef is not None and _bool(fdef.arg("makeFinal"), False))
-    inst = [f for f in td.fields if not f.static and not f.name.startswith("$")] if td.kind != "enum" else [
-        f for f in td.fields if not f.static and not f.name.startswith("$")]
+    inst = [f for f in td.fields if not f.static and not f.name.startswith("$")]
     if td.kind == "record":
         inst = []  # components already have accessors; Lombok refuses @Getter/@Setter there
 

@@ -267,3 +267,21 @@ def test_config_inheritance_clear_and_minus(tmp_path):
     pg = build_project_graph(root, jdk=None)
     gen = sorted(n for n, d in pg.graph.nodes(data=True) if d.get("generated_by") == "lombok.Getter")
     assert gen == ["a.b.B.getFY()", "a.b.B.getMX()", "a.b.B.getZW()"]
+
+
+def test_annotation_names_and_boolean_config(tmp_path):
+    from callgraph import build_project_graph
+
+    root = _project(tmp_path, {
+        # an on-demand import of lombok, but a project annotation Setter in the package shadows it
+        "a/Setter.java": "package a;\npublic @interface Setter { }\n",
+        "a/C.java": "package a;\nimport lombok.*;\n@Getter @Setter public class C { private boolean on; }\n",
+        # a qualified name needs no import; noIsPrefix turns isOn into getOn
+        "b/D.java": "package b;\n@lombok.Getter public class D { private boolean on; }\n",
+        "b/lombok.config": "lombok.getter.noIsPrefix = true\n",
+        # not Lombok's: an import of another Getter
+        "c/E.java": "package c;\nimport org.other.Getter;\n@Getter public class E { private int x; }\n",
+    })
+    pg = build_project_graph(root, jdk=None)
+    gen = sorted(n for n, d in pg.graph.nodes(data=True) if d.get("generated_by") not in (None, "javac"))
+    assert gen == ["a.C.isOn()", "b.D.getOn()"]
