@@ -849,6 +849,8 @@ class FileResolver:
 
     def by_name(self, name, args, reason) -> _Res:
         n = len(args)
+        if name == "getClass" and n == 0:  # final in Object: whatever the receiver is
+            return self.jdk_member(None, name, args, None, None)
         ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
         if not ids:
             return _Res("unresolved", reason=reason)

@@ -32,7 +32,8 @@ EXPECTED = {
     "s.label()": ("org.missing.Base.label(*)", "arity"),  # a real library method stays the library's
     "s.notifyAll()": (O + "notifyAll()", "arity"),
     "s.wait(10L)": (O + "wait(long)", "arity"),
-    "t.next().hashCode()": (O + "hashCode()", "arity"),  # on a value of an unknown library type
+    "t.next().hashCode()": (O + "hashCode()", "arity"),
+    "t -> t.getClass()": (O + "getClass()", "arity"),  # an untyped lambda parameter: getClass is final  # on a value of an unknown library type
     "return t.hashCode()": (O + "hashCode()", "arity"),
     "Color.RED.name()": ("java.lang.Enum.name()", "arity"),
     "Color.GREEN.ordinal()": ("java.lang.Enum.ordinal()", "arity"),
