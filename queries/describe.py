@@ -454,6 +454,11 @@ class Describer:
         self.origins: dict[str, int] = {}
         self._done: dict[str, dict | None] = {}
 
+    @property
+    def described(self) -> int:
+        """APIs described so far (distinct node ids)."""
+        return sum(1 for v in self._done.values() if v)
+
     def describe(self, targets: dict[str, dict], *, sources: list[str], jars: list[str]) -> dict[str, dict]:
         """``targets``: node id → a target dict (``api``, ``signature``,
         ``class``, ``library``)."""

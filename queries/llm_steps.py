@@ -21,7 +21,6 @@ class LLMSteps:
         self.client = client
         self.translator = LLMTranslator(client) if translate else None
         self.describer = Describer(client) if describe else None
-        self.described = 0
 
     @classmethod
     def from_options(cls, opts) -> "LLMSteps":
@@ -52,13 +51,12 @@ class LLMSteps:
         got = self.describer.describe(want, sources=list(part.get("doc_paths") or ()),
                                       jars=list(part.get("classpath") or ()))
         part["apis"].update(got)
-        self.described += len(got)
 
     def summary(self) -> dict[str, Any]:
         out = self.client.summary()
         out["steps"] = [s for s, on in (("translate", self.translator), ("describe", self.describer)) if on]
         if self.describer is not None:
-            out["described_apis"] = len([v for v in self.describer._done.values() if v])
+            out["described_apis"] = self.describer.described
             out["described_from"] = dict(sorted(self.describer.origins.items()))
             errs = sorted(self.describer.errors.items())
             out["description_errors"] = [f"{k}: {v}" for k, v in errs[:100]]
