@@ -410,7 +410,13 @@ def decompile_class(jar: str, top_binary: str, *, decompiler: Path | None = None
         if not (src_dir / (top_binary + ".class")).is_file():
             raise DecompileError(f"{jar} has no readable {top_binary}.class")
         cmd = [java, f"-Xmx{DECOMPILE_HEAP}", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-               "-jar", str(decompiler), "-s", "--folder", str(src_dir), str(out_dir)]
+               "-jar", str(decompiler),
+               # (options before -s: Vineflower takes what follows -s as paths)
+               # Java, not Kotlin, for Kotlin-compiled classes: method ids are the JVM view
+               "--kt-enable=false",
+               # a default constructor is an API too (new Foo())
+               "--hide-default-constructor=false",
+               "-s", "--folder", str(src_dir), str(out_dir)]
         bw = _bwrap()
         if bw:
             cmd = [bw, "--ro-bind", "/", "/", "--bind", tmp, tmp, "--dev", "/dev", "--proc", "/proc",

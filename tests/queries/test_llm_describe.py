@@ -129,6 +129,10 @@ def test_decompiled_member_from_javac_jar(lib):
     # Vineflower names parameters var1.. (no debug names in a plain javac build); the body is the same
     assert got.code.split("\n")[0].strip() == "public int twice(int var1) {"
     assert "return 2 * var1;" in got.code
+    # the implicit default constructor javac adds is shown too
+    ctor = find_member_source("org.lib.Util.Inner.<init>", "org.lib.Util.Inner.<init>()", "org.lib.Util.Inner",
+                              jars=[str(jar)])
+    assert isinstance(ctor, MemberSource) and ctor.code.startswith("public Inner()"), ctor
     add = find_member_source("org.lib.Util.add", "org.lib.Util.add(double,double)", "org.lib.Util", jars=[str(jar)])
     assert "double add(double" in add.code and "* 1.0" in add.code
 
