@@ -38,6 +38,8 @@ __all__ = [
     "member_declaration",
     "vineflower_jar",
     "decompile_class",
+    "decompile_classes",
+    "prefetch_decompiled",
     "Describer",
 ]
 
@@ -290,10 +292,52 @@ def _jar_names(jar: str) -> frozenset[str]:
         return frozenset()
 
 
-@functools.lru_cache(maxsize=64)
+_DECOMPILED: dict[tuple[str, str], str] = {}  # (jar, binary name) -> source, filled by prefetch_decompiled
+_DECOMPILED_MAX = 2048
+
+
 def _decompiled(jar: str, top_binary: str) -> str:
-    # one Vineflower run per class, whichever of its members are asked for
-    return decompile_class(jar, top_binary)
+    hit = _DECOMPILED.get((jar, top_binary))
+    if hit is not None:
+        return hit
+    text = decompile_class(jar, top_binary)
+    _remember(jar, {top_binary: text})
+    return text
+
+
+def _remember(jar: str, sources: dict[str, str]) -> None:
+    if len(_DECOMPILED) + len(sources) > _DECOMPILED_MAX:
+        _DECOMPILED.clear()  # a bound, not an LRU: a build touches each class once or twice
+    for top, text in sources.items():
+        _DECOMPILED[(jar, top)] = text
+
+
+def prefetch_decompiled(targets: Iterable[dict], *, sources: Iterable[str] = (), jars: Iterable[str] = ()) -> dict[str, str]:
+    """Decompile, one Vineflower run per jar, the classes of ``targets``
+    (dicts with ``class``) that no sources container holds, so the
+    :func:`find_member_source` calls after it find them ready. Returns
+    ``{jar: error}`` for jars whose run failed (those classes are retried
+    one by one later, and fail with their own reason)."""
+    sources, jars = list(sources), list(jars)
+    by_jar: dict[str, set[str]] = {}
+    for t in targets:
+        cls = t["class"]
+        if any(_read_source_file(c, (p + "/" if p else "") + ty[0] + ".java") is not None
+               for c in sources for p, ty in _splits(cls)[1:]):
+            continue
+        for jar in jars:
+            hit = _class_entry(jar, cls)
+            if hit is not None:
+                if (jar, hit[0]) not in _DECOMPILED:
+                    by_jar.setdefault(jar, set()).add(hit[0])
+                break
+    errors = {}
+    for jar, tops in sorted(by_jar.items()):
+        try:
+            _remember(jar, decompile_classes(jar, tops, timeout=DECOMPILE_TIMEOUT * max(1, len(tops) // 20 + 1)))
+        except DecompileError as e:
+            errors[jar] = str(e)
+    return errors
 
 
 def _class_entry(jar: str, class_: str) -> tuple[str, list[str]] | None:
@@ -371,16 +415,31 @@ def _limit_output() -> None:  # runs in the child before exec
 def decompile_class(jar: str, top_binary: str, *, decompiler: Path | None = None,
                     timeout: float = DECOMPILE_TIMEOUT, java: str | None = None) -> str:
     """Java source of the top-level class ``top_binary`` (``a/b/C``) of
-    ``jar``, with its nested classes, decompiled by Vineflower.
+    ``jar``, with its nested classes, decompiled by Vineflower (see
+    :func:`decompile_classes`). Raises :class:`DecompileError`."""
+    out = decompile_classes(jar, [top_binary], decompiler=decompiler, timeout=timeout, java=java)
+    if top_binary not in out:
+        raise DecompileError(f"Vineflower gave no source for {top_binary}")
+    return out[top_binary]
 
-    Only ``C.class`` and ``C$*.class`` are copied out of the jar (bounded
-    sizes) into a temporary folder; Vineflower (``java -Xmx512m``) reads them
-    there and writes to another temporary folder; each file it writes is
-    bounded by ``RLIMIT_FSIZE``; the run is killed after ``timeout`` seconds;
-    with ``bwrap`` it has no network and a read-only file system outside its
-    folders. Raises :class:`DecompileError`."""
-    if not _BINARY_NAME.match(top_binary):
-        raise DecompileError(f"not a binary class name: {top_binary!r}")
+
+def decompile_classes(jar: str, top_binaries: Iterable[str], *, decompiler: Path | None = None,
+                      timeout: float = DECOMPILE_TIMEOUT, java: str | None = None) -> dict[str, str]:
+    """Java sources of several top-level classes of one ``jar`` in one
+    Vineflower run: ``{binary name: source}``; a class it gave nothing for
+    is absent.
+
+    Only ``C.class`` and ``C$*.class`` of the asked classes are copied out of
+    the jar (bounded sizes) into a temporary folder; Vineflower (``java
+    -Xmx512m``) reads them there and writes to another temporary folder; each
+    file it writes is bounded by ``RLIMIT_FSIZE``; the run is killed after
+    ``timeout`` seconds; with ``bwrap`` it has no network, its own PID
+    namespace and a read-only file system outside its folder. Raises
+    :class:`DecompileError` when nothing can be decompiled at all."""
+    tops = sorted(set(top_binaries))
+    bad = [t for t in tops if not _BINARY_NAME.match(t)]
+    if bad:
+        raise DecompileError(f"not a binary class name: {bad[0]!r}")
     decompiler = decompiler or vineflower_jar()
     java = java or shutil.which("java")
     if java is None:
@@ -390,25 +449,29 @@ def decompile_class(jar: str, top_binary: str, *, decompiler: Path | None = None
         out_dir.mkdir()
         try:
             with zipfile.ZipFile(jar) as zf:
-                wanted = [n for n in zf.namelist()
-                          if n == top_binary + ".class" or (n.startswith(top_binary + "$") and n.endswith(".class"))]
+                names = zf.namelist()
                 total = 0
-                for n in wanted[:500]:
-                    if not _BINARY_NAME.match(n[:-len(".class")]):
-                        continue
-                    data = _read_entry(zf, n)
-                    if data is None:
-                        continue
-                    total += len(data)
-                    if total > MAX_ENTRY_BYTES * 4:
-                        break
-                    dest = src_dir / n
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    dest.write_bytes(data)
+                for top in tops:
+                    wanted = [n for n in names
+                              if n == top + ".class" or (n.startswith(top + "$") and n.endswith(".class"))]
+                    for n in wanted[:500]:
+                        if not _BINARY_NAME.match(n[:-len(".class")]):
+                            continue
+                        data = _read_entry(zf, n)
+                        if data is None:
+                            continue
+                        total += len(data)
+                        if total > MAX_ENTRY_BYTES * 4:
+                            break
+                        dest = src_dir / n
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        dest.write_bytes(data)
         except (OSError, zipfile.BadZipFile) as e:
             raise DecompileError(f"cannot read {jar}: {e}") from None
-        if not (src_dir / (top_binary + ".class")).is_file():
-            raise DecompileError(f"{jar} has no readable {top_binary}.class")
+        present = [t for t in tops if (src_dir / (t + ".class")).is_file()]
+        if not present:
+            raise DecompileError(f"{jar} has no readable {tops[0] if len(tops) == 1 else 'asked'}.class"
+                                 if len(tops) == 1 else f"{jar} has none of the asked classes")
         cmd = [java, f"-Xmx{DECOMPILE_HEAP}", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
                "-jar", str(decompiler),
                # (options before -s: Vineflower takes what follows -s as paths)
@@ -421,23 +484,31 @@ def decompile_class(jar: str, top_binary: str, *, decompiler: Path | None = None
         if bw:
             cmd = [bw, "--ro-bind", "/", "/", "--bind", tmp, tmp, "--dev", "/dev", "--proc", "/proc",
                    "--unshare-net", "--unshare-pid", "--die-with-parent", *cmd]
+        err_path = Path(tmp, "stderr.txt")
         try:
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                    preexec_fn=_limit_output)
-            try:
-                _, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                proc.communicate()
-                raise DecompileError(f"timed out after {timeout:g} s") from None
+            # stderr into a file (bounded by RLIMIT_FSIZE like every file the child writes), not a pipe
+            with open(err_path, "wb") as err_fh:
+                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_fh,
+                                        start_new_session=True, preexec_fn=_limit_output)
+                try:
+                    proc.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, 9)
+                    proc.wait()
+                    raise DecompileError(f"timed out after {timeout:g} s") from None
         except OSError as e:
             raise DecompileError(f"cannot run the decompiler: {e}") from None
-        out = out_dir / (top_binary + ".java")
-        if proc.returncode != 0 or not out.is_file():
-            tail = " ".join(err.decode("utf-8", "replace").split())[-300:]
+        out = {}
+        for t in present:
+            f = out_dir / (t + ".java")
+            if f.is_file():
+                out[t] = f.read_bytes()[:MAX_OUTPUT_BYTES].decode("utf-8", "replace")
+        if not out:
+            with open(err_path, "rb") as fh:
+                fh.seek(max(0, err_path.stat().st_size - 4096))
+                tail = " ".join(fh.read().decode("utf-8", "replace").split())[-300:]
             raise DecompileError(f"Vineflower exit {proc.returncode}: {tail or 'no output'}")
-        data = out.read_bytes()[:MAX_OUTPUT_BYTES]
-        return data.decode("utf-8", "replace")
+        return out
 
 
 # ---------------------------------------------------------------- the model
@@ -471,6 +542,8 @@ class Describer:
         from .schema import ApiRecord
 
         todo, found = [], []
+        if self.decompile:
+            prefetch_decompiled([t for n, t in targets.items() if n not in self._done], sources=sources, jars=jars)
         for node, t in sorted(targets.items()):
             if node in self._done:
                 continue

@@ -133,6 +133,9 @@ def test_decompiled_member_from_javac_jar(lib):
     ctor = find_member_source("org.lib.Util.Inner.<init>", "org.lib.Util.Inner.<init>()", "org.lib.Util.Inner",
                               jars=[str(jar)])
     assert isinstance(ctor, MemberSource) and ctor.code.startswith("public Inner()"), ctor
+    # several classes of one jar in one run; a class it does not hold is simply absent
+    both = qd.decompile_classes(str(jar), ["org/lib/Util", "org/lib/Nope"])
+    assert list(both) == ["org/lib/Util"] and "class Inner" in both["org/lib/Util"]
     add = find_member_source("org.lib.Util.add", "org.lib.Util.add(double,double)", "org.lib.Util", jars=[str(jar)])
     assert "double add(double" in add.code and "* 1.0" in add.code
 
