@@ -208,7 +208,8 @@ def run_llm_baseline(dataset: Dataset, ask: Ask, *, context_tokens: int = 8000, 
          if fits else
          f"candidates: the {len(ids)} APIs ({estimate_tokens(full)} tokens est.) do not fit in {context_tokens} tokens; "
          f"the top-{top_k} of a BM25 pre-ranking per query instead"),
-        f"{len(asked)} queries asked, {len(failures)} without a usable answer",
+        f"{len(asked)} queries asked, {len(failures) - (len(queries) - len(asked))} without a usable answer"
+        + (f"; {len(queries) - len(asked)} not asked (no BM25 candidate)" if len(asked) < len(queries) else ""),
         f"{n_out} predicted id(s) in {len(outside)} answer(s) not in the candidate list (kept)",
     ]
     return LLMBaselineRun(predictions=preds, mode=mode, listed={sid: len(lists.get(sid) or ()) for sid in queries},

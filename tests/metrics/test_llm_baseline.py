@@ -80,6 +80,7 @@ def test_failures_are_recorded_and_leave_empty_predictions():
     assert run.failures[ids[0]].startswith("timeout") and run.predictions[ids[0]] == []
     assert run.failures[ids[1]].startswith("unparseable answer")
     assert run.predictions[ids[2]] == [BLANK]
+    assert run.notes[1] == "4 queries asked, 2 without a usable answer"
 
 
 @pytest.fixture
