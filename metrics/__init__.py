@@ -8,6 +8,7 @@ Public API (Q-ARE / APIBench-Q side)::
 Definitions, edge cases and sources: ``docs/metrics.md``.
 """
 
+from . import baseline_llm as _baseline_llm
 from . import baselines as _baselines
 from . import dataset as _dataset
 from . import evaluate as _evaluate
@@ -18,6 +19,7 @@ from . import scores as _scores
 from . import similarity as _similarity
 from . import slices as _slices
 from . import strata as _strata
+from .baseline_llm import *  # noqa: F401,F403
 from .baselines import *  # noqa: F401,F403
 from .dataset import *  # noqa: F401,F403
 from .evaluate import *  # noqa: F401,F403
@@ -39,6 +41,7 @@ __all__: list[str] = [
     *_slices.__all__,
     *_importers.__all__,
     *_baselines.__all__,
+    *_baseline_llm.__all__,
     *_similarity.__all__,
     *_plots.__all__,
 ]

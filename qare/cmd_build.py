@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from ._llm_options import LLM_EPILOG, llm_options
 from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
 
 
@@ -33,7 +34,7 @@ def _range(ctx, param, value):
 
 
 _EPILOG = (
-    EPILOG + " For build: 1 also when the dataset ends with 0 samples (a warning on "
+    LLM_EPILOG + EPILOG + " For build: 1 also when the dataset ends with 0 samples (a warning on "
     "stderr and projects.jsonl's no_samples_reason say why per project)."
 )
 
@@ -57,6 +58,9 @@ _EPILOG = (
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
 @click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
 @click.option("--translate-cmd", default=None, metavar="CMD", help="Command reading a non-English query on stdin, printing its translation.")
+@click.option("--translate", "translate", type=click.Choice(["llm"]), default=None, help="Translate non-English queries with the language model (--llm-url, --llm-model); wins over --translate-cmd.")
+@click.option("--describe-undocumented", type=click.Choice(["llm"]), default=None, help="Describe undocumented APIs with the language model from their sources jar or decompiled class (doc_source: llm in apis.jsonl).")
+@llm_options
 @click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
@@ -73,8 +77,11 @@ def build(project_list, out, **kw):
     created_at, classpath and javadoc columns. See docs/dataset.md."""
     from queries.build import BuildError, BuildOptions, build_dataset, summary_table
 
+    if (kw["translate"] or kw["describe_undocumented"]) and not (kw["llm_url"] and kw["llm_model"]):
+        raise click.UsageError("--translate llm / --describe-undocumented llm need --llm-url and --llm-model")
     opts = BuildOptions.from_dict(
-        dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "")
+        dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "",
+             llm_cache=None if kw["no_llm_cache"] else "")
     )
     if not os.path.isfile(project_list):
         click.echo(f"error: {project_list}: no such file", err=True)

@@ -9,6 +9,7 @@ import sys
 import click
 
 from . import exitcodes
+from ._llm_options import LLM_EPILOG, llm_options
 from .exitcodes import EPILOG
 
 
@@ -261,34 +262,77 @@ _DENSE_EPILOG = (
 )
 
 
-@click.command("baseline", epilog=_DENSE_EPILOG.replace("Needs", "dense needs") + EPILOG)
-@click.argument("method", type=click.Choice(["bm25", "dense"]))
+@click.command("baseline", epilog=_DENSE_EPILOG.replace("Needs", "dense needs") + "llm: " + LLM_EPILOG + EPILOG)
+@click.argument("method", type=click.Choice(["bm25", "dense", "llm"]))
 @click.argument("dataset", type=click.Path())
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Predictions JSONL to write (id, predictions).")
 @click.option("--top", type=click.IntRange(min=1), default=100, show_default=True, help="Ranked APIs kept per query.")
-def baseline_cmd(method, dataset, out, top):
-    """Retrieval baseline over the dataset's apis.jsonl: BM25 (bm25s) or dense
-    (offline all-MiniLM-L6-v2, optional 'dense' extra: see below); writes
-    predictions for `qare eval`."""
+@click.option("--llm-context-tokens", type=click.IntRange(min=1), default=8000, show_default=True, help="llm: tokens (estimated, chars/4) the candidate list may take; all APIs are listed when they fit, else --llm-top-k.")
+@click.option("--llm-top-k", type=click.IntRange(min=1), default=50, show_default=True, help="llm: candidates per query from a BM25 pre-ranking when all APIs do not fit.")
+@llm_options
+def baseline_cmd(method, dataset, out, top, llm_context_tokens, llm_top_k, **llm):
+    """Baseline over the dataset's apis.jsonl: BM25 (bm25s), dense (offline
+    all-MiniLM-L6-v2, optional 'dense' extra: see below) or llm (Q-ARE §4.2:
+    the model picks APIs from a candidate list; any OpenAI-compatible
+    endpoint); writes predictions for `qare eval`."""
     from metrics import check_dense, run_baseline, write_predictions
 
     if method == "dense":
         _dense_or_exit(check_dense)  # before reading anything: say what to install up front
+    if method == "llm" and not (llm["llm_url"] and llm["llm_model"]):
+        raise click.UsageError("qare baseline llm needs --llm-url and --llm-model")
     ds = _load(dataset)
     if not ds.samples:
         raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
     if not ds.apis:
         raise _Exit(f"{dataset}: no APIs in apis.jsonl to rank", exitcodes.NO_INPUT)
-    preds = _dense_or_exit(run_baseline, ds, method, top=top)
+    run = None
+    if method == "llm":
+        run, summary = _llm_baseline(ds, llm, llm_context_tokens, llm_top_k)
+        preds = {sid: p[:top] for sid, p in run.predictions.items()}
+    else:
+        preds = _dense_or_exit(run_baseline, ds, method, top=top)
     try:
         write_predictions(out, ((s.id, preds.get(s.id, [])) for s in ds.samples))
+        if run is not None:
+            from pathlib import Path
+
+            meta = Path(out).with_suffix(".llm.json")
+            meta.write_text(json.dumps({"llm": summary, **run.to_dict()}, indent=2, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
     except OSError as e:
         raise _Exit(f"{out}: cannot write ({e})", exitcodes.FATAL)
     empty = sum(1 for s in ds.samples if not preds.get(s.id))
     click.echo(f"{method}: {len(ds.samples)} queries over {len(ds.apis)} APIs -> {out}; {empty} queries with no candidate")
+    if run is not None:
+        for n in run.notes:
+            click.echo(f"note: {n}")
+        click.echo(f"note: details (per-sample failures, ids outside the list, endpoint, model, prompt hash) in {meta}")
     for p in ds.problems[:20]:
         click.echo(f"problem: {p}", err=True)
-    sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
+    sys.exit(exitcodes.PARTIAL if ds.problems or (run is not None and run.failures) else exitcodes.OK)
+
+
+def _llm_baseline(ds, llm: dict, context_tokens: int, top_k: int):
+    """Run metrics.baseline_llm with a queries.llm client; (run, client summary)."""
+    from metrics.baseline_llm import estimate_tokens, run_llm_baseline
+    from queries.llm import LLMClient, LLMConfig, LLMUnavailable, load_prompt
+
+    cfg = LLMConfig(url=llm["llm_url"], model=llm["llm_model"], budget=llm["llm_budget"],
+                    concurrency=llm["llm_concurrency"], rpm=llm["llm_rpm"], timeout=llm["llm_timeout"],
+                    retries=llm["llm_retries"], cache=None if llm["no_llm_cache"] else "")
+    try:
+        client = LLMClient(cfg)
+    except LLMUnavailable as e:
+        raise _Exit(str(e), exitcodes.FATAL)
+    prompt = load_prompt("baseline_llm", package="metrics.prompts")
+
+    def ask(values):
+        return [(r.text, None if r.ok else f"{r.failure.value}: {r.detail}") for r in client.map(prompt, values)]
+
+    run = run_llm_baseline(ds, ask, context_tokens=context_tokens, top_k=top_k,
+                           prompt_tokens=estimate_tokens(prompt.system + prompt.user))
+    return run, client.summary()
 
 
 @click.command("similarity", epilog=_DENSE_EPILOG + EPILOG)

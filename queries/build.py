@@ -107,6 +107,20 @@ class BuildOptions:
     translate_cmd : str or None
         Shell-free command (split with ``shlex``) that reads a non-English
         query on stdin and writes its translation on stdout.
+    translate : str or None
+        ``"llm"``: translate non-English queries through the language model
+        (``llm_*``; see :mod:`queries.translate`). Wins over ``translate_cmd``.
+    describe_undocumented : str or None
+        ``"llm"``: describe undocumented target APIs from their source
+        (sources jar, else decompiled class) through the language model;
+        see :mod:`queries.describe`.
+    llm_url, llm_model : str or None
+        OpenAI-compatible endpoint and model (:class:`queries.llm.LLMConfig`);
+        the key comes from the environment only.
+    llm_budget, llm_concurrency, llm_rpm, llm_timeout, llm_retries, llm_cache
+        The :class:`queries.llm.LLMConfig` limits (requests, in flight,
+        per minute, seconds per attempt, retries, cache file ``""`` = the
+        qare cache folder, ``None`` = off).
     discover_classpath : bool
         Add the dependency jars found by ``callgraph.classpath.discover_classpath``.
     jdk : str or None
@@ -134,6 +148,16 @@ class BuildOptions:
     require_docs: bool = True
     drop_leaky: bool = False
     translate_cmd: str | None = None
+    translate: str | None = None
+    describe_undocumented: str | None = None
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_budget: int | None = None
+    llm_concurrency: int = 4
+    llm_rpm: float | None = None
+    llm_timeout: float = 60.0
+    llm_retries: int = 3
+    llm_cache: str | None = ""
     discover_classpath: bool = True
     jdk: str | None = "auto"
     loc_mode: str = "physical"
@@ -153,7 +177,8 @@ class BuildOptions:
         re-analyses instead of mixing results."""
         d = self.to_dict()
         for k in ("api_count_range", "iqr_over", "require_docs", "drop_leaky", "translate_cmd", "cache_dir",
-                  "facts_cache_dir", "graph_jobs"):
+                  "facts_cache_dir", "graph_jobs", "translate", "describe_undocumented", "llm_url", "llm_model",
+                  "llm_budget", "llm_concurrency", "llm_rpm", "llm_timeout", "llm_retries", "llm_cache"):
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -381,6 +406,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         counts["distinct_apis"] = len(targets_by_node)
         doc_paths = list(spec.javadoc) + [p for p in _doc_paths_next_to(classpath) if p not in spec.javadoc]
         part["doc_paths"] = doc_paths
+        part["classpath"] = classpath  # the jars the describe step reads undocumented members from
         index = None
         if targets_by_node and doc_paths:
             try:
@@ -457,6 +483,18 @@ def _translate(cmd: str, text: str, cache: dict[str, str]) -> tuple[str, str | N
         return text, f"translator failed: {err}" if r.returncode else "translator printed nothing"
     cache[text] = " ".join(out.split())
     return cache[text], None
+
+
+def _llm_steps(opts: BuildOptions):
+    """The language-model steps of a build (:class:`queries.llm_steps.LLMSteps`), or ``None`` when off."""
+    if opts.translate != "llm" and opts.describe_undocumented != "llm":
+        return None
+    from .llm_steps import LLMSteps
+
+    try:
+        return LLMSteps.from_options(opts)
+    except (ValueError, RuntimeError) as e:  # no --llm-url/--llm-model, openai not installed
+        raise BuildError(str(e)) from None
 
 
 def _api_count_range(counts: list[int], fixed: tuple[float, float] | None, over: str) -> dict[str, Any]:
@@ -554,12 +592,18 @@ def merge_parts(
         except (OSError, ValueError):
             tr_cache = {}
     tr_errors: list[str] = []
+    steps = _llm_steps(opts)  # the language-model steps (--translate llm, --describe-undocumented llm) or None
     for p in parts:
         pc = per_project.setdefault(p["key"], Counter())
         if p["verdict"] != "kept":
             continue
         reached: set[str] = set()
         undoc_here: set[str] = set()
+        in_range = [c for c in p["candidates"]
+                    if rng["low"] is None or rng["low"] <= c["n_direct_apis"] <= rng["high"]]
+        if steps is not None and steps.describer is not None:
+            steps.describe_part(p, in_range)  # fills p["apis"] for undocumented APIs it can describe
+        survivors = []
         for c in p["candidates"]:
             pc["candidates"] += 1
             n = c["n_direct_apis"]
@@ -577,12 +621,26 @@ def merge_parts(
                 if opts.require_docs:
                     pc["dropped_undocumented"] += 1
                     continue
-            query = c["query"]
-            if opts.translate_cmd and c["lang"] not in ("en", "und"):
-                query, err = _translate(opts.translate_cmd, query, tr_cache)
+            survivors.append(c)
+        # translation after the filters, so only samples that are kept cost a translation
+        foreign = [c for c in survivors if (steps is not None and steps.translator is not None or opts.translate_cmd)
+                   and c["lang"] not in ("en", "und")]
+        if steps is not None and steps.translator is not None:
+            english = steps.translator.translate_many([c["query"] for c in foreign])
+            done = {id(c): (t.text, t.error) for c, t in zip(foreign, english)}
+        else:
+            done = {}
+            for c in foreign:
+                text, err = _translate(opts.translate_cmd, c["query"], tr_cache)
+                done[id(c)] = (None if err else text, err)
+        for c in survivors:
+            query, source = c["query"], "comment"
+            if id(c) in done:
+                text, err = done[id(c)]
                 if err:
                     tr_errors.append(f"{p['project']} {c['method']}: {err}")
                 else:
+                    query, source = text, "translated"
                     translated += 1
             leaks = find_leaks(query, c["targets"])
             if leaks:
@@ -596,6 +654,8 @@ def merge_parts(
                 "project": p["project"],
                 "commit": p["commit"],
                 "query": query,
+                "query_original": c["query"],
+                "query_source": source,
                 "leaks": leaks,
             })
             samples.append(rec)
@@ -641,6 +701,7 @@ def merge_parts(
         "sample_depth_histogram": {str(k): sample_depth[k] for k in sorted(sample_depth)},
         "density_histogram": _density_histogram([s.density for s in samples]),
         "translation_errors": tr_errors,
+        "llm": steps.summary() if steps is not None else None,
         "samples_per_project": {k: v["samples"] for k, v in per_project.items()},
         "project_counts": {k: dict(v) for k, v in per_project.items()},
         "no_samples_reasons": per_reason,
@@ -793,6 +854,7 @@ def build_dataset(
         except ImportError:
             raise BuildError("--format parquet needs the package pyarrow, which is not installed: "
                              "pip install -e '.[parquet]' in the qare checkout (or pip install 'pyarrow>=15')") from None
+    _llm_steps(opts)  # a missing --llm-url/--llm-model or openai package stops the build now, not after analysis
     out = Path(out)
     if opts.facts_cache_dir == "":
         opts = replace(opts, facts_cache_dir=str((out / ".cache").resolve()))
@@ -921,6 +983,7 @@ def build_dataset(
         "sample_depth_histogram": merge["sample_depth_histogram"],
         "density_histogram": merge["density_histogram"],
         "translation_errors": merge["translation_errors"][:100],
+        "llm": merge["llm"],
         "started": started.isoformat(timespec="seconds"),
         "ended": ended.isoformat(timespec="seconds"),
         "seconds": round((ended - started).total_seconds(), 3),

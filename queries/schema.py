@@ -113,7 +113,10 @@ class SampleRecord:
     ``start_line``/``end_line`` are 1-based lines of the declaration;
     ``loc`` its LOC in lines; ``density`` = 1 / Σ LOC over the union of the
     project methods on all the sample's chains; ``leaks`` the target class or
-    method names the query text itself mentions.
+    method names the query text itself mentions. ``query_original`` is the
+    query as cut from the comment (in the comment's language ``lang``);
+    ``query_source`` says where ``query`` comes from: ``"comment"`` (it is
+    ``query_original``) or ``"translated"`` (an English translation of it).
     """
 
     id: str
@@ -133,6 +136,8 @@ class SampleRecord:
     depth_min: int
     density: float
     leaks: tuple[str, ...] = ()
+    query_original: str | None = None
+    query_source: str = "comment"
 
     def to_dict(self) -> dict[str, Any]:
         return _to_dict(self)
@@ -173,7 +178,10 @@ class ApiRecord:
 
     ``deprecated`` is ``None`` when the API is not deprecated, otherwise the
     deprecation text (``""`` when the doc gives none). ``doc_source`` is
-    ``"javadoc"``, ``"sources"`` or ``None`` (no documentation found).
+    ``"javadoc"``, ``"sources"``, ``"llm"`` (``description`` and
+    ``first_sentence`` written by the language model ``doc_model`` from the
+    member's source code: generated text, not documentation — filter on
+    ``doc_source`` to leave it out) or ``None`` (no documentation found).
     """
 
     api: str
@@ -187,6 +195,7 @@ class ApiRecord:
     throws: tuple[ThrowsDoc, ...] = ()
     deprecated: str | None = None
     doc_source: str | None = None
+    doc_model: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _to_dict(self)

@@ -177,7 +177,8 @@ def test_files_round_trip_through_the_schema(built):
         d = json.loads(line)
         assert SampleRecord.from_dict(d).to_dict() == d
         assert list(d) == ["id", "project", "commit", "file", "method", "start_line", "end_line", "loc", "query",
-                           "comment", "lang", "n_direct_apis", "targets", "depth_max", "depth_min", "density", "leaks"]
+                           "comment", "lang", "n_direct_apis", "targets", "depth_max", "depth_min", "density", "leaks",
+                           "query_original", "query_source"]
     for line in (out / "apis.jsonl").read_text(encoding="utf-8").splitlines():
         d = json.loads(line)
         assert ApiRecord.from_dict(d).to_dict() == d
