@@ -97,7 +97,8 @@ class BuildOptions:
     keep_unresolved : bool
         Follow ``name`` edges (receiver type unknown) to targets.
     dispatch : str
-        ``"cha"`` or ``"declared"`` (see ``ProjectGraph.reach``).
+        ``"rta"``, ``"cha"`` or ``"declared"`` (see ``ProjectGraph.reach``);
+        default ``callgraph._graph.DEFAULT_DISPATCH`` (docs/dataset.md "Dispatch").
     max_depth : int or None
         Longest chain kept (depth counts both ends); ``None`` = unbounded.
     require_docs : bool
@@ -129,7 +130,7 @@ class BuildOptions:
     api_count_range: tuple[float, float] | None = None
     iqr_over: str = "calling"
     keep_unresolved: bool = False
-    dispatch: str = "cha"
+    dispatch: str = field(default_factory=lambda: _default_dispatch())
     max_depth: int | None = None
     require_docs: bool = True
     drop_leaky: bool = False
@@ -168,6 +169,12 @@ class BuildOptions:
         if kw.get("api_count_range") is not None:
             kw["api_count_range"] = tuple(kw["api_count_range"])
         return cls(**kw)
+
+
+def _default_dispatch() -> str:
+    from callgraph._graph import DEFAULT_DISPATCH
+
+    return DEFAULT_DISPATCH
 
 
 # ---------------------------------------------------------------- seams to callgraph / javadoc
