@@ -50,6 +50,8 @@ _EPILOG = (
 @click.option("--include-tests", is_flag=True, help="Take candidate methods from test sources too.")
 @click.option("--query-lines", type=click.IntRange(min=1), default=2, show_default=True, help="Description lines that make the query.")
 @click.option("--api-count-range", callback=_range, default=None, metavar="A:B", help="Keep methods with A..B direct third-party APIs (default: the IQR of the build).")
+@click.option("--api-count", type=click.Choice(["direct", "reached"]), default="direct", show_default=True, help="What the API-count filter counts per method: third-party APIs it calls itself, or its whole target set (docs/dataset.md).")
+@click.option("--comments", type=click.Choice(["javadoc", "any"]), default="javadoc", show_default=True, help="Comments that make queries: /** */ doc comments only, or also // and /* */ blocks above the method.")
 @click.option("--iqr-over", type=click.Choice(["calling", "all"]), default="calling", show_default=True, help="IQR population: methods with >= 1 direct third-party API, or all candidates.")
 @click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
 @click.option("--dispatch", type=click.Choice(["rta", "cha", "declared"]), default=None, help="Dispatch of calls on a supertype: rta, cha or declared (docs/callgraph.md \"Dispatch\"; default: callgraph's DEFAULT_DISPATCH, see docs/dataset.md).")
