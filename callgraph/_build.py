@@ -53,7 +53,11 @@ def _pass2(fi: int):
         src, _ = _read(path)
         tree = _facts.parse(src)
         fr = FileResolver(idx, fi, src, tree).run()
-        return fi, fr, None, collect_instantiations(idx, fi, tree)
+        try:
+            made = collect_instantiations(idx, fi, tree)
+        except RecursionError:  # RTA facts are best effort: never cost the file's edges
+            made = None
+        return fi, fr, None, made
     except RecursionError:
         return fi, None, "expressions nested too deeply", None
     except OSError as e:

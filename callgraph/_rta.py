@@ -142,8 +142,8 @@ def collect(idx, fi: int, tree) -> tuple:
                     _annotation(idx, fi, spans, n, made, annotated)
                 else:
                     _functional(idx, fi, spans, n, made)
-            except (RecursionError, AttributeError, TypeError, ValueError):
-                continue  # a malformed (recovered) node: no fact
+            except Exception:  # a malformed (recovered) node: no fact, never the file's call graph
+                continue
     return tuple(made), tuple(annotated)
 
 
@@ -177,9 +177,9 @@ def _annotation(idx, fi, spans, n, made, annotated) -> None:
 
 def _functional(idx, fi, spans, n, made) -> None:
     """The target type of a lambda / method reference, where the source states it."""
-    p = n.parent
+    arg, p = n, n.parent
     while p is not None and p.type == "parenthesized_expression":
-        p = p.parent
+        arg, p = p, p.parent
     if p is None:
         return
     key = spans.key_at(n.start_byte)
@@ -200,7 +200,9 @@ def _functional(idx, fi, spans, n, made) -> None:
             refs.append(m.child_by_field_name("type"))
     elif p.type == "argument_list" and p.parent is not None:
         args = [c for c in p.named_children if c.type not in ("line_comment", "block_comment")]
-        pos = next(i for i, c in enumerate(args) if c.start_byte == n.start_byte)
+        pos = next((i for i, c in enumerate(args) if c.start_byte == arg.start_byte), None)
+        if pos is None:
+            return
         call = p.parent
         names: list = []
         if call.type == "method_invocation":

@@ -203,11 +203,13 @@ TARGETS = {
     M + "R.java": "package d;\npublic interface R { int r(int x); }\n",
     M + "V.java": "package d;\npublic interface V { int v(int x); }\n",
     M + "A.java": "package d;\npublic interface A { int a(int x); }\n",
+    M + "P.java": "package d;\npublic interface P { int p(int x); }\n",
     M + "Use.java": "package d;\n" + (
         "public class Use {\n"
         "    static int twice(int x) { return 2 * x; }\n"
         "    private final F f = x -> x;\n"           # field type
         "    void reg(int n, G g) { }\n"
+        "    void par(P p) { }\n"
         "    Use(H h) { }\n"
         "    R make() { return Use::twice; }\n"       # return type
         "    void m() {\n"
@@ -217,6 +219,7 @@ TARGETS = {
         "        var w = (Object) null;\n"
         "        V v; v = x -> x;\n"                  # assignment: target type not read
         "        Object o = (A) (x -> x);\n"          # cast, through parentheses
+        "        par((x -> x));\n"                   # a parenthesized argument
         "    }\n}\n"),
 }
 
@@ -224,7 +227,8 @@ TARGETS = {
 def test_lambda_target_types_read_from_the_source(tmp_path):
     pg = build_project_graph(_project(tmp_path, TARGETS), jdk=None)
     lam = {k for k, v in pg.instantiated.items() if Instantiation.LAMBDA in v.how}
-    assert lam == {"d.F", "d.G", "d.H", "d.K", "d.R", "d.A"}
+    assert lam == {"d.F", "d.G", "d.H", "d.K", "d.R", "d.A", "d.P"}
+    assert pg.summary.skipped == ()  # RTA facts never cost a file its call graph
 
 
 def test_cli_dispatch_rta(tmp_path):
