@@ -15,6 +15,11 @@ query method — the simpler, documented reading (docs/callgraph.md
   the declared return type of a ``@Bean`` method, or a Spring Data repository
   interface (one extending ``org.springframework.data…*Repository``): the
   container's proxy implements it, so only its default methods are project code;
+- it is handed to the container as a class literal: ``registerBean(X.class)``,
+  ``register(X.class)``, ``genericBeanDefinition(X.class)``,
+  ``new RootBeanDefinition(X.class)``, ``@Import(X.class)``;
+- Lombok's generated code creates it: ``@Builder``/``@SuperBuilder`` (the
+  builder's ``build()``), a constructor annotation with ``staticName``;
 - it is a project functional interface that a lambda or method reference
   targets, where the target type can be read from the source: a cast, a
   declared variable or field type, a ``return`` in a method, or an argument
@@ -48,6 +53,8 @@ class Instantiation(str, Enum):
     BEAN_METHOD = "bean_method"
     REPOSITORY = "repository"
     LAMBDA = "lambda"
+    REGISTERED = "registered"
+    BUILDER = "builder"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +82,14 @@ _STEREOTYPES = frozenset({
 })
 _STEREOTYPE_NAMES = frozenset(s.rpartition(".")[2] for s in _STEREOTYPES)
 _BEAN = "org.springframework.context.annotation.Bean"
+# calls that hand a class literal to the Spring container to instantiate
+_REGISTER_CALLS = frozenset({"registerBean", "register", "genericBeanDefinition", "rootBeanDefinition",
+                             "registerSingleton", "registerPrototype"})
+_REGISTER_NEW = frozenset({"RootBeanDefinition", "GenericBeanDefinition", "AnnotatedGenericBeanDefinition"})
+_IMPORT = "org.springframework.context.annotation.Import"
+# Lombok annotations whose generated code calls the constructor (a builder's build(), a static factory)
+_LOMBOK_FACTORIES = frozenset({"lombok.Builder", "lombok.experimental.SuperBuilder"})
+_LOMBOK_CTORS = frozenset({"lombok.AllArgsConstructor", "lombok.RequiredArgsConstructor", "lombok.NoArgsConstructor"})
 # Spring Data's repository base interfaces, for when they are not on the classpath
 _REPO_NAMES = frozenset({
     "Repository", "CrudRepository", "ListCrudRepository", "PagingAndSortingRepository",
@@ -91,6 +106,7 @@ _QUERY = tree_sitter.Query(JAVA, """
 (annotation name: (_) @ann)
 (lambda_expression) @fn
 (method_reference) @fn
+(class_literal) @lit
 """)
 
 
@@ -140,11 +156,44 @@ def collect(idx, fi: int, tree) -> tuple:
                         made.append((r[0], Instantiation.NEW))
                 elif cap == "ann":
                     _annotation(idx, fi, spans, n, made, annotated)
+                elif cap == "lit":
+                    _registered(idx, fi, spans, n, made)
                 else:
                     _functional(idx, fi, spans, n, made)
             except Exception:  # a malformed (recovered) node: no fact, never the file's call graph
                 continue
     return tuple(made), tuple(annotated)
+
+
+def _registered(idx, fi, spans, n, made) -> None:
+    """``X.class`` handed to the container: an argument of ``registerBean``/``register``/
+    ``genericBeanDefinition``/… or of ``new RootBeanDefinition(...)``, or in ``@Import``."""
+    p = n.parent
+    while p is not None and p.type in ("element_value_array_initializer", "element_value_pair",
+                                       "annotation_argument_list", "array_initializer",
+                                       "array_creation_expression"):
+        p = p.parent
+    if p is None:
+        return
+    key = spans.key_at(n.start_byte)
+    ok = False
+    if p.type == "annotation":
+        nm = p.child_by_field_name("name")
+        ok = nm is not None and _annotation_name(idx, fi, key, nm) in (_IMPORT, "?Import")
+    elif p.type == "argument_list" and p.parent is not None:
+        call = p.parent
+        if call.type == "method_invocation":
+            nm = call.child_by_field_name("name")
+            ok = nm is not None and _t(nm) in _REGISTER_CALLS
+        elif call.type == "object_creation_expression":
+            ty = call.child_by_field_name("type")
+            ok = ty is not None and _t(ty).rpartition(".")[2] in _REGISTER_NEW
+    if not ok:
+        return
+    ty = next((c for c in n.named_children if c.type != "line_comment"), None)
+    r = idx.resolve_ref(type_ref(ty), fi, key) if ty is not None else None
+    if r is not None:
+        made.append((r[0], Instantiation.REGISTERED))
 
 
 def _annotation_name(idx, fi, key, node) -> str:
@@ -164,7 +213,18 @@ def _annotation(idx, fi, spans, n, made, annotated) -> None:
             return
         td = idx.types.get(key)
         ctx = td.outer if td is not None else None
-        annotated.append((key, _annotation_name(idx, fi, ctx, n)))
+        ann = _annotation_name(idx, fi, ctx, n)
+        annotated.append((key, ann))
+        simple = ann.lstrip("?").rpartition(".")[2]
+        if td is not None and not td.abstract and (
+                ann in _LOMBOK_FACTORIES or ann in ("?Builder", "?SuperBuilder") or (
+                    (ann in _LOMBOK_CTORS or "?" + simple == ann and "lombok." + simple in _LOMBOK_CTORS)
+                    and "staticName" in _t(n.parent))):
+            made.append((key, Instantiation.BUILDER))
+    elif decl.type == "constructor_declaration":
+        key = spans.key_at(decl.start_byte)
+        if key is not None and _annotation_name(idx, fi, key, n) in _LOMBOK_FACTORIES | {"?Builder"}:
+            made.append((key, Instantiation.BUILDER))
     elif decl.type == "method_declaration":
         key = spans.key_at(decl.start_byte)
         ann = _annotation_name(idx, fi, key, n)

@@ -258,3 +258,41 @@ def test_cli_dispatch_rta(tmp_path):
         assert ((hello, "d.LegacyGreeting.greet(java.lang.String)") in edges) is legacy
         assert (hello, "d.GreetingService.greet(java.lang.String)") in edges  # declared target
     assert "cha edges: 6 (of which witnessed by instantiated types, followed by rta: 4" in res.output
+
+
+# --- instances the container or Lombok's generated code creates ----------------
+GENERATED = {
+    M + "Fetcher.java": "package d;\npublic interface Fetcher { String fetch(); }\n",
+    M + "RegisteredFetcher.java": "package d;\n" + IMP + (
+        "class RegisteredFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.chop(\"r\"); }\n}\n"),
+    M + "ImportedFetcher.java": "package d;\n" + IMP + (
+        "class ImportedFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.chomp(\"i\"); }\n}\n"),
+    M + "BuiltFetcher.java": "package d;\nimport lombok.Builder;\n" + IMP + (
+        "@Builder\nclass BuiltFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.trim(\"b\"); }\n}\n"),
+    M + "OfFetcher.java": "package d;\nimport lombok.RequiredArgsConstructor;\n" + IMP + (
+        "@RequiredArgsConstructor(staticName = \"of\")\nclass OfFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.strip(\"o\"); }\n}\n"),
+    M + "PlainArgsFetcher.java": "package d;\nimport lombok.AllArgsConstructor;\n" + IMP + (
+        "@AllArgsConstructor\nclass PlainArgsFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.swapCase(\"p\"); }\n}\n"),
+    M + "Wiring.java": "package d;\nimport org.springframework.context.annotation.Import;\n" + (
+        "@Import({ImportedFetcher.class})\npublic class Wiring {\n"
+        "    void wire(Object ctx) { ((org.springframework.context.support.GenericApplicationContext) ctx)"
+        ".registerBean(\"f\", RegisteredFetcher.class); }\n"
+        "    Class<?> notABean() { return PlainArgsFetcher.class; }\n"
+        "    String use(Fetcher f) { return f.fetch(); }\n}\n"),
+}
+
+
+def test_registered_imported_and_lombok_built_types(tmp_path):
+    pg = build_project_graph(_project(tmp_path, GENERATED), jdk=None)
+    use = "d.Wiring.use(d.Fetcher)"
+    assert _apis(pg, use, "cha") == {"chop", "chomp", "trim", "strip", "swapCase"}
+    # a class literal that is not handed to the container, and a plain @AllArgsConstructor, create nothing
+    assert _apis(pg, use, "rta") == {"chop", "chomp", "trim", "strip"}
+    inst = pg.instantiated
+    assert inst["d.RegisteredFetcher"].how == inst["d.ImportedFetcher"].how == {Instantiation.REGISTERED}
+    assert inst["d.BuiltFetcher"].how == inst["d.OfFetcher"].how == {Instantiation.BUILDER}
