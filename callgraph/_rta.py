@@ -7,7 +7,8 @@ program (every file of a source set), *not* refined by reachability from the
 query method — the simpler, documented reading (docs/callgraph.md
 "Dispatch"). A type counts as instantiated when
 
-- ``new T(...)`` occurs anywhere (field initializers included);
+- ``new T(...)`` or a constructor reference ``T::new`` occurs anywhere (field
+  initializers included);
 - it is an anonymous class (``new I() {...}``) or an enum constant's body;
 - it is an enum with constants;
 - the Spring container creates it: a class carrying a stereotype
@@ -159,10 +160,22 @@ def collect(idx, fi: int, tree) -> tuple:
                 elif cap == "lit":
                     _registered(idx, fi, spans, n, made)
                 else:
+                    if n.type == "method_reference" and n.children and n.children[-1].type == "new":
+                        _constructor_ref(idx, fi, spans, n, made)
                     _functional(idx, fi, spans, n, made)
             except Exception:  # a malformed (recovered) node: no fact, never the file's call graph
                 continue
     return tuple(made), tuple(annotated)
+
+
+def _constructor_ref(idx, fi, spans, n, made) -> None:
+    """``T::new`` creates a ``T`` (an array constructor ``T[]::new`` creates none)."""
+    recv = n.named_children[0] if n.named_children else None
+    if recv is None or recv.type == "array_type":
+        return
+    r = idx.resolve_ref(type_ref(recv), fi, spans.key_at(n.start_byte))
+    if r is not None:
+        made.append((r[0], Instantiation.NEW))
 
 
 def _registered(idx, fi, spans, n, made) -> None:

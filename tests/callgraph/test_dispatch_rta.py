@@ -275,6 +275,9 @@ GENERATED = {
     M + "OfFetcher.java": "package d;\nimport lombok.RequiredArgsConstructor;\n" + IMP + (
         "@RequiredArgsConstructor(staticName = \"of\")\nclass OfFetcher implements Fetcher {\n"
         "    public String fetch() { return StringUtils.strip(\"o\"); }\n}\n"),
+    M + "RefFetcher.java": "package d;\n" + IMP + (
+        "class RefFetcher implements Fetcher {\n"
+        "    public String fetch() { return StringUtils.center(\"c\", 3); }\n}\n"),
     M + "PlainArgsFetcher.java": "package d;\nimport lombok.AllArgsConstructor;\n" + IMP + (
         "@AllArgsConstructor\nclass PlainArgsFetcher implements Fetcher {\n"
         "    public String fetch() { return StringUtils.swapCase(\"p\"); }\n}\n"),
@@ -283,6 +286,7 @@ GENERATED = {
         "    void wire(Object ctx) { ((org.springframework.context.support.GenericApplicationContext) ctx)"
         ".registerBean(\"f\", RegisteredFetcher.class); }\n"
         "    Class<?> notABean() { return PlainArgsFetcher.class; }\n"
+        "    java.util.function.Supplier<Fetcher> ref() { return RefFetcher::new; }\n"
         "    String use(Fetcher f) { return f.fetch(); }\n}\n"),
 }
 
@@ -290,9 +294,11 @@ GENERATED = {
 def test_registered_imported_and_lombok_built_types(tmp_path):
     pg = build_project_graph(_project(tmp_path, GENERATED), jdk=None)
     use = "d.Wiring.use(d.Fetcher)"
-    assert _apis(pg, use, "cha") == {"chop", "chomp", "trim", "strip", "swapCase"}
-    # a class literal that is not handed to the container, and a plain @AllArgsConstructor, create nothing
-    assert _apis(pg, use, "rta") == {"chop", "chomp", "trim", "strip"}
+    assert _apis(pg, use, "cha") == {"chop", "chomp", "trim", "strip", "center", "swapCase"}
+    # a class literal that is not handed to the container, and a plain @AllArgsConstructor, create nothing;
+    # a constructor reference RefFetcher::new creates a RefFetcher
+    assert _apis(pg, use, "rta") == {"chop", "chomp", "trim", "strip", "center"}
+    assert pg.instantiated["d.RefFetcher"].how == {Instantiation.NEW}
     inst = pg.instantiated
     assert inst["d.RegisteredFetcher"].how == inst["d.ImportedFetcher"].how == {Instantiation.REGISTERED}
     assert inst["d.BuiltFetcher"].how == inst["d.OfFetcher"].how == {Instantiation.BUILDER}
