@@ -1,6 +1,6 @@
 """Depth distributions and sample counts per dispatch mode (docs/dataset.md "Dispatch").
 
-Usage: PYTHONPATH=. python3 benchmarks/dispatch_depths.py PROJECT [OUT.json]
+Usage: PYTHONPATH=. python3 benchmarks/bench_dispatch.py PROJECT [OUT.json]
 
 Over every ``main`` method with a Javadoc comment and at least one target
 (``ProjectGraph.reach`` directly, before the IQR and documentation filters),
