@@ -323,7 +323,8 @@ class Rejection(str, Enum):
 
 
 # three or more of one symbol in a row: rules and frames of banners and ASCII art
-_DECORATION = re.compile(r"([=*\-_#~+/\\|.<>^:])\1{2,}|[\u2500-\u257f\u2580-\u259f]+")
+# (four dots: an ellipsis "..." is prose, `loadPetWithVisit(...)` too)
+_DECORATION = re.compile(r"([=*\-_#~+/\\|<>^:])\1{2,}|\.{4,}|[\u2500-\u257f\u2580-\u259f]+")
 # a word: two letters in a row, or one letter of a script written without spaces
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _CODE_START = re.compile(
@@ -363,7 +364,7 @@ def reject_description(description: str) -> Rejection | None:
 
     - ``BANNER``: its first line holds a decoration run — three or more of
       one symbol (``=``, ``*``, ``-``, ``_``, ``#``, ``~``, ``+``, ``/``,
-      ``\\``, ``|``, ``.``, ``<``, ``>``, ``^``, ``:``) or box-drawing
+      ``\\``, ``|``, ``<``, ``>``, ``^``, ``:``), four or more dots, or box-drawing
       characters — as section banners do (``===== 1. Parse``,
       ``END OF WALK METHODS ****``);
     - ``NO_WORDS``: no word once decoration runs are removed (a word is two

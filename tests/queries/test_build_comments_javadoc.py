@@ -239,3 +239,11 @@ def test_distinct_api_names_and_languages(tmp_path):
     assert warn.startswith("warning: 50% of the queries are not English and untranslated (zh 50%)")
     assert "--translate-cmd" in warn
     assert language_warning({"untranslated_non_english": 1}, {"en": 9, "zh": 1}) is None  # 10 % < 20 %
+
+
+def test_ellipsis_is_prose_not_a_banner():
+    # petclinic's VisitController and halo's LanguageUtils (both were rejected as banners once)
+    for d in ("Spring MVC calls method loadPetWithVisit(...) before initNewVisitForm is called",
+              "Compute all the possible languages: *_gl_ES-gheada, *_gl_ES, _gl... from a given locale."):
+        assert reject_description(d) is None
+    assert reject_description("Helpers ............") is Rejection.BANNER
