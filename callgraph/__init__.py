@@ -7,6 +7,8 @@ Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 - ``ProjectGraph.reach(method_id, ...) -> list[Target]``
 - ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``, ``.suggest_methods(text)``
 - ``BuildSummary`` — counts, resolved share, parse errors, skipped files
+- dispatch: ``DISPATCH_MODES`` (``rta``, ``cha``, ``declared``), ``DEFAULT_DISPATCH``;
+  ``ProjectGraph.instantiated`` → ``InstantiatedType`` (why: ``Instantiation``)
 - errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
 - the classpath side (``callgraph.classpath``): ``ClasspathIndex`` (jars, class folders
   and the running JDK's ``lib/modules``), ``TypeSig``/``MethodSig``/``FieldSig``,
@@ -20,7 +22,8 @@ Examples
 
 from ._build import build_project_graph, default_jobs
 from ._errors import CallGraphError, NoInputError, UnknownMethodError
-from ._graph import BuildSummary, ProjectGraph, Target
+from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph, Target
+from ._rta import Instantiation, InstantiatedType
 from ._index import MethodInfo
 from .classpath import (
     ClasspathIndex,
@@ -40,6 +43,10 @@ __all__ = [
     "Target",
     "MethodInfo",
     "BuildSummary",
+    "DISPATCH_MODES",
+    "DEFAULT_DISPATCH",
+    "Instantiation",
+    "InstantiatedType",
     "CallGraphError",
     "NoInputError",
     "UnknownMethodError",

@@ -16,9 +16,10 @@ from . import _facts
 from ._cache import FactsCache
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
-from ._graph import BuildSummary, ProjectGraph
+from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._resolve import FileResolver
+from ._rta import InstantiatedSet, collect as collect_instantiations
 
 # Set before forking pass-2 workers; read by them (copy-on-write).
 _STATE: dict = {}
@@ -51,13 +52,18 @@ def _pass2(fi: int):
     try:
         src, _ = _read(path)
         tree = _facts.parse(src)
-        return fi, FileResolver(idx, fi, src, tree).run(), None
+        fr = FileResolver(idx, fi, src, tree).run()
+        try:
+            made = collect_instantiations(idx, fi, tree)
+        except RecursionError:  # RTA facts are best effort: never cost the file's edges
+            made = None
+        return fi, fr, None, made
     except RecursionError:
-        return fi, None, "expressions nested too deeply"
+        return fi, None, "expressions nested too deeply", None
     except OSError as e:
-        return fi, None, f"unreadable: {e.strerror or e}"
+        return fi, None, f"unreadable: {e.strerror or e}", None
     except Exception as e:  # never lose the whole build to one file
-        return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}"
+        return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}", None
 
 
 def _open_classpath(classpath, jdk):
@@ -91,7 +97,7 @@ def _can_fork() -> bool:
 
 def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progress: bool = False,
                         max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
-                        cache=None) -> ProjectGraph:
+                        cache=None, dispatch: str = DEFAULT_DISPATCH) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
     Parameters
@@ -117,6 +123,10 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         non-comment lines.
     cache : str or Path, optional
         SQLite file caching per-file declarations by content hash.
+    dispatch : {"rta", "cha", "declared"}
+        The graph's default dispatch mode for ``reach`` (docs/callgraph.md
+        "Dispatch"); the graph always holds every ``cha`` edge, each with
+        ``rta`` = the source sets whose instantiated types witness it.
 
     Returns
     -------
@@ -127,8 +137,10 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     NoInputError
         Missing path, no ``.java`` files, nothing parseable.
     ValueError
-        Bad ``loc_mode`` or ``jobs``.
+        Bad ``loc_mode``, ``jobs`` or ``dispatch``.
     """
+    if dispatch not in DISPATCH_MODES:
+        raise ValueError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, not {dispatch!r}")
     if loc_mode not in ("physical", "code"):
         raise ValueError(f"loc_mode must be 'physical' or 'code', not {loc_mode!r}")
     if jobs < 1:
@@ -235,7 +247,10 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     apis: dict = {}
     edge_rows: list = []
     results.sort(key=lambda r: r[0])
-    for fi, fr, err in results:
+    made = {}
+    for fi, fr, err, inst in results:
+        if inst is not None:
+            made[fi] = inst
         if fr is None:
             skipped.append((kept[fi].rel, err))
             continue
@@ -253,20 +268,30 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     # different files never collide
     g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
                      for s, d, kind, lines in edge_rows if d in g)
-    cha = sum(1 for row in edge_rows if row[2] == "cha")
+    cha = 0
+    rta = 0
+    instantiated = InstantiatedSet(idx, made)
+    for s, d, kind, _lines in edge_rows:
+        if kind == "cha" and d in g:
+            w = tuple(sorted(instantiated.witness(d)))
+            g.edges[s, d]["rta"] = w
+            cha += 1
+            rta += bool(w)
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
     summary = BuildSummary(
         files=len(kept), lines=sum(f.lines for f in kept), methods=len(infos),
         call_sites=sum(counts.values()), resolved=resolved, unresolved=counts.get("unresolved", 0),
-        top_reasons=tuple(reasons.most_common(10)), cha_edges=cha,
+        top_reasons=tuple(reasons.most_common(10)), cha_edges=cha, rta_edges=rta,
+        instantiated_types=len(instantiated.types),
         parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
         phases={k: round(v, 3) for k, v in phases.items()})
-    return ProjectGraph(g, summary, infos, str(root))
+    return ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
+                        instantiated=instantiated.types)
 
 
 

@@ -11,7 +11,28 @@ from ._errors import UnknownMethodError
 from ._index import MethodInfo
 
 _STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
-_FOLLOW = {"cha": frozenset({"exact", "arity", "cha"}), "declared": frozenset({"exact", "arity"})}
+_FOLLOW = {"rta": frozenset({"exact", "arity", "cha"}), "cha": frozenset({"exact", "arity", "cha"}),
+           "declared": frozenset({"exact", "arity"})}
+DISPATCH_MODES = ("rta", "cha", "declared")
+#: the mode whose samples held up best when checked by hand (docs/dataset.md "Dispatch")
+DEFAULT_DISPATCH = "cha"
+
+
+def follows_edge(dispatch: str, data: dict, allowed=None) -> bool:
+    """Does ``dispatch`` follow an edge with attributes ``data``?
+
+    ``declared`` follows ``exact``/``arity`` edges; ``cha`` also every ``cha``
+    edge; ``rta`` only the ``cha`` edges whose ``rta`` witnesses (source sets
+    of the instantiations that run the target) meet ``allowed`` (None: any).
+    ``name`` edges are not decided here (``include_unresolved``).
+    """
+    kind = data["resolution"]
+    if kind not in _FOLLOW[dispatch]:
+        return False
+    if kind == "cha" and dispatch == "rta":
+        w = data.get("rta", ())
+        return bool(w) if allowed is None else any(x in allowed for x in w)
+    return True
 
 
 def _drop_generics(text: str) -> str:
@@ -124,6 +145,10 @@ class BuildSummary:
         Most frequent unresolved (and ``name``) reasons with counts.
     cha_edges : int
         Edges added by class-hierarchy dispatch.
+    rta_edges : int
+        Of those, the ones some instantiated type witnesses (followed by ``rta``).
+    instantiated_types : int
+        Types the program instantiates (``new``, anonymous, Spring beans, …; docs/callgraph.md).
     parse_errors : tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
         Files with ERROR/MISSING nodes and their 1-based (line, column).
     decoded_with_fallback : tuple[tuple[str, str], ...]
@@ -155,6 +180,8 @@ class BuildSummary:
     seconds: float = 0.0
     examples: dict = field(default_factory=dict)
     phases: dict = field(default_factory=dict)
+    rta_edges: int = 0
+    instantiated_types: int = 0
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""
@@ -168,6 +195,7 @@ class BuildSummary:
                 "call_sites": self.call_sites, "resolved": dict(self.resolved),
                 "unresolved": self.unresolved, "resolved_share": round(self.resolved_share(), 4),
                 "top_reasons": [list(x) for x in self.top_reasons], "cha_edges": self.cha_edges,
+                "rta_edges": self.rta_edges, "instantiated_types": self.instantiated_types,
                 "parse_errors": [[f, [list(p) for p in ps]] for f, ps in self.parse_errors],
                 "decoded_with_fallback": [list(x) for x in self.decoded_with_fallback],
                 "skipped": [list(x) for x in self.skipped],
@@ -186,12 +214,19 @@ class ProjectGraph:
     summary : BuildSummary
     root : str
         The project folder.
+    dispatch : str
+        Default dispatch mode of ``reach`` (``DISPATCH_MODES``).
+    instantiated : dict[str, InstantiatedType]
+        The types the program instantiates, by type key (RTA; docs/callgraph.md "Dispatch").
     """
 
-    def __init__(self, graph: nx.DiGraph, summary: BuildSummary, infos: dict, root: str):
+    def __init__(self, graph: nx.DiGraph, summary: BuildSummary, infos: dict, root: str,
+                 dispatch: str = DEFAULT_DISPATCH, instantiated: dict | None = None):
         self.graph = graph
         self.summary = summary
         self.root = root
+        self.dispatch = dispatch
+        self.instantiated = dict(instantiated or {})
         self._infos: dict[str, MethodInfo] = infos
 
     def methods(self) -> list[str]:
@@ -295,7 +330,7 @@ class ProjectGraph:
             raise UnknownMethodError(f"no project method matches {text!r}", [])
         raise UnknownMethodError(f"{text!r} is ambiguous ({len(c)} methods)", c)
 
-    def reach(self, mid: str, *, max_depth: int | None = None, dispatch: str = "cha",
+    def reach(self, mid: str, *, max_depth: int | None = None, dispatch: str | None = None,
               include_unresolved: bool = False, source_sets="auto") -> list[Target]:
         """Third-party APIs reachable from a project method.
 
@@ -306,9 +341,11 @@ class ProjectGraph:
             ``find_methods``).
         max_depth : int, optional
             Largest depth kept (methods on the chain counting both ends).
-        dispatch : {"cha", "declared"}
-            ``cha`` follows exact, arity and cha edges; ``declared`` exact and
-            arity only.
+        dispatch : {"rta", "cha", "declared"}, optional
+            ``declared`` follows exact and arity edges; ``cha`` also every cha
+            edge; ``rta`` only the cha edges to a method that an instantiated
+            type runs (an instantiation in an allowed source set; see
+            ``source_sets``). Default: the graph's ``dispatch``.
         include_unresolved : bool
             Also follow ``name`` edges.
         source_sets : "auto", None or iterable of str
@@ -334,14 +371,17 @@ class ProjectGraph:
         ValueError
             Bad ``dispatch``, ``max_depth`` or ``source_sets``.
         """
+        if dispatch is None:
+            dispatch = self.dispatch
         if dispatch not in _FOLLOW:
-            raise ValueError(f"dispatch must be 'cha' or 'declared', not {dispatch!r}")
+            raise ValueError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, not {dispatch!r}")
         if max_depth is not None and max_depth < 2:
             raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
         if mid not in self._infos:
             mid = self.resolve_method(mid)
         allowed = self._allowed_source_sets(mid, source_sets)
         follow = _FOLLOW[dispatch] | ({"name"} if include_unresolved else frozenset())
+        rta = dispatch == "rta"
         g = self.graph
         nodes = g.nodes
         # best[v] = (chain_loc, chain list) for project methods, by BFS level
@@ -356,6 +396,9 @@ class ProjectGraph:
                 uloc, uchain = best[u]
                 for v, ed in g.adj[u].items():
                     if ed["resolution"] not in follow:
+                        continue
+                    if rta and ed["resolution"] == "cha" and not (
+                            ed.get("rta") and (allowed is None or any(x in allowed for x in ed["rta"]))):
                         continue
                     nd = nodes[v]
                     if nd["kind"] == "api":

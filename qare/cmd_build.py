@@ -51,9 +51,11 @@ _EPILOG = (
 @click.option("--include-tests", is_flag=True, help="Take candidate methods from test sources too.")
 @click.option("--query-lines", type=click.IntRange(min=1), default=2, show_default=True, help="Description lines that make the query.")
 @click.option("--api-count-range", callback=_range, default=None, metavar="A:B", help="Keep methods with A..B direct third-party APIs (default: the IQR of the build).")
+@click.option("--api-count", type=click.Choice(["direct", "reached"]), default="direct", show_default=True, help="What the API-count filter counts per method: third-party APIs it calls itself, or its whole target set (docs/dataset.md).")
+@click.option("--comments", type=click.Choice(["javadoc", "any"]), default="javadoc", show_default=True, help="Comments that make queries: /** */ doc comments only, or also // and /* */ blocks above the method.")
 @click.option("--iqr-over", type=click.Choice(["calling", "all"]), default="calling", show_default=True, help="IQR population: methods with >= 1 direct third-party API, or all candidates.")
 @click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
-@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True)
+@click.option("--dispatch", type=click.Choice(["rta", "cha", "declared"]), default=None, help="Dispatch of calls on a supertype: rta, cha or declared (docs/callgraph.md \"Dispatch\"; default: callgraph's DEFAULT_DISPATCH, see docs/dataset.md).")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None, help="Longest chain kept (depth counts both ends).")
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
 @click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
@@ -79,6 +81,8 @@ def build(project_list, out, **kw):
 
     if (kw["translate"] or kw["describe_undocumented"]) and not (kw["llm_url"] and kw["llm_model"]):
         raise click.UsageError("--translate llm / --describe-undocumented llm need --llm-url and --llm-model")
+    if kw.get("dispatch") is None:
+        kw.pop("dispatch", None)  # BuildOptions' default: callgraph's DEFAULT_DISPATCH
     opts = BuildOptions.from_dict(
         dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "",
              llm_cache=None if kw["no_llm_cache"] else "")

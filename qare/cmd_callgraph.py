@@ -95,12 +95,25 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
     return pg
 
 
+_DISPATCH_HELP = ("Dispatch of calls on a supertype (docs/callgraph.md \"Dispatch\"): rta = only overrides of "
+                  "types the program instantiates (new, anonymous classes, lambdas, Spring beans); cha = every "
+                  "overriding project method; declared = declared targets only.")
+
+
+def _dispatch_option(f):
+    from callgraph._graph import DEFAULT_DISPATCH, DISPATCH_MODES
+
+    return click.option("--dispatch", type=click.Choice(list(DISPATCH_MODES)), default=DEFAULT_DISPATCH,
+                        show_default=True, help=_DISPATCH_HELP)(f)
+
+
 def _summary_text(s) -> str:
     lines = [f"files: {s.files}  lines: {s.lines}  methods: {s.methods}  call sites: {s.call_sites}"]
     share = s.resolved_share()
     kinds = "  ".join(f"{k}: {v}" for k, v in s.resolved.items())
     lines.append(f"resolved: {kinds}  unresolved: {s.unresolved}  (resolved share {share:.1%}: exact+arity+local; name edges are guesses by name); "
-                 f"cha edges: {s.cha_edges}")
+                 f"cha edges: {s.cha_edges} (of which witnessed by instantiated types, followed by rta: "
+                 f"{s.rta_edges}; instantiated types: {s.instantiated_types})")
     if s.top_reasons:
         lines.append("top reasons (unresolved / name):")
         for reason, n in s.top_reasons:
@@ -128,6 +141,16 @@ def _xml_safe(text: str) -> str:
     return text.translate(_XML_BAD)
 
 
+def _dispatch_view(g, dispatch: str):
+    """``g`` without the dispatch edges that ``dispatch`` does not follow (``name`` edges stay)."""
+    from callgraph._graph import follows_edge
+
+    if dispatch == "cha":
+        return g
+    return g.edge_subgraph([(u, v) for u, v, d in g.edges(data=True)
+                            if d["resolution"] == "name" or follows_edge(dispatch, d)]).copy() if g.number_of_edges() else g
+
+
 def _write_graph(g, out: Path) -> None:
     import networkx as nx
 
@@ -142,7 +165,8 @@ def _write_graph(g, out: Path) -> None:
             h.add_node(n, **{k: (_xml_safe(v) if isinstance(v, str) else v)
                              for k, v in d.items() if v is not None})
         for u, v, d in g.edges(data=True):
-            h.add_edge(u, v, lines=",".join(map(str, d["lines"])), resolution=d["resolution"])
+            extra = {"rta": ",".join(d["rta"])} if "rta" in d else {}
+            h.add_edge(u, v, lines=",".join(map(str, d["lines"])), resolution=d["resolution"], **extra)
         nx.write_graphml(h, str(out))
     elif suffix == ".dot":
         try:
@@ -163,20 +187,23 @@ def _write_graph(g, out: Path) -> None:
 @click.command("graph", epilog=EPILOG)
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
+@_dispatch_option
 @_classpath_options
-def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
+def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
     .java files. Edges carry `resolution` (exact, arity, cha, name) and the
-    call-site `lines`; see docs/callgraph.md.
+    call-site `lines`; see docs/callgraph.md. --out writes the edges that
+    --dispatch follows (and `name` edges); cha edges carry `rta`, the source
+    sets whose instantiated types witness them.
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
     pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     if out is not None:
         try:
-            _write_graph(pg.graph, out)
+            _write_graph(_dispatch_view(pg.graph, dispatch), out)
         except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
@@ -196,8 +223,7 @@ _CHAIN_EPILOG = EPILOG + " For chain, 3: METHOD unknown or ambiguous (candidates
 @click.option("--max-depth", type=click.IntRange(min=2), default=None,
               help="Largest depth shown (methods on the chain counting both ends).")
 @click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True)
-@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True,
-              help="cha: follow class-hierarchy dispatch edges too; declared: declared targets only.")
+@_dispatch_option
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
 @_classpath_options
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from .comments import clean_comment, detect_lang, query_from_description
+from .comments import clean_comment, detect_lang, is_javadoc, query_from_description, reject_description
+from .leaks import find_leaks
 from .projects import (
     ProjectSpec,
     Selection,
@@ -89,6 +90,14 @@ class BuildOptions:
         Inclusive range of direct third-party API counts kept; ``None`` =
         the interquartile range [Q1, Q3] over all candidate methods of the
         build (numpy ``percentile``, method ``"linear"``).
+    api_count : str
+        What the API-count filter counts per method (docs/dataset.md "API
+        count"): ``"direct"`` (default) = distinct third-party APIs it calls
+        itself (depth 2), ``"reached"`` = its whole target set (every depth).
+    comments : str
+        Which comments make queries: ``"javadoc"`` (default; ``/** … */``
+        only, as Q-ARE's method comments) or ``"any"`` (also ``//`` and
+        ``/* */`` blocks directly above the method).
     iqr_over : str
         The population of the IQR: ``"calling"`` = candidates with at least
         one direct third-party API (Q-ARE's boxplot of API counts), ``"all"``
@@ -97,7 +106,8 @@ class BuildOptions:
     keep_unresolved : bool
         Follow ``name`` edges (receiver type unknown) to targets.
     dispatch : str
-        ``"cha"`` or ``"declared"`` (see ``ProjectGraph.reach``).
+        ``"rta"``, ``"cha"`` or ``"declared"`` (see ``ProjectGraph.reach``);
+        default ``callgraph._graph.DEFAULT_DISPATCH`` (docs/dataset.md "Dispatch").
     max_depth : int or None
         Longest chain kept (depth counts both ends); ``None`` = unbounded.
     require_docs : bool
@@ -141,9 +151,11 @@ class BuildOptions:
     include_tests: bool = False
     query_lines: int = 2
     api_count_range: tuple[float, float] | None = None
+    api_count: str = "direct"
+    comments: str = "javadoc"
     iqr_over: str = "calling"
     keep_unresolved: bool = False
-    dispatch: str = "cha"
+    dispatch: str = field(default_factory=lambda: _default_dispatch())
     max_depth: int | None = None
     require_docs: bool = True
     drop_leaky: bool = False
@@ -176,9 +188,9 @@ class BuildOptions:
         merge-stage ones), so a resumed build with other analysis parameters
         re-analyses instead of mixing results."""
         d = self.to_dict()
-        for k in ("api_count_range", "iqr_over", "require_docs", "drop_leaky", "translate_cmd", "cache_dir",
-                  "facts_cache_dir", "graph_jobs", "translate", "describe_undocumented", "llm_url", "llm_model",
-                  "llm_budget", "llm_concurrency", "llm_rpm", "llm_timeout", "llm_retries", "llm_cache"):
+        for k in ("api_count_range", "api_count", "iqr_over", "require_docs", "drop_leaky", "translate_cmd",
+                  "cache_dir", "facts_cache_dir", "graph_jobs", "translate", "describe_undocumented", "llm_url",
+                  "llm_model", "llm_budget", "llm_concurrency", "llm_rpm", "llm_timeout", "llm_retries", "llm_cache"):
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -193,6 +205,12 @@ class BuildOptions:
         if kw.get("api_count_range") is not None:
             kw["api_count_range"] = tuple(kw["api_count_range"])
         return cls(**kw)
+
+
+def _default_dispatch() -> str:
+    from callgraph._graph import DEFAULT_DISPATCH
+
+    return DEFAULT_DISPATCH
 
 
 # ---------------------------------------------------------------- seams to callgraph / javadoc
@@ -245,9 +263,12 @@ def _doc_record(index, target) -> dict | None:
 
     Join: the method id exactly; when the target has no signature (``(*)``
     node) or the id misses, the API name — used only when the name has a
-    single documented overload, or (signature-less targets) the first
-    overload in method-id order. A method found without any description
-    (a sources file whose method has no doc comment) counts as undocumented."""
+    single documented overload. An undecided overload (``(*)``) whose name
+    has several documented overloads gets none of their docs (which one the
+    call runs is unknown; docs/dataset.md "Undecided overloads") — unless
+    they all say the same, then it is the first in method-id order. A
+    method found without any description (a sources file whose method has
+    no doc comment) counts as undocumented."""
     if index is None:
         return None
     doc = None
@@ -255,8 +276,10 @@ def _doc_record(index, target) -> dict | None:
         doc = index.get(target["signature"])
     if doc is None:
         docs = sorted(index.by_name(target["api"]) or (), key=lambda d: d.to_dict().get("signature") or "")
-        if len(docs) == 1 or (docs and not target["signature"]):
+        if len(docs) == 1:
             doc = docs[0]
+        elif docs and not target["signature"] and len({_doc_text(x) for x in docs}) == 1:
+            doc = docs[0]  # every overload says the same: the doc is known whichever runs
     if doc is None:
         return None
     d = dict(doc.to_dict())
@@ -268,6 +291,23 @@ def _doc_record(index, target) -> dict | None:
     if target.get("library"):
         d["library"] = target["library"]
     return ApiRecord.from_dict(d).to_dict()
+
+
+def _doc_text(doc) -> tuple:
+    d = doc.to_dict()
+    return (d.get("description") or "", d.get("first_sentence") or "")
+
+
+def api_count(cand: dict, mode: str) -> int:
+    """The API count of a candidate for the IQR filter: ``"direct"`` =
+    ``n_direct_apis`` (distinct API nodes called at depth 2), ``"reached"``
+    = distinct API nodes among all its targets."""
+    if mode == "direct":
+        return cand["n_direct_apis"]
+    if mode == "reached":
+        n = cand.get("n_reached_apis")
+        return n if n is not None else len({t["chain"][-1] for t in cand["targets"]})
+    raise BuildError(f"api_count must be 'direct' or 'reached', got {mode!r}")
 
 
 def _candidate(pg, mid: str, info, description: str, opts: BuildOptions, node_loc: dict[str, int]) -> dict[str, Any]:
@@ -291,6 +331,7 @@ def _candidate(pg, mid: str, info, description: str, opts: BuildOptions, node_lo
         "query": query_from_description(description, opts.query_lines),
         "lang": detect_lang(description),
         "n_direct_apis": len({d["chain"][-1] for d in targets if d["depth"] == 2}),
+        "n_reached_apis": len({d["chain"][-1] for d in targets}),
         "targets": targets,
         "depth_max": None,
         "depth_min": None,
@@ -373,7 +414,8 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         mids = list(pg.methods())
         counts["methods"] = len(mids)
         source_sets = ("main", "test") if opts.include_tests else ("main",)
-        commented = empty = 0
+        commented = empty = not_javadoc = 0
+        rejected: Counter = Counter()
         node_loc: dict[str, int] = {}
         it = mids
         if progress:
@@ -387,13 +429,23 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             if info.source_set not in source_sets or not info.comment:
                 continue
             commented += 1
+            if opts.comments == "javadoc" and not is_javadoc(info.comment):
+                not_javadoc += 1
+                continue
             description = clean_comment(info.comment)
             if not description:
                 empty += 1
                 continue
+            why = reject_description(description)
+            if why is not None:
+                rejected[why.value] += 1
+                continue
             part["candidates"].append(_candidate(pg, mid, info, description, opts, node_loc))
         counts["commented"] = commented
         counts["empty_description"] = empty
+        counts["not_javadoc"] = not_javadoc
+        for why, n in sorted(rejected.items()):
+            counts[f"rejected_{why}"] = n
         counts["candidates"] = len(part["candidates"])
         counts["with_targets"] = sum(1 for c in part["candidates"] if c["targets"])
         timings["methods"] = round(time.perf_counter() - t, 3)
@@ -404,6 +456,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             for d in c["targets"]:
                 targets_by_node.setdefault(d["chain"][-1], d)
         counts["distinct_apis"] = len(targets_by_node)
+        counts["distinct_api_names"] = len({d["api"] for d in targets_by_node.values()})
         doc_paths = list(spec.javadoc) + [p for p in _doc_paths_next_to(classpath) if p not in spec.javadoc]
         part["doc_paths"] = doc_paths
         part["classpath"] = classpath  # the jars the describe step reads undocumented members from
@@ -453,21 +506,6 @@ def sample_id(project: str, commit: str | None, method: str) -> str:
     """Stable sample id: the first 16 hex digits of SHA-1 over
     ``project NUL commit NUL method`` (commit ``""`` when unknown)."""
     return hashlib.sha1(f"{project}\0{commit or ''}\0{method}".encode()).hexdigest()[:16]
-
-
-def _leak_names(target: dict) -> set[str]:
-    cls = target["class"].rsplit(".", 1)[-1]
-    meth = target["api"].rsplit(".", 1)[-1]
-    return {cls} if meth == "<init>" else {cls, meth}
-
-
-def find_leaks(query: str, targets: Iterable[dict]) -> list[str]:
-    """Target class simple names and method names the query contains as whole
-    words (exact case; ``$``/``_``/letters/digits are word characters), sorted."""
-    names = set()
-    for t in targets:
-        names |= _leak_names(t)
-    return sorted(n for n in names if n and re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", query))
 
 
 def _translate(cmd: str, text: str, cache: dict[str, str]) -> tuple[str, str | None]:
@@ -576,7 +614,7 @@ def merge_parts(
     """
     if direct_counts is None:
         parts = list(parts)
-        direct_counts = [c["n_direct_apis"] for p in parts if p["verdict"] == "kept" for c in p["candidates"]]
+        direct_counts = [api_count(c, opts.api_count) for p in parts if p["verdict"] == "kept" for c in p["candidates"]]
     rng = _api_count_range(direct_counts, opts.api_count_range, opts.iqr_over)
     translated = leaky = 0  # the other build-wide counts are sums of the per-project ones
     samples: list[SampleRecord] = []
@@ -593,6 +631,8 @@ def merge_parts(
             tr_cache = {}
     tr_errors: list[str] = []
     steps = _llm_steps(opts)  # the language-model steps (--translate llm, --describe-undocumented llm) or None
+    langs: Counter = Counter()  # the samples' query languages (before translation)
+    untranslated = 0
     for p in parts:
         pc = per_project.setdefault(p["key"], Counter())
         if p["verdict"] != "kept":
@@ -600,13 +640,13 @@ def merge_parts(
         reached: set[str] = set()
         undoc_here: set[str] = set()
         in_range = [c for c in p["candidates"]
-                    if rng["low"] is None or rng["low"] <= c["n_direct_apis"] <= rng["high"]]
+                    if rng["low"] is None or rng["low"] <= api_count(c, opts.api_count) <= rng["high"]]
         if steps is not None and steps.describer is not None:
             steps.describe_part(p, in_range)  # fills p["apis"] for undocumented APIs it can describe
         survivors = []
         for c in p["candidates"]:
             pc["candidates"] += 1
-            n = c["n_direct_apis"]
+            n = api_count(c, opts.api_count)
             if rng["low"] is not None and not (rng["low"] <= n <= rng["high"]):
                 pc["dropped_api_count"] += 1
                 continue
@@ -660,6 +700,9 @@ def merge_parts(
             })
             samples.append(rec)
             pc["samples"] += 1
+            langs[c["lang"]] += 1
+            if c["lang"] not in ("en", "und") and source != "translated":
+                untranslated += 1
             for t in c["targets"]:
                 node = t["chain"][-1]
                 doc = p["apis"].get(node)
@@ -686,7 +729,9 @@ def merge_parts(
         "dropped_leaky": total("dropped_leaky"),
         "samples": len(samples),
         "apis": len(apis),
+        "api_names": len({r["api"] for r in apis.values()}),
         "undocumented_apis": len(undocumented),
+        "untranslated_non_english": untranslated,
     }
     samples.sort(key=lambda s: (s.project, s.file, s.start_line, s.method))
     _write_atomic(out / SAMPLES_FILE, _jsonl(s.to_dict() for s in samples))
@@ -696,6 +741,7 @@ def merge_parts(
     sample_depth = Counter(s.depth_max for s in samples)
     return {
         "counts": dict(stats),
+        "languages": dict(sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))),
         "api_count_range": rng,
         "depth_histogram": {str(k): depth_hist[k] for k in sorted(depth_hist)},
         "sample_depth_histogram": {str(k): sample_depth[k] for k in sorted(sample_depth)},
@@ -765,6 +811,7 @@ def _light(part: dict) -> dict:
     """A part without its candidates and API docs (kept in memory for the whole build)."""
     light = {k: v for k, v in part.items() if k not in ("candidates", "apis")}
     light["direct_counts"] = [c["n_direct_apis"] for c in part["candidates"]]
+    light["reached_counts"] = [api_count(c, "reached") for c in part["candidates"]]
     return light
 
 
@@ -945,7 +992,8 @@ def build_dataset(
             except (OSError, ValueError) as e:
                 raise BuildError(f"{path}: cannot read back the project's results ({e})") from None
 
-    counts = [n for p in ordered if p["verdict"] == "kept" for n in p["direct_counts"]]
+    key = "reached_counts" if opts.api_count == "reached" else "direct_counts"
+    counts = [n for p in ordered if p["verdict"] == "kept" for n in p.get(key, p["direct_counts"])]
     merge = merge_parts(full_parts(), opts, out, direct_counts=counts)
     rows = []
     for p in ordered:
@@ -979,6 +1027,7 @@ def build_dataset(
         "parameters": {**opts.to_dict(), "jobs": jobs, "scheduler": scheduler, "formats": list(formats)},
         "api_count_range": merge["api_count_range"],
         "counts": counts,
+        "languages": merge["languages"],
         "depth_histogram": merge["depth_histogram"],
         "sample_depth_histogram": merge["sample_depth_histogram"],
         "density_histogram": merge["density_histogram"],
@@ -1070,6 +1119,22 @@ def _write_parquet(out: Path, samples: list[SampleRecord], apis: list[dict], row
     write("projects.parquet", flat)
 
 
+#: share of samples whose query is non-English and untranslated above which the summary warns
+NON_ENGLISH_WARN_SHARE = 0.2
+
+
+def language_warning(counts: dict, languages: dict) -> str | None:
+    """The summary's warning when at least ``NON_ENGLISH_WARN_SHARE`` of the
+    samples have a non-English query that was not translated, else None."""
+    n = sum(languages.values())
+    left = counts.get("untranslated_non_english", 0)
+    if not n or left / n < NON_ENGLISH_WARN_SHARE:
+        return None
+    top = ", ".join(f"{k} {v / n:.0%}" for k, v in languages.items() if k not in ("en", "und"))
+    return (f"warning: {left / n:.0%} of the queries are not English and untranslated ({top}); "
+            "translate them with --translate-cmd (docs/dataset.md)")
+
+
 def summary_table(result: BuildResult) -> str:
     """The human summary printed at the end of ``qare build``."""
     c = result.counts
@@ -1092,7 +1157,14 @@ def summary_table(result: BuildResult) -> str:
     )
     lines.append(f"  leaky queries {c.get('leaky', 0)}: dropped {c.get('dropped_leaky', 0)}")
     lines.append(f"samples   {c.get('samples', 0):>7}")
-    lines.append(f"APIs      {c.get('apis', 0):>7}")
+    lines.append(f"APIs      {c.get('api_names', c.get('apis', 0)):>7} names ({c.get('apis', 0)} signatures or "
+                 "undecided-overload nodes in apis.jsonl)")
+    langs = m.get("languages") or {}
+    if langs:
+        lines.append("query languages " + "  ".join(f"{k}:{v}" for k, v in langs.items()))
+    warn = language_warning(c, langs)
+    if warn:
+        lines.append(warn)
     if m["depth_histogram"]:
         lines.append("target depth   " + "  ".join(f"{k}:{v}" for k, v in m["depth_histogram"].items()))
         lines.append("sample depth_max " + "  ".join(f"{k}:{v}" for k, v in m["sample_depth_histogram"].items()))

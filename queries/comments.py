@@ -13,8 +13,10 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from enum import Enum
 
-__all__ = ["clean_comment", "extract_query", "query_from_description", "detect_lang"]
+__all__ = ["clean_comment", "extract_query", "query_from_description", "detect_lang",
+           "is_javadoc", "Rejection", "reject_description", "is_code_line"]
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w.-]*")
 _HTML_BREAK = re.compile(r"<\s*(?:p|br|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote)\b[^>]*>|<\s*/\s*(?:p|div|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|blockquote|pre)\s*>", re.I)
@@ -302,3 +304,87 @@ def detect_lang(text: str) -> str:
     if script == "LATIN":
         return "en"
     return _SCRIPT_LANG.get(script, "und")
+
+
+# ---------------------------------------------------------------- which comments make queries
+
+
+def is_javadoc(raw: str | None) -> bool:
+    """Is a raw comment a doc comment (``/** … */``, not the empty ``/**/``)?"""
+    return bool(raw) and raw.lstrip().startswith("/**") and not raw.lstrip().startswith("/**/")
+
+
+class Rejection(str, Enum):
+    """Why a description makes no query (docs/dataset.md "Queries")."""
+
+    NO_WORDS = "no_words"  # separator lines, ASCII art, numbers only
+    BANNER = "banner"  # a section banner: `===== 1. Parse =====`, `END OF WALK METHODS ****`
+    CODE = "code"  # commented-out code
+
+
+# three or more of one symbol in a row: rules and frames of banners and ASCII art
+# (four dots: an ellipsis "..." is prose, `loadPetWithVisit(...)` too)
+_DECORATION = re.compile(r"([=*\-_#~+/\\|<>^:])\1{2,}|\.{4,}|[\u2500-\u257f\u2580-\u259f]+")
+# a word: two letters in a row, or one letter of a script written without spaces
+_WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CODE_START = re.compile(
+    r"^(?:(?:public|private|protected|static|final)\s|(?:if|for|while|switch|catch|synchronized)\s*\(|"
+    r"(?:return|throw|import|package)\s+\S|(?:try|else|do|finally)\s*\{|@[A-Z]\w*\s*(?:\(|$)|//|/\*)")
+_CALL_OR_ASSIGN = re.compile(r"^[\w$.<>\[\], ]+\s*(?:=[^=]|\()")
+
+
+def is_code_line(line: str) -> bool:
+    """Does one description line look like Java code rather than prose?
+
+    Code: a line that ends with ``{`` or ``}``, or with ``;`` after a
+    statement shape (a ``(``, an ``=``, or a single token: ``break;``) —
+    prose ends sentences with ``.``, ``:``, ``?``, ``!``, or a ``;`` between
+    clauses —, or that starts with a
+    modifier, a control keyword and ``(``, ``return``/``throw``/``import``/
+    ``package``, ``try {``, an annotation alone or with ``(``, or a comment
+    marker; a line of an assignment or call (``x = y``, ``a.b(c)``) that
+    also ends in ``)`` counts too.
+    """
+    s = line.strip()
+    if not s:
+        return False
+    if s[-1] in "{}":
+        return True
+    if s[-1] == ";" and ("(" in s or re.search(r"[^=!<>]=[^=]", s) or " " not in s):
+        return True
+    if _CODE_START.match(s):
+        return True
+    return s.endswith(")") and bool(_CALL_OR_ASSIGN.match(s)) and " " not in s.split("(", 1)[0].strip()
+
+
+def reject_description(description: str) -> Rejection | None:
+    """Why a cleaned description (:func:`clean_comment`) makes no query, or None.
+
+    In order:
+
+    - ``BANNER``: its first line holds a decoration run — three or more of
+      one symbol (``=``, ``*``, ``-``, ``_``, ``#``, ``~``, ``+``, ``/``,
+      ``\\``, ``|``, ``<``, ``>``, ``^``, ``:``), four or more dots, or box-drawing
+      characters — as section banners do (``===== 1. Parse``,
+      ``END OF WALK METHODS ****``);
+    - ``NO_WORDS``: no word once decoration runs are removed (a word is two
+      letters in a row, or one Han/kana/hangul character);
+    - ``CODE``: its first line and at least half of all its lines look like
+      code (:func:`is_code_line`) — a doc comment that opens with prose and
+      shows an example is kept.
+
+    Returns
+    -------
+    Rejection or None
+    """
+    lines = [ln for ln in description.split("\n") if ln.strip()]
+    if not lines:
+        return Rejection.NO_WORDS
+    if _DECORATION.search(lines[0]):
+        return Rejection.BANNER
+    if not any(_WORD.search(_DECORATION.sub(" ", ln)) for ln in lines):
+        return Rejection.NO_WORDS
+    code = sum(1 for ln in lines if is_code_line(ln))
+    if is_code_line(lines[0]) and 2 * code >= len(lines):
+        return Rejection.CODE
+    return None

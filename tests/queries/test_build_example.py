@@ -62,17 +62,19 @@ def test_sample_set_and_iqr(built):
         N + "NoteService.create(java.lang.String,java.lang.String)",
         N + "NoteService.cleanTitle(java.lang.String)",
         N + "NoteService.summary(com.example.notes.Note)",
-        R + "ReportBuilder.line(java.util.List)",
         R + "ReportBuilder.headline(java.lang.String)",
     ])
     c = manifest["counts"]
-    # find, link, full (0) and row (3) fall outside [1, 2]; fingerprint reaches the undocumented Digests.hex
+    # find, link, full (0) and row (3) fall outside [1, 2]; fingerprint reaches the undocumented Digests.hex;
+    # line calls Texts.join(*) whose two overloads say different things: no doc is known for it (issue 10)
     assert (c["candidates"], c["dropped_api_count"], c["dropped_no_targets"]) == (12, 4, 0)
-    assert (c["dropped_undocumented"], c["undocumented_apis"]) == (1, 1)
-    assert (c["samples"], c["apis"], c["kept"], c["failed"]) == (7, 7, 2, 0)
-    assert manifest["sample_depth_histogram"] == {"2": 4, "3": 1, "4": 2}
-    assert manifest["depth_histogram"] == {"2": 10, "3": 5, "4": 3}
-    assert "samples         7" in output
+    assert (c["dropped_undocumented"], c["undocumented_apis"]) == (2, 2)
+    assert (c["samples"], c["apis"], c["api_names"], c["kept"], c["failed"]) == (6, 6, 6, 2, 0)
+    assert manifest["sample_depth_histogram"] == {"2": 3, "3": 1, "4": 2}
+    assert manifest["depth_histogram"] == {"2": 9, "3": 5, "4": 3}
+    assert manifest["languages"] == {"en": 5, "zh": 1}
+    assert "samples         6" in output and "query languages en:5  zh:1" in output
+    assert "warning:" not in output  # 1 of 6 (17 %) is under the 20 % warning share
 
 
 def test_multi_level_chains_through_cha(built):
@@ -121,9 +123,7 @@ def test_comment_forms_lang_and_ids(built):
     assert zh.comment.startswith("/**") and "生成笔记摘要" in zh.comment
     ct = samples[N + "NoteService.cleanTitle(java.lang.String)"]
     assert ct.query == "Cleans a title: whitespace runs are collapsed, and a blank title is rejected."
-    line = samples[R + "ReportBuilder.line(java.util.List)"]
-    assert [(t.api, t.depth, t.chain_loc) for t in line.targets] == [(T + "Texts.join", 2, 3)]
-    assert (line.density, line.query) == (1 / 3, "Builds a one-line report listing the given words.")
+    assert R + "ReportBuilder.line(java.util.List)" not in samples  # reaches only the undecided Texts.join(*)
     for s in samples.values():
         assert s.commit is None and s.leaks == ()
         assert s.id == hashlib.sha1(f"{s.project}\0\0{s.method}".encode()).hexdigest()[:16]
@@ -133,14 +133,14 @@ def test_apis_joined_by_name_from_sources(built):
     _, _, apis, *_ = built
     by = {a.api: a for a in apis}
     assert sorted(by) == sorted(T + n for n in (
-        "Texts.slugify", "Texts.isBlank", "Texts.normalizeSpace", "Texts.truncate", "Texts.join",
+        "Texts.slugify", "Texts.isBlank", "Texts.normalizeSpace", "Texts.truncate",
         "LruCache.put", "LruCache.get"))
     blank = by[T + "Texts.isBlank"]
     assert (blank.signature, blank.class_, blank.doc_source) == (None, T + "Texts", "sources")
     assert blank.first_sentence == "Tells whether a text is null, empty or made of whitespace only."
     assert [p.name for p in by[T + "Texts.truncate"].params] == ["text", "maxLength"]
-    # join has two overloads; the first in method-id order (Iterable before Object[]) documents it
-    assert by[T + "Texts.join"].description.startswith("Joins the elements of an iterable")
+    # join(*) is undecided between two overloads documented differently: none of their docs is attached
+    assert T + "Texts.join" not in by
     assert T + "internal.Digests.hex" not in by
 
 
@@ -152,10 +152,10 @@ def test_projects_and_parquet(built):
     assert ns["verdict"] == "kept" and ns["commit"] is None and ns["error"] is None
     assert ns["counts"]["files"] == 6 and ns["counts"]["candidates"] == 7 and ns["counts"]["samples"] == 5
     # report-tool reaches join, normalizeSpace, truncate, isBlank and the undocumented Digests.hex
-    assert (rows["report-tool"]["counts"]["distinct_apis"], rows["report-tool"]["counts"]["documented_apis"]) == (5, 4)
+    assert (rows["report-tool"]["counts"]["distinct_apis"], rows["report-tool"]["counts"]["documented_apis"]) == (5, 3)
     assert set(ns["timings"]) >= {"fetch", "graph", "docs", "total"}
     pq = pytest.importorskip("pyarrow.parquet")
-    assert pq.read_table(out / "samples.parquet").num_rows == 7
+    assert pq.read_table(out / "samples.parquet").num_rows == 6
 
 
 def test_resume_reuses_parts_and_jobs_gives_the_same_files(built, tmp_path):

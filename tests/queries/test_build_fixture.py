@@ -37,7 +37,8 @@ def built(tmp_path_factory):
     shutil.copytree(REPO / "fixtures/java/qare-example", tmp / "qare-example")
     (tmp / "list.csv").write_text(f"path,classpath,javadoc,stars\nqare-example,{JAR},{SITE},42\n")
     res = build_dataset(tmp / "list.csv", tmp / "out",
-                        BuildOptions(api_count_range=(0, 9), discover_classpath=False), quiet=True)
+                        BuildOptions(api_count_range=(0, 9), discover_classpath=False, comments="any"),
+                        quiet=True)  # isCommentEmpty has a // comment (Q-ARE's figure)
     samples = {d["method"]: SampleRecord.from_dict(d)
                for d in map(json.loads, (tmp / "out/samples.jsonl").read_text().splitlines())}
     apis = {d["signature"]: ApiRecord.from_dict(d)
@@ -85,9 +86,10 @@ def test_chain_tie_breaks_and_union_density(built):
 
 def test_leaks_from_query_text(built):
     _, samples, _ = built
-    assert samples[TF + "title(java.lang.String)"].leaks == ("capitalize",)
+    # "capitalize" and "join" are common English words, not names that give a target away (queries/leaks.py)
+    assert samples[TF + "title(java.lang.String)"].leaks == ()
     assert samples[TF + "joined(java.lang.String[])"].query == "Joins parts; join is overloaded in commons-lang3."
-    assert samples[TF + "joined(java.lang.String[])"].leaks == ("join",)
+    assert samples[TF + "joined(java.lang.String[])"].leaks == ()
     assert samples[CS + "processComment(java.lang.String)"].leaks == ()
 
 

@@ -1,0 +1,100 @@
+"""The leak check: does a query give one of its target APIs away?
+
+A query *leaks* a target (docs/dataset.md "Leaks") when it names
+
+- the target's **class**: its simple name (the last ``.``-part; nested
+  types by their own name) as a whole token, case-insensitively, or — for
+  a name of two or more camel-case parts — those parts as consecutive words
+  in order (``StringUtils`` ↔ "string utils"); a one-part name that is a
+  common English word leaks only written in its exact case after the
+  query's first token ("Returns an Optional", not "Optional fields are
+  skipped" nor "an optional field");
+- a **distinctive method name**: the method's simple name as a whole token,
+  case-insensitively, when it is distinctive: two or more camel-case parts
+  (``isBlank``, ``decodeBase64``, ``toString``), or one part that is not a
+  common English word.
+
+A one-part name (class or method) is a *common English word* when its Zipf
+frequency in English (``wordfreq.zipf_frequency``, Speer et al.; 3 = once
+per million words) is at least ``COMMON_ZIPF`` — ``value``, ``trim``,
+``parse``, ``Logger`` never leak on their own; ``md5``, ``uuid``,
+``substring`` do. Constructors (``<init>``) are named by their class only.
+Tokens are runs of letters, digits, ``_`` and ``$``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+__all__ = ["COMMON_ZIPF", "camel_parts", "is_common_word", "find_leaks"]
+
+COMMON_ZIPF = 2.5
+_TOKEN = re.compile(r"[\w$]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def camel_parts(name: str) -> list[str]:
+    """Lower-cased camel-case parts: ``HTTPClientV2`` → ``["http", "client", "v", "2"]``;
+    ``_`` and ``$`` separate parts too."""
+    return [p.lower() for p in _CAMEL.findall(name)]
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """Is ``word`` (any case) a common English word (Zipf frequency ≥ ``COMMON_ZIPF``)?"""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en") >= COMMON_ZIPF
+
+
+def _names(target: dict) -> list[tuple[str, str]]:
+    """``(kind, simple name)`` pairs a target can leak by: its class and its method."""
+    cls = target["class"].rsplit(".", 1)[-1].rsplit("$", 1)[-1]
+    meth = target["api"].rsplit(".", 1)[-1]
+    out = [("class", cls)]
+    if meth != "<init>":
+        out.append(("method", meth))
+    return out
+
+
+def _leaks(kind: str, name: str, tokens: set[str], words: list[str], later: set[str]) -> bool:
+    parts = camel_parts(name)
+    if not parts:
+        return False
+    if len(parts) == 1 and is_common_word(name):
+        # a capitalised common word mid-sentence names the type; a method name never
+        return kind == "class" and name in later
+    if name.lower() in tokens:
+        return True
+    if kind == "class" and len(parts) >= 2:
+        n = len(parts)
+        return any(words[i:i + n] == parts for i in range(len(words) - n + 1))
+    return False
+
+
+def find_leaks(query: str, targets: Iterable[dict]) -> list[str]:
+    """The target class and method names that ``query`` gives away (module docstring).
+
+    Parameters
+    ----------
+    query : str
+    targets : iterable of dict
+        Target records (``api`` and ``class`` keys, as ``TargetRecord.to_dict``).
+
+    Returns
+    -------
+    list[str]
+        The leaking simple names, sorted, each once.
+    """
+    raw = _TOKEN.findall(query)
+    tokens = {t.lower() for t in raw}
+    later = set(raw[1:])  # exact-case tokens after the first
+    words = [t.lower() for t in raw]  # "string utils" names StringUtils; "decodeBase64" does not name Base64
+    found = set()
+    for t in targets:
+        for kind, name in _names(t):
+            if name not in found and _leaks(kind, name, tokens, words, later):
+                found.add(name)
+    return sorted(found)
