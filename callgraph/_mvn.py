@@ -227,6 +227,8 @@ def _strip_ansi(s: str) -> str:
 _COORD = r"[\w.\-]+:[\w.\-]+(?::[\w.\-\[\](),]+){1,4}"
 _RESOLVE = re.compile(r"The following artifacts could not be resolved: (?P<list>.+?): (?P<cause>(?:Could not|Cannot|Failed|The repository|"
                       r"Checksum|Connect|Transfer|[\w.]+Exception|Blocked|.{0,40}offline).*)$")
+_PREVIOUS = re.compile(r"(?P<c>" + _COORD + r") (?P<what>was not found in|failed to transfer from) (?P<url>\S+) during a previous attempt")
+_RESOLVE_ONE = re.compile(r"Could not resolve dependencies for project \S+: (?P<c>" + _COORD + r")(?P<rest>[: ].*)$")
 _COLLECT = re.compile(r"Failed to collect dependencies at (?P<chain>.+?): (?P<cause>.*)$")
 _DESCRIPTOR = re.compile(r"Failed to read artifact descriptor for (?P<c>" + _COORD + r")")
 _FIND = re.compile(r"Could not find artifact (?P<c>" + _COORD + r")")
@@ -292,6 +294,11 @@ def parse_failures(lines: Sequence[str]) -> list[Failure]:
                 # the cause names one artifact; the others of the list failed the same way as far as Maven says
                 add(c, _reason(cause), cause)
             continue
+        m = _PREVIOUS.search(body)
+        if m:
+            add(m["c"], Reason.NOT_FOUND if m["what"].startswith("was not") else Reason.TRANSFER,
+                f"{m['what']} {m['url']} (Maven's cached result of an earlier attempt; retried after its update interval)")
+            continue
         m = _COLLECT.search(body)
         if m:
             d = _DESCRIPTOR.search(m["cause"])
@@ -312,6 +319,10 @@ def parse_failures(lines: Sequence[str]) -> list[Failure]:
         m = _MODEL.search(body)
         if m:
             add(":".join(m["c"].split(":")[:2]), Reason.INVALID_MODEL, f"{m['what']} {m['msg']}")
+            continue
+        m = _RESOLVE_ONE.search(body)
+        if m and not _RESOLVE.search(body):
+            add(m["c"], _reason(m["rest"]), m["rest"].lstrip(": "))
             continue
         m = _FIND.search(body) or _TRANSFER.search(body) or _OFFLINE.search(body)
         if m and ("[ERROR]" in line or "Failed to execute" in body):

@@ -597,8 +597,9 @@ class _Work:
             self.exclude(new)
         failed_modules = [pm for pm in self.poms if pm.rel not in outputs]
         if failed_modules and r.returncode != 0:
-            tail = next((ln for ln in reversed(r.lines) if ln.startswith("[ERROR]") and "Help" not in ln
-                         and len(ln) > 12), r.tail(1))
+            errors = [ln for ln in r.lines if ln.startswith("[ERROR]") and len(ln) > 12]
+            tail = next((ln for ln in errors if "Failed to execute" in ln or "has " in ln), errors[0] if errors
+                        else r.tail(1))
             for pm in failed_modules:
                 self.failures.append(Failure(":".join(pm.ga), Reason.TIMEOUT if r.timed_out else Reason.OTHER,
                                              "module not resolved: " + tail[:400], str(pm.source)))

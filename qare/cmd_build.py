@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .cmd_callgraph import maven_options, repo_local_of
 from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
 
 
@@ -57,7 +58,8 @@ _EPILOG = (
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
 @click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
 @click.option("--translate-cmd", default=None, metavar="CMD", help="Command reading a non-English query on stdin, printing its translation.")
-@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
+@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Resolve the project's libraries with Maven (sanitised poms / Gradle's declared coordinates) and fetch the javadoc (else sources) jars of the APIs reached; same flag as in qare graph/chain.")
+@maven_options
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
@@ -73,8 +75,10 @@ def build(project_list, out, **kw):
     created_at, classpath and javadoc columns. See docs/dataset.md."""
     from queries.build import BuildError, BuildOptions, build_dataset, summary_table
 
+    repo_local = repo_local_of(kw.pop("maven_repo_local"), kw.pop("user_m2"))
     opts = BuildOptions.from_dict(
-        dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "")
+        dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "",
+             maven_repo_local=str(repo_local) if repo_local else None)
     )
     if not os.path.isfile(project_list):
         click.echo(f"error: {project_list}: no such file", err=True)
