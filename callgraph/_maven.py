@@ -484,8 +484,8 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
 
 _GRADLE_CONFIGS = ("implementation", "api", "compileOnly", "runtimeOnly", "testImplementation",
                    "testCompileOnly", "testRuntimeOnly", "compile", "testCompile", "runtime", "provided",
-                   "compileOnlyApi", "annotationProcessor", "kapt")
-_GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?:platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
+                   "compileOnlyApi", "annotationProcessor", "kapt", "developmentOnly", "testAndDevelopmentOnly")
+_GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
                          % "|".join(_GRADLE_CONFIGS))
 _GRADLE_MAP = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*group\s*[:=]\s*["'](?P<g>[^"']+)["']\s*,\s*name\s*[:=]\s*["'](?P<a>[^"']+)["']"""
                          r"""(?:\s*,\s*version\s*[:=]\s*["'](?P<v>[^"']+)["'])?""" % "|".join(_GRADLE_CONFIGS))
@@ -522,8 +522,11 @@ def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
     for m in _GRADLE_STR.finditer(text):
         parts = sub(m["gav"]).split(":")
         if len(parts) >= 2:
-            out.append({"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,
-                        "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]})
+            d = {"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,
+                 "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]}
+            if m["platform"]:  # a BOM: its versions, not a jar
+                d.update(scope="import", type="pom", classifier=None)
+            out.append(d)
     for m in _GRADLE_MAP.finditer(text):
         out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
                     "scope": m["conf"]})

@@ -43,7 +43,8 @@ class Reason(str, Enum):
 
     NOT_FOUND = "not-found"              # no repository has it (typo, private repository, no javadoc published)
     TRANSFER = "transfer-failed"         # network error, unreachable or blocked repository, HTTP error
-    CHECKSUM = "checksum-mismatch"       # the file does not match the repository's checksum (or is truncated)
+    CHECKSUM = "checksum-mismatch"       # the file does not match the repository's checksum file
+    TRUNCATED = "truncated"              # the transfer ended before the announced length
     NOT_CACHED = "not-cached-offline"    # --offline and not in the local repository
     TIMEOUT = "timeout"                  # mvn killed after its time limit
     MVN_MISSING = "mvn-missing"          # no mvn on PATH
@@ -130,7 +131,7 @@ class MavenClient:
     request_timeout_ms: int = 120_000
 
     def executable(self) -> str | None:
-        return self.mvn or shutil.which("mvn")
+        return shutil.which(self.mvn) if self.mvn else shutil.which("mvn")
 
     def command(self, args: Sequence[str]) -> list[str]:
         exe = self.executable() or "mvn"
@@ -151,7 +152,7 @@ class MavenClient:
         cmd = self.command(args)
         (Path(cwd) / ".mvn").mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
-        env["MAVEN_OPTS"] = "-Xmx1g"
+        env["MAVEN_OPTS"] = "-Xmx1g -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
         t0 = time.perf_counter()
         if self.executable() is None:
             return MvnRun(tuple(cmd), None, ("mvn not found on PATH",), (), 0.0)
@@ -237,6 +238,7 @@ _OFFLINE = re.compile(r"Cannot access \S+ \([^)]*\) in offline mode and the arti
 _PARENT = re.compile(r"Non-resolvable parent POM for (?P<p>\S+?): (?P<cause>.*?)(?: @ |$)")
 _IMPORT = re.compile(r"Non-resolvable import POM: (?P<cause>.*?)(?: @ |$)")
 _MODEL = re.compile(r"'dependencies\.dependency\.(?P<what>[\w.()]+)' for (?P<c>[^ ]+) (?P<msg>.*?)(?: @ |$)")
+_PLUGIN = re.compile(r"Plugin (?P<c>" + _COORD + r") or one of its dependencies could not be resolved: (?P<cause>.*)$")
 _PROJECT_FILE = re.compile(r"The project (?P<p>\S+) \((?P<f>[^)]+)\) has \d+ errors?")
 
 
@@ -244,12 +246,14 @@ def _reason(cause: str) -> Reason:
     c = cause.lower()
     if "checksum" in c:
         return Reason.CHECKSUM
+    if "premature end" in c or "content-length" in c or "truncated" in c:
+        return Reason.TRUNCATED
     if "offline" in c:
         return Reason.NOT_CACHED
     if "could not find artifact" in c or "was not found in" in c or "not found in" in c:
         return Reason.NOT_FOUND
-    if "premature end" in c or "content-length" in c or "truncated" in c:
-        return Reason.CHECKSUM
+    if "premature end" in c or "content-length" in c or "truncated" in c or "connection closed" in c:
+        return Reason.TRUNCATED
     if "could not transfer" in c or "connect" in c or "unknown host" in c or "timed out" in c or "blocked" in c \
             or "status code" in c or "transfer failed" in c:
         return Reason.TRANSFER
@@ -293,6 +297,10 @@ def parse_failures(lines: Sequence[str]) -> list[Failure]:
             for c in m["list"].split(", "):
                 # the cause names one artifact; the others of the list failed the same way as far as Maven says
                 add(c, _reason(cause), cause)
+            continue
+        m = _PLUGIN.search(body)
+        if m:
+            add(m["c"], _reason(m["cause"]), "Maven's own plugin: " + m["cause"])
             continue
         m = _PREVIOUS.search(body)
         if m:

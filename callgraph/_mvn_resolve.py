@@ -588,6 +588,9 @@ class _Work:
                 last = []
                 break
             last = parse_failures(r.lines)
+            if any(f.detail.startswith("Maven's own plugin") for f in last):
+                self.failures += last   # no dependency to remove: nothing resolves without the plugin
+                break
             own = self.own_gas()
             new = {ga_of(f.coords) for f in last} - excluded - own
             self.failures += [f for f in last if ga_of(f.coords) not in excluded | own]
@@ -600,8 +603,9 @@ class _Work:
             errors = [ln for ln in r.lines if ln.startswith("[ERROR]") and len(ln) > 12]
             tail = next((ln for ln in errors if "Failed to execute" in ln or "has " in ln), errors[0] if errors
                         else r.tail(1))
+            why = Reason.TIMEOUT if r.timed_out else (last[0].reason if last else Reason.OTHER)
             for pm in failed_modules:
-                self.failures.append(Failure(":".join(pm.ga), Reason.TIMEOUT if r.timed_out else Reason.OTHER,
+                self.failures.append(Failure(":".join(pm.ga), why,
                                              "module not resolved: " + tail[:400], str(pm.source)))
         own_dirs = str(self.dir)
         arts: dict[tuple, Artifact] = {}
@@ -821,7 +825,8 @@ def _load_cached(path: Path, t0: float, build_files, warnings) -> ResolvedClassp
 
 def _store_cached(path: Path, r: ResolvedClasspath) -> None:
     # a result that depends on the network's mood (timeouts, transfer errors) is not kept
-    if any(f.reason in (Reason.TIMEOUT, Reason.TRANSFER, Reason.CHECKSUM, Reason.NOT_CACHED, Reason.OTHER)
+    if any(f.reason in (Reason.TIMEOUT, Reason.TRANSFER, Reason.CHECKSUM, Reason.TRUNCATED, Reason.NOT_CACHED,
+                        Reason.OTHER)
            for f in r.unresolved):
         return
     data = {"method": r.method.value, "jars": [str(j) for j in r.jars],
@@ -895,9 +900,11 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
             work.add_project_poms(poms)
         else:
             deps, boms = gradle_model(gradles, work.warnings)
-            tree = _generated_pom("qare.gradle", deps, boms, [], artifact=root.name or "project")
-            work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", root.name or "project"), "0"))
-        key = _cache_key(work, client, str(root.resolve()))
+            tree = _generated_pom("qare.gradle", deps, boms, [])
+            work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
+        # the key is the sanitised model, not the folder: copies of a project share it
+        # (unless a system-scoped jar of the project is part of the result)
+        key = _cache_key(work, client, str(root.resolve()) if work.system_jars else "")
         if use_cache and client.executable() is not None:
             hit = _load_cached(_cache_file(client, key), t0, build_files, work.warnings)
             if hit is not None:
