@@ -2,7 +2,9 @@
 
 Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 
-- ``build_project_graph(root, *, classpath=(), jdk="auto", jobs=1, ...) -> ProjectGraph``
+- ``build_project_graph(root, *, classpath=(), auto_classpath=True, jdk="auto", jobs=1, ...) -> ProjectGraph``
+  (``auto_classpath``: the project's libraries resolved by Maven, as ``qare graph`` does;
+  ``ProjectGraph.resolution`` says how)
 - ``ProjectGraph.graph`` — the ``networkx.DiGraph`` (nodes are method ids)
 - ``ProjectGraph.reach(method_id, ...) -> list[Target]``
 - ``ProjectGraph.methods()``, ``.method(id) -> MethodInfo``, ``.find_methods(text)``, ``.suggest_methods(text)``
@@ -12,7 +14,8 @@ Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 - errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
 - the classpath side (``callgraph.classpath``): ``ClasspathIndex`` (jars, class folders
   and the running JDK's ``lib/modules``), ``TypeSig``/``MethodSig``/``FieldSig``,
-  ``Solved``/``Unsolved``, ``discover_classpath``, ``is_third_party``
+  ``Solved``/``Unsolved``, ``resolve_classpath``, ``fetch_doc_jars``, ``discover_classpath``,
+  ``is_third_party``
 
 Examples
 --------

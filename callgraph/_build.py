@@ -95,9 +95,10 @@ def _can_fork() -> bool:
     return "fork" in mp.get_all_start_methods()
 
 
-def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progress: bool = False,
-                        max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
-                        cache=None, dispatch: str = DEFAULT_DISPATCH) -> ProjectGraph:
+def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk="auto", jobs: int = 1,
+                        progress: bool = False, max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
+                        cache=None, dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
+                        maven_repo_local=None) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
     Parameters
@@ -108,7 +109,18 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     classpath : iterable of str or Path
         Jars and class folders of the project's libraries (their return
         types, supertypes and overloads resolve; third-party APIs get their
-        Maven coordinates).
+        Maven coordinates). They come first: an explicit entry wins over a
+        discovered one holding the same class.
+    auto_classpath : bool
+        Add the project's libraries resolved by
+        :func:`callgraph.classpath.resolve_classpath` (Maven's resolver on a
+        sanitised copy of the poms / Gradle's declared coordinates; the offline
+        pom model when ``mvn`` is missing), as ``qare graph`` does. The outcome
+        is ``ProjectGraph.resolution`` (a ``ResolvedClasspath``, or None when off).
+    offline : bool
+        Resolve from the local repository only (Maven's ``-o``).
+    maven_repo_local : str or Path, optional
+        The local Maven repository (default ``<cache>/m2/repository``).
     jdk : str or None
         JDK home for JDK types, ``"auto"`` (JAVA_HOME, else the ``java`` on
         PATH) or None (no JDK: JDK calls stay ``(*)``/unresolved).
@@ -160,6 +172,10 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         clock[:] = [now, cpu]
 
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
+    resolution = None
+    classpath = list(classpath)
+    if auto_classpath and root.is_dir():
+        classpath, resolution = _with_resolved(root, classpath, offline, maven_repo_local, progress)
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
     lap("discover")
@@ -290,9 +306,30 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
         phases={k: round(v, 3) for k, v in phases.items()})
-    return ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
-                        instantiated=instantiated.types)
+    pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
+                      instantiated=instantiated.types)
+    pg.resolution = resolution
+    return pg
 
+
+def _with_resolved(root: Path, classpath: list, offline: bool, repo_local, progress: bool):
+    """``classpath`` followed by the resolved libraries not already in it (by real path)."""
+    from .classpath import resolve_classpath
+
+    resolution = resolve_classpath(root, offline=offline, repo_local=repo_local, progress=progress)
+    seen = set()
+    for p in classpath:
+        try:
+            seen.add(Path(p).resolve())
+        except OSError:
+            pass
+    out = list(classpath)
+    for jar in resolution.jars:
+        real = jar.resolve()
+        if real not in seen:
+            seen.add(real)
+            out.append(jar)
+    return out, resolution
 
 
 def _tqdm(progress: bool):

@@ -263,20 +263,68 @@ class _PomLoader:
                 into.managed.setdefault(key, md)
 
     def interp(self, d: dict, pom: _Pom) -> dict:
+        """``d`` with its ``${...}`` values expanded; a value whose expansion is
+        refused (cycle, depth, length) stays as written and is reported."""
         out = dict(d)
         for k, val in d.items():
             if isinstance(val, str) and "${" in val:
-                out[k] = _interpolate(val, pom.props)
+                try:
+                    out[k] = _interpolate(val, pom.props)
+                except PropertyExpansionError as exc:
+                    self.report.warnings.append(
+                        (str(pom.path), f"{d.get('groupId')}:{d.get('artifactId')} {k} {val[:80]!r}: {exc}"))
         return out
 
 
+# Bounds of ``${property}`` expansion (issue 15 item 5): a pom is untrusted data, and
+# properties that refer to others several times expand exponentially ("billion laughs").
+MAX_PROPERTY_DEPTH = 32           # nested references followed
+MAX_EXPANDED_CHARS = 16 * 1024    # characters one value may expand to
+
+
+class PropertyExpansionError(ValueError):
+    """A ``${...}`` value that refers to itself, nests too deeply or expands too far."""
+
+
 def _interpolate(val: str, props: dict[str, str]) -> str:
-    for _ in range(10):  # nested properties, bounded
-        new = _PROP.sub(lambda m: props.get(m.group(1), m.group(0)), val)
-        if new == val:
-            break
-        val = new
-    return val
+    """``val`` with every ``${name}`` that ``props`` defines expanded (recursively);
+    undefined names are left as written.
+
+    Raises
+    ------
+    PropertyExpansionError
+        A cycle (``a`` → ``b`` → ``a``), more than :data:`MAX_PROPERTY_DEPTH`
+        nested references, or a result longer than :data:`MAX_EXPANDED_CHARS`.
+    """
+    budget = [MAX_EXPANDED_CHARS]
+
+    def expand(s: str, stack: tuple[str, ...]) -> str:
+        out: list[str] = []
+        pos = 0
+        for m in _PROP.finditer(s):
+            out.append(s[pos:m.start()])
+            budget[0] -= m.start() - pos
+            name = m.group(1)
+            if name in stack:
+                raise PropertyExpansionError("property cycle: " + " -> ".join((*stack, name)))
+            if name not in props:
+                out.append(m.group(0))
+                budget[0] -= len(m.group(0))
+            elif len(stack) >= MAX_PROPERTY_DEPTH:
+                raise PropertyExpansionError(f"property ${{{name}}} nested deeper than {MAX_PROPERTY_DEPTH} levels")
+            else:
+                out.append(expand(props[name], (*stack, name)))
+            if budget[0] < 0:
+                raise PropertyExpansionError(f"property expansion longer than {MAX_EXPANDED_CHARS} characters"
+                                             f" (${{{name}}})")
+            pos = m.end()
+        out.append(s[pos:])
+        budget[0] -= len(s) - pos
+        if budget[0] < 0:
+            raise PropertyExpansionError(f"property expansion longer than {MAX_EXPANDED_CHARS} characters")
+        return "".join(out)
+
+    return expand(val, ())
 
 
 # --------------------------------------------------------------------------- discovery
@@ -436,8 +484,8 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
 
 _GRADLE_CONFIGS = ("implementation", "api", "compileOnly", "runtimeOnly", "testImplementation",
                    "testCompileOnly", "testRuntimeOnly", "compile", "testCompile", "runtime", "provided",
-                   "compileOnlyApi", "annotationProcessor", "kapt")
-_GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?:platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
+                   "compileOnlyApi", "annotationProcessor", "kapt", "developmentOnly", "testAndDevelopmentOnly")
+_GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
                          % "|".join(_GRADLE_CONFIGS))
 _GRADLE_MAP = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*group\s*[:=]\s*["'](?P<g>[^"']+)["']\s*,\s*name\s*[:=]\s*["'](?P<a>[^"']+)["']"""
                          r"""(?:\s*,\s*version\s*[:=]\s*["'](?P<v>[^"']+)["'])?""" % "|".join(_GRADLE_CONFIGS))
@@ -474,8 +522,11 @@ def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
     for m in _GRADLE_STR.finditer(text):
         parts = sub(m["gav"]).split(":")
         if len(parts) >= 2:
-            out.append({"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,
-                        "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]})
+            d = {"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,
+                 "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]}
+            if m["platform"]:  # a BOM: its versions, not a jar
+                d.update(scope="import", type="pom", classifier=None)
+            out.append(d)
     for m in _GRADLE_MAP.finditer(text):
         out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
                     "scope": m["conf"]})

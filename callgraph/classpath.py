@@ -19,8 +19,12 @@ Public API
   ``jdk_packages``, ``warnings``
 - :class:`TypeSig`, :class:`MethodSig`, :class:`FieldSig`, :class:`Solved`,
   :class:`Unsolved`
-- :func:`discover_classpath`, :func:`maven_build_classpath`, :func:`is_third_party`,
-  :func:`find_jdk`
+- :func:`resolve_classpath` (Maven's resolver on a sanitised model; the default
+  discovery), :class:`ResolvedClasspath`, :class:`Artifact`, :class:`Failure`,
+  :class:`Reason`, :class:`ResolutionMethod`, :func:`default_repo_local`,
+  :func:`fetch_doc_jars` (``-javadoc.jar``/``-sources.jar``), :class:`DocFetch`
+- :func:`discover_classpath` (the offline pom model, the fallback),
+  :func:`maven_build_classpath`, :func:`is_third_party`, :func:`find_jdk`
 """
 
 from __future__ import annotations
@@ -53,6 +57,16 @@ __all__ = [
     "discover_classpath_report",
     "maven_build_classpath",
     "ClasspathReport",
+    "resolve_classpath",
+    "ResolvedClasspath",
+    "ResolutionMethod",
+    "Artifact",
+    "Failure",
+    "Reason",
+    "default_repo_local",
+    "fetch_doc_jars",
+    "DocFetch",
+    "DocJar",
 ]
 
 #: Limits for reading archives (zip bombs, hostile jars).
@@ -1038,3 +1052,7 @@ from ._maven import (  # noqa: E402  (re-exported: the contract names them in th
     discover_classpath_report,
     maven_build_classpath,
 )
+from ._mvn import Failure, Reason  # noqa: E402
+from ._mvn_resolve import Artifact, ResolvedClasspath, default_repo_local, resolve_classpath  # noqa: E402
+from ._mvn_resolve import Method as ResolutionMethod  # noqa: E402
+from ._artifacts import DocFetch, DocJar, fetch_doc_jars  # noqa: E402

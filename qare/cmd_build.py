@@ -9,6 +9,7 @@ import sys
 import click
 
 from ._llm_options import LLM_EPILOG, llm_options
+from .cmd_callgraph import maven_options, repo_local_of
 from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
 
 
@@ -63,7 +64,8 @@ _EPILOG = (
 @click.option("--translate", "translate", type=click.Choice(["llm"]), default=None, help="Translate non-English queries with the language model (--llm-url, --llm-model); wins over --translate-cmd.")
 @click.option("--describe-undocumented", type=click.Choice(["llm"]), default=None, help="Describe undocumented APIs with the language model from their sources jar or decompiled class (doc_source: llm in apis.jsonl).")
 @llm_options
-@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
+@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Resolve the project's libraries with Maven (sanitised poms / Gradle's declared coordinates) and fetch the javadoc (else sources) jars of the APIs reached; same flag as in qare graph/chain.")
+@maven_options
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
@@ -83,9 +85,11 @@ def build(project_list, out, **kw):
         raise click.UsageError("--translate llm / --describe-undocumented llm need --llm-url and --llm-model")
     if kw.get("dispatch") is None:
         kw.pop("dispatch", None)  # BuildOptions' default: callgraph's DEFAULT_DISPATCH
+    repo_local = repo_local_of(kw.pop("maven_repo_local"), kw.pop("user_m2"))
     opts = BuildOptions.from_dict(
         dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "",
-             llm_cache=None if kw["no_llm_cache"] else "")
+             llm_cache=None if kw["no_llm_cache"] else "",
+             maven_repo_local=str(repo_local) if repo_local else None)
     )
     if not os.path.isfile(project_list):
         click.echo(f"error: {project_list}: no such file", err=True)

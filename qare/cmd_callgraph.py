@@ -17,8 +17,10 @@ def _classpath_options(f):
     f = click.option("--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes (default: the CPUs available).")(f)
     f = click.option("--auto-classpath/--no-auto-classpath", default=True, show_default=True,
-                     help="Add the project's Maven/Gradle dependency jars found in local repositories "
-                          "(~/.m2, /usr/share/maven-repo, Gradle's cache); one stderr line says what was found.")(f)
+                     help="Add the project's libraries, resolved by Maven from a sanitised copy of its poms "
+                          "(Gradle: its declared coordinates) into qare's Maven cache; one stderr line says "
+                          "what was resolved and what not (docs/classpath.md).")(f)
+    f = maven_options(f)
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
                      help="A dependency jar/zip or class folder (repeatable); a missing path is a usage "
                           "error, an unreadable one a warning.")(f)
@@ -30,17 +32,45 @@ def _classpath_options(f):
     return f
 
 
-def _discovery_line(report) -> str:
-    """One line on what classpath discovery found (and did not)."""
-    if not report.build_files:
-        return "classpath discovery: no pom.xml or build.gradle(.kts) in the project; no dependency jars added"
-    line = (f"classpath discovery: {len(report.jars)} jar{'s' if len(report.jars) != 1 else ''} found, "
-            f"{len(report.missing)} dependenc{'ies' if len(report.missing) != 1 else 'y'} not found locally")
-    if report.missing:
-        names = [":".join(m.split(":")[:2]) for m in report.missing]
-        line += " (" + ", ".join(names[:5]) + (f", … {len(names) - 5} more" if len(names) > 5 else "") + ")"
-    if report.warnings:
-        line += f"; {len(report.warnings)} build-file warning(s), first: {report.warnings[0][0]}: {report.warnings[0][1]}"
+def maven_options(f):
+    """--offline, --maven-repo-local, --user-m2 (shared with qare build)."""
+    f = click.option("--offline", is_flag=True,
+                     help="Resolve libraries from the local Maven repository only (Maven's -o); "
+                          "what is missing is reported.")(f)
+    f = click.option("--user-m2", is_flag=True,
+                     help="Use ~/.m2/repository as the local Maven repository instead of qare's cache.")(f)
+    f = click.option("--maven-repo-local", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="The local Maven repository (default <qare cache>/m2/repository).")(f)
+    return f
+
+
+def repo_local_of(maven_repo_local, user_m2):
+    """The local repository chosen by --maven-repo-local / --user-m2 (None: qare's cache)."""
+    if maven_repo_local is not None and user_m2:
+        raise click.UsageError("--maven-repo-local and --user-m2 exclude each other")
+    if user_m2:
+        return Path.home() / ".m2" / "repository"
+    return maven_repo_local
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 ** 2:.1f} MiB" if n >= 1024 ** 2 else f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} B"
+
+
+def resolution_line(r) -> str:
+    """One line on how the project's libraries were resolved (and what was not)."""
+    if not r.build_files:
+        return "classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"
+    line = (f"classpath ({r.method.value}): {len(r.jars)} jar{'s' if len(r.jars) != 1 else ''}, "
+            f"{len(r.unresolved)} unresolved")
+    if r.unresolved:
+        shown = [f"{f.coords} ({f.reason.value})" for f in r.unresolved[:4]]
+        line += ": " + ", ".join(shown) + (f", … {len(r.unresolved) - 4} more" if len(r.unresolved) > 4 else "")
+    line += ("; cached result" if r.from_cache else
+             f"; {r.downloads} file{'s' if r.downloads != 1 else ''} downloaded ({_size(r.bytes_downloaded)})")
+    line += f" in {r.seconds:.1f} s"
+    if r.warnings:
+        line += f"; {len(r.warnings)} build-file warning(s), first: {r.warnings[0][0]}: {r.warnings[0][1]}"
     return line
 
 
@@ -57,32 +87,21 @@ def _has_class_files(entry: Path) -> bool:
         return True
 
 
-def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
+def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
+           maven_repo_local=None, user_m2=False):
     import callgraph
 
-    cp = list(classpath)
-    if auto_classpath and Path(project).is_dir():
-        try:
-            from callgraph.classpath import discover_classpath_report
-
-            report = discover_classpath_report(project)
-        except Exception as e:  # discovery is best effort: say so, go on without
-            click.echo(f"warning: classpath discovery failed: {type(e).__name__}: {e}", err=True)
-        else:
-            click.echo(_discovery_line(report), err=True)
-            seen = {p.resolve() for p in cp}
-            for jar in report.jars:
-                real = jar.resolve()
-                if real not in seen:
-                    seen.add(real)
-                    cp.append(jar)
+    repo_local = repo_local_of(maven_repo_local, user_m2)
     try:
         pg = callgraph.build_project_graph(
-            project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
-            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
+            project, classpath=list(classpath), auto_classpath=auto_classpath, jobs=jobs or callgraph.default_jobs(),
+            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache, offline=offline,
+            maven_repo_local=repo_local)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
+    if pg.resolution is not None:
+        click.echo(resolution_line(pg.resolution), err=True)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
     warned = {entry for entry, _ in pg.summary.classpath_warnings}
     for entry in classpath:
@@ -189,7 +208,8 @@ def _write_graph(g, out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
 @_dispatch_option
 @_classpath_options
-def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
+def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+              maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -200,7 +220,7 @@ def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, lo
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2)
     if out is not None:
         try:
             _write_graph(_dispatch_view(pg.graph, dispatch), out)
@@ -210,7 +230,7 @@ def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, lo
     click.echo(_summary_text(pg.summary))
     if out is not None:
         click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
-    if pg.summary.skipped or pg.summary.parse_errors:
+    if pg.summary.skipped or pg.summary.parse_errors or (pg.resolution is not None and pg.resolution.unresolved):
         sys.exit(PARTIAL)
 
 
@@ -227,7 +247,7 @@ _CHAIN_EPILOG = EPILOG + " For chain, 3: METHOD unknown or ambiguous (candidates
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
 @_classpath_options
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,
-              jobs, quiet, loc_mode, cache):
+              jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
 
@@ -238,7 +258,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:

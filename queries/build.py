@@ -132,7 +132,13 @@ class BuildOptions:
         per minute, seconds per attempt, retries, cache file ``""`` = the
         qare cache folder, ``None`` = off).
     discover_classpath : bool
-        Add the dependency jars found by ``callgraph.classpath.discover_classpath``.
+        Add the project's libraries resolved by ``callgraph.classpath.resolve_classpath``
+        (Maven's resolver on a sanitised model), and fetch the ``-javadoc.jar`` (else
+        ``-sources.jar``) of every library a target API belongs to.
+    offline : bool
+        Resolve and fetch from the local Maven repository only.
+    maven_repo_local : str or None
+        The local Maven repository (None: ``<cache>/m2/repository``).
     jdk : str or None
         Passed to ``build_project_graph``.
     loc_mode : str
@@ -171,6 +177,8 @@ class BuildOptions:
     llm_retries: int = 3
     llm_cache: str | None = ""
     discover_classpath: bool = True
+    offline: bool = False
+    maven_repo_local: str | None = None
     jdk: str | None = "auto"
     loc_mode: str = "physical"
     cache_dir: str = ""
@@ -190,7 +198,8 @@ class BuildOptions:
         d = self.to_dict()
         for k in ("api_count_range", "api_count", "iqr_over", "require_docs", "drop_leaky", "translate_cmd",
                   "cache_dir", "facts_cache_dir", "graph_jobs", "translate", "describe_undocumented", "llm_url",
-                  "llm_model", "llm_budget", "llm_concurrency", "llm_rpm", "llm_timeout", "llm_retries", "llm_cache"):
+                  "llm_model", "llm_budget", "llm_concurrency", "llm_rpm", "llm_timeout", "llm_retries", "llm_cache",
+                  "offline", "maven_repo_local"):
             d.pop(k)
         return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -220,14 +229,24 @@ def _default_dispatch() -> str:
 def _build_graph(root: Path, classpath: list[str], opts: BuildOptions, progress: bool, cache: str | None = None):
     from callgraph import build_project_graph
 
-    return build_project_graph(root, classpath=classpath, jdk=opts.jdk, progress=progress, loc_mode=opts.loc_mode,
-                               jobs=opts.graph_jobs, cache=cache)
+    return build_project_graph(root, classpath=classpath, auto_classpath=False, jdk=opts.jdk, progress=progress,
+                               loc_mode=opts.loc_mode, jobs=opts.graph_jobs, cache=cache)
 
 
-def _discover_classpath(root: Path) -> list[str]:
-    from callgraph.classpath import discover_classpath
+def _discover_classpath(root: Path, opts: BuildOptions | None = None, progress: bool = False):
+    """The project's libraries: ``ResolvedClasspath`` (``.jars``, ``.to_dict()``)."""
+    from callgraph.classpath import resolve_classpath
 
-    return [str(p) for p in discover_classpath(root)]
+    return resolve_classpath(root, offline=bool(opts and opts.offline),
+                             repo_local=opts.maven_repo_local if opts else None, progress=progress)
+
+
+def _fetch_doc_jars(libraries: list[str], kind: str, opts: BuildOptions, repositories=(), progress: bool = False):
+    """``DocFetch`` of the ``kind`` ("javadoc"/"sources") jars of ``libraries`` (g:a:v)."""
+    from callgraph.classpath import fetch_doc_jars
+
+    return fetch_doc_jars(libraries, kind, repo_local=opts.maven_repo_local, offline=opts.offline,
+                          repositories=repositories, progress=progress)
 
 
 def _open_docs(paths: list[str]):
@@ -388,11 +407,18 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             part.update(verdict="dropped", reason=reason)
             return part
         classpath = list(spec.classpath)
+        resolution = None
         if opts.discover_classpath:
+            t = time.perf_counter()
             try:
-                classpath += [p for p in _discover_classpath(root) if p not in classpath]
+                resolution = _discover_classpath(root, opts, progress)
+                jars = [str(p) for p in getattr(resolution, "jars", resolution)]
+                classpath += [p for p in jars if p not in classpath]  # explicit entries first: they win
+                if hasattr(resolution, "to_dict"):
+                    part["classpath"] = resolution.to_dict()
             except Exception as e:  # discovery is best effort; the graph still builds without it
                 part["warnings"].append(f"classpath discovery failed: {type(e).__name__}: {e}")
+            timings["classpath"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
         cache = None
         if opts.facts_cache_dir:
@@ -458,19 +484,18 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         counts["distinct_apis"] = len(targets_by_node)
         counts["distinct_api_names"] = len({d["api"] for d in targets_by_node.values()})
         doc_paths = list(spec.javadoc) + [p for p in _doc_paths_next_to(classpath) if p not in spec.javadoc]
+        index = _open_doc_index(doc_paths, part) if targets_by_node and doc_paths else None
+        if opts.discover_classpath and targets_by_node:
+            index, doc_paths = _add_fetched_docs(targets_by_node, index, doc_paths, resolution, opts, part, progress)
         part["doc_paths"] = doc_paths
         part["classpath"] = classpath  # the jars the describe step reads undocumented members from
-        index = None
-        if targets_by_node and doc_paths:
-            try:
-                index = _open_docs(doc_paths)
-            except Exception as e:  # unreadable docs cost the documentation, not the project
-                part["warnings"].append(f"docs: cannot open {', '.join(doc_paths)}: {type(e).__name__}: {e}")
-                index = None
-            for w in getattr(index, "warnings", ()) or ():
-                part["warnings"].append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
         for node, d in sorted(targets_by_node.items()):
             part["apis"][node] = _doc_record(index, d)
+        if "docs" in part:
+            reached = len(targets_by_node)
+            documented = sum(1 for v in part["apis"].values() if v)
+            part["docs"].update(reached_apis=reached, documented_apis=documented,
+                                coverage=round(documented / reached, 4) if reached else None)
         counts["documented_apis"] = sum(1 for v in part["apis"].values() if v)
         timings["docs"] = round(time.perf_counter() - t, 3)
         part["reason"] = "; ".join(notes)
@@ -479,6 +504,82 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
     finally:
         timings["total"] = round(time.perf_counter() - t_all, 3)
     return part
+
+
+def _open_doc_index(doc_paths: list[str], part: dict):
+    try:
+        index = _open_docs(doc_paths)
+    except Exception as e:  # unreadable docs cost the documentation, not the project
+        part["warnings"].append(f"docs: cannot open {', '.join(doc_paths)}: {type(e).__name__}: {e}")
+        return None
+    for w in getattr(index, "warnings", ()) or ():
+        part["warnings"].append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
+    return index
+
+
+def _add_fetched_docs(targets_by_node: dict, index, doc_paths: list[str], resolution, opts: BuildOptions,
+                      part: dict, progress: bool):
+    """Fetch the ``-javadoc.jar`` of every library a target belongs to, then the
+    ``-sources.jar`` of those whose javadoc jar is missing or lacks a target; the
+    paths given (``javadoc=``) and those beside the jars stay first, so they win.
+    Records ``part["docs"]``: jars fetched, failures, downloads."""
+    def undocumented_libs(ix) -> list[str]:
+        return sorted({d["library"] for d in targets_by_node.values()
+                       if d.get("library") and _doc_record(ix, d) is None})
+
+    libs = undocumented_libs(index)
+    if not libs:
+        return index, doc_paths
+    repos = tuple(getattr(resolution, "repositories", ()) or ())
+    rec = part.setdefault("docs", {"javadoc": [], "sources": [], "failures": [], "downloads": 0,
+                                   "bytes_downloaded": 0})
+    failures: list = []
+    for kind in ("javadoc", "sources"):
+        if not libs:
+            break
+        try:
+            got = _fetch_doc_jars(libs, kind, opts, repos, progress)
+        except Exception as e:  # fetching is best effort: the build goes on without
+            part["warnings"].append(f"docs: fetching {kind} jars failed: {type(e).__name__}: {e}")
+            break
+        new = [p for p in got.paths() if p not in doc_paths]
+        rec[kind] = [j.coords for j in got.jars]
+        rec["downloads"] += got.downloads
+        rec["bytes_downloaded"] += got.bytes_downloaded
+        failures += [dict(f.to_dict(), kind=kind) for f in got.failures]
+        if new:
+            doc_paths = doc_paths + new
+            index = _open_doc_index(doc_paths, part)
+        libs = undocumented_libs(index)
+    # a missing javadoc jar is no failure when the sources jar stood in
+    rec["failures"] = [f for f in failures if f["coords"] in libs]
+    return index, doc_paths
+
+
+def _library_totals(rows: list[dict]) -> dict[str, Any]:
+    """Build-wide figures of library resolution and documentation fetching (manifest ``libraries``)."""
+    methods: Counter = Counter()
+    t = Counter()
+    for r in rows:
+        cp, docs = r.get("classpath") or {}, r.get("docs") or {}
+        if cp:
+            methods[cp.get("method")] += 1
+            t["artifacts"] += len(cp.get("artifacts", ()))
+            t["unresolved"] += len(cp.get("unresolved", ()))
+            t["downloads"] += cp.get("downloads", 0)
+            t["bytes_downloaded"] += cp.get("bytes_downloaded", 0)
+        if docs:
+            t["doc_jars"] += len(docs.get("javadoc", ())) + len(docs.get("sources", ()))
+            t["doc_failures"] += len(docs.get("failures", ()))
+            t["downloads"] += docs.get("downloads", 0)
+            t["bytes_downloaded"] += docs.get("bytes_downloaded", 0)
+            t["reached_apis"] += docs.get("reached_apis") or 0
+            t["documented_apis"] += docs.get("documented_apis") or 0
+    out: dict[str, Any] = {"methods": dict(methods), **{k: t[k] for k in (
+        "artifacts", "unresolved", "doc_jars", "doc_failures", "downloads", "bytes_downloaded", "reached_apis",
+        "documented_apis")}}
+    out["doc_coverage"] = round(t["documented_apis"] / t["reached_apis"], 4) if t["reached_apis"] else None
+    return out
 
 
 def _default_cache() -> str:
@@ -804,6 +905,8 @@ def _project_row(part: dict) -> dict[str, Any]:
         "error": part["error"],
         "traceback": part["traceback"],
         "warnings": part["warnings"][:50],
+        "classpath": part.get("classpath"),
+        "docs": part.get("docs"),
     }
 
 
@@ -1033,6 +1136,7 @@ def build_dataset(
         "density_histogram": merge["density_histogram"],
         "translation_errors": merge["translation_errors"][:100],
         "llm": merge["llm"],
+        "libraries": _library_totals(rows),
         "started": started.isoformat(timespec="seconds"),
         "ended": ended.isoformat(timespec="seconds"),
         "seconds": round((ended - started).total_seconds(), 3),

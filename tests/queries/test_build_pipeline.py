@@ -188,7 +188,8 @@ def fake_env(tmp_path, monkeypatch):
         return g
 
     monkeypatch.setattr(qb, "_build_graph", build_graph)
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root: [])
+    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *args: [])
+    monkeypatch.setattr(qb, "_fetch_doc_jars", lambda *args, **kw: __import__("callgraph.classpath").classpath.DocFetch())
     monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(DOCS))
 
     def project(name, *, tests=True, imports="org.apache.commons.lang3.StringUtils"):

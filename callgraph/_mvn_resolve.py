@@ -1,0 +1,969 @@
+"""A project's libraries through Maven's own resolver, from a sanitised model.
+
+:func:`resolve_classpath` is the classpath discovery used by ``qare graph``,
+``qare chain``, ``qare build`` and ``build_project_graph``:
+
+1. **Maven projects.** Each ``pom.xml`` of the project is copied into a
+   temporary folder outside the project, keeping only coordinates, parent,
+   properties, dependencies, dependency management, https repositories,
+   modules and the profiles active by default (their dependencies,
+   properties and repositories). No ``<build>`` (plugins, extensions), no
+   ``.mvn/`` folder, no reporting, no other profiles. Parents that are not in
+   the project are fetched as plain poms and sanitised the same way, so no
+   pom in the chain brings a plugin or extension. Maven then computes every
+   module's compile + test classpath (``test-compile`` on poms without
+   sources — see docs/classpath.md for why that phase — and
+   ``dependency:list``), the project's own modules coming from the reactor.
+2. **Gradle projects.** The coordinates declared in ``build.gradle(.kts)``,
+   ``libs.versions.toml`` and ``gradle.properties`` (never running Gradle)
+   go into a generated pom, with the Spring Boot / dependency-management
+   plugins' BOM imported, and Maven computes the closure.
+3. **Fallback.** When ``mvn`` is missing or Maven resolves nothing, the
+   hand-written pom model of ``_maven.py`` (local repositories only).
+
+What failed is recorded per artifact with a :class:`~callgraph._mvn.Reason`;
+a failing dependency is removed (or excluded where it is transitive) and the
+resolution repeated, so the rest of the classpath is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Iterable
+
+from lxml import etree
+
+from . import _maven
+from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
+
+__all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
+
+_MAX_MODULES = 300
+_MAX_ROUNDS = 5
+_MAX_PARENT_DEPTH = 12
+_MAX_TEXT = 4096
+_POM_NS = "http://maven.apache.org/POM/4.0.0"
+_OUT_FILE = "qare-deps.txt"
+_CACHE_FORMAT = 1
+
+
+class Method(str, Enum):
+    """How a project's dependencies were resolved."""
+
+    MAVEN = "maven"                      # Maven's resolver on the sanitised poms
+    GRADLE = "gradle-declared"           # Maven's resolver on Gradle's declared coordinates
+    FALLBACK = "fallback"                # qare's offline pom model over local repositories
+    NONE = "none"                        # no build file
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A resolved library: Maven coordinates, scope and the file in the local repository."""
+
+    group: str
+    artifact: str
+    version: str
+    scope: str
+    path: str
+    type: str = "jar"
+    classifier: str | None = None
+
+    @property
+    def coords(self) -> str:
+        """``group:artifact:version`` (``…:type:classifier:version`` when classified)."""
+        if self.classifier:
+            return f"{self.group}:{self.artifact}:{self.type}:{self.classifier}:{self.version}"
+        return f"{self.group}:{self.artifact}:{self.version}"
+
+    def to_dict(self) -> dict:
+        return {"coords": self.coords, "scope": self.scope, "path": self.path}
+
+
+@dataclass(frozen=True)
+class ResolvedClasspath:
+    """The outcome of :func:`resolve_classpath`.
+
+    Attributes
+    ----------
+    method : Method
+    jars : tuple[Path, ...]
+        Library jars, in Maven's order (module by module, first occurrence wins).
+    artifacts : tuple[Artifact, ...]
+        The resolved artifacts behind ``jars`` (the project's own modules excluded).
+    unresolved : tuple[Failure, ...]
+        What could not be resolved, with the reason.
+    warnings : tuple[tuple[str, str], ...]
+        ``(file, reason)``: refused pom content, unreadable build files.
+    downloads : int
+        Files downloaded (0 on a warm cache).
+    bytes_downloaded : int
+    seconds : float
+        Wall time of the resolution.
+    repo_local : str
+        The local repository used.
+    build_files : tuple[Path, ...]
+    from_cache : bool
+        The result of an earlier identical resolution was reused (no ``mvn`` run).
+    repositories : tuple[str, ...]
+        The https repositories the project declares (besides Maven Central),
+        passed on to documentation fetching.
+    """
+
+    method: Method
+    jars: tuple[Path, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
+    unresolved: tuple[Failure, ...] = ()
+    warnings: tuple[tuple[str, str], ...] = ()
+    downloads: int = 0
+    bytes_downloaded: int = 0
+    seconds: float = 0.0
+    repo_local: str = ""
+    build_files: tuple[Path, ...] = ()
+    from_cache: bool = False
+    repositories: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> list[str]:
+        """Coordinates not resolved (the offline model's ``missing`` vocabulary)."""
+        return [f.coords for f in self.unresolved]
+
+    def to_dict(self) -> dict:
+        """The record kept in ``projects.jsonl`` (paths of jars left out)."""
+        return {
+            "method": self.method.value,
+            "artifacts": [a.coords for a in self.artifacts],
+            "unresolved": [f.to_dict() for f in self.unresolved],
+            "warnings": [list(w) for w in self.warnings[:50]],
+            "downloads": self.downloads,
+            "bytes_downloaded": self.bytes_downloaded,
+            "seconds": round(self.seconds, 3),
+            "from_cache": self.from_cache,
+            "repo_local": self.repo_local,
+        }
+
+
+def default_repo_local() -> Path:
+    """qare's local Maven repository: ``<cache>/m2/repository`` (``$QARE_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/qare``, else ``~/.cache/qare``; a disabled cache falls back to
+    ``~/.cache/qare``, because downloaded jars must live somewhere)."""
+    from .classpath import _cache_dir
+
+    base = _cache_dir() or Path(os.path.expanduser("~")) / ".cache" / "qare"
+    return base / "m2" / "repository"
+
+
+# --------------------------------------------------------------------------- the sanitised model
+
+# Element → the children kept (anything not listed is dropped); elements not in this
+# table are leaves whose text is kept. <properties> keeps any leaf child.
+_SCHEMA: dict[str, tuple[str, ...]] = {
+    "project": ("modelVersion", "groupId", "artifactId", "version", "packaging", "parent", "properties",
+                "dependencyManagement", "dependencies", "repositories", "modules", "profiles"),
+    "parent": ("groupId", "artifactId", "version", "relativePath"),
+    "dependencyManagement": ("dependencies",),
+    "dependencies": ("dependency",),
+    "dependency": ("groupId", "artifactId", "version", "type", "classifier", "scope", "systemPath", "optional",
+                   "exclusions"),
+    "exclusions": ("exclusion",),
+    "exclusion": ("groupId", "artifactId"),
+    "repositories": ("repository",),
+    "repository": ("id", "url", "layout", "releases", "snapshots"),
+    "releases": ("enabled", "updatePolicy"),
+    "snapshots": ("enabled", "updatePolicy"),
+    "modules": ("module",),
+    "profiles": ("profile",),
+    "profile": ("id", "activation", "properties", "dependencyManagement", "dependencies", "repositories"),
+    "activation": ("activeByDefault",),
+}
+_XML_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
+
+
+def _local(tag) -> str:
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _copy(el, name: str):
+    new = etree.Element(name)
+    if name == "properties":
+        for c in el:
+            ln = _local(c.tag)
+            if ln and _XML_NAME.match(ln):
+                p = etree.SubElement(new, ln)
+                p.text = (c.text or "").strip()[:_MAX_TEXT]
+        return new
+    kids = _SCHEMA.get(name)
+    if kids is None:
+        new.text = (el.text or "").strip()[:_MAX_TEXT]
+        return new
+    for c in el:
+        ln = _local(c.tag)
+        if ln in kids:
+            new.append(_copy(c, ln))
+    return new
+
+
+def _child(el, name):
+    for c in el:
+        if c.tag == name or _local(c.tag) == name:
+            return c
+    return None
+
+
+def _text(el, name, default=None):
+    c = _child(el, name) if el is not None else None
+    return c.text.strip() if c is not None and c.text and c.text.strip() else default
+
+
+@dataclass
+class _Pom:
+    """One sanitised pom and where it came from."""
+
+    source: Path | None           # the project's pom (None: a remote parent or generated)
+    rel: str                      # where it goes under the work folder
+    tree: object                  # the sanitised <project> element
+    ga: tuple[str, str]
+    version: str | None
+
+
+def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None = None):
+    """The sanitised copy of a parsed ``<project>`` element (see the module docstring).
+
+    Refused parts are left out with a ``(where, reason)`` warning: repositories that
+    are not http(s) or whose URL uses ``${…}``, properties whose expansion is refused
+    by :func:`callgraph._maven._interpolate` (cycles, depth, length), profiles not
+    active by default."""
+    out = _copy(root, "project")
+    if _child(out, "modelVersion") is None:
+        mv = etree.Element("modelVersion")
+        mv.text = "4.0.0"
+        out.insert(0, mv)
+    pk = _child(out, "packaging")
+    if pk is not None and pk.text != "pom":
+        pk.text = "jar"   # war, bundle, ...: the same dependencies; no lifecycle of a plugin's packaging
+    profiles = _child(out, "profiles")
+    if profiles is not None:
+        for p in list(profiles):
+            act = _child(p, "activation")
+            if act is None or _text(act, "activeByDefault") != "true":
+                profiles.remove(p)
+        if not len(profiles):
+            out.remove(profiles)
+    for repos in out.iter("repositories"):
+        for r in list(repos):
+            url = _text(r, "url", "")
+            if not re.match(r"^https?://[^\s${}]+$", url):
+                warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} "
+                                        "(only plain http(s) URLs)"))
+                repos.remove(r)
+    # properties: refuse values whose expansion is unbounded (issue 15 item 5)
+    props = dict(inherited or {})
+    for pe in out.iter("properties"):
+        for c in pe:
+            props[c.tag] = c.text or ""
+    for pe in out.iter("properties"):
+        for c in list(pe):
+            if "${" in (c.text or ""):
+                try:
+                    _maven._interpolate(c.text, props)
+                except _maven.PropertyExpansionError as e:
+                    warnings.append((where, f"property {c.tag} refused: {e}"))
+                    pe.remove(c)
+                    props.pop(c.tag, None)
+    return out, props
+
+
+def _deps(tree, managed: bool = False):
+    """The <dependency> elements of a sanitised tree (its profiles' too)."""
+    out = []
+    for holder in [tree] + [p for ps in tree.findall("profiles") for p in ps]:
+        if managed:
+            dm = _child(holder, "dependencyManagement")
+            holder = dm if dm is not None else None
+            if holder is None:
+                continue
+        ds = _child(holder, "dependencies")
+        if ds is not None:
+            out += [d for d in ds if d.tag == "dependency"]
+    return out
+
+
+def _write(tree, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(etree.tostring(tree, xml_declaration=True, encoding="UTF-8", pretty_print=True))
+
+
+def _repo_path(repo: Path, g: str, a: str, v: str, ext: str = "pom", classifier: str | None = None) -> Path:
+    return repo.joinpath(*g.split("."), a, v, f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}")
+
+
+# --------------------------------------------------------------------------- the work folder
+
+
+class _Work:
+    """The temporary folder Maven runs in: ``tree/`` mirrors the project's pom
+    layout, ``parents/g/a/v/pom.xml`` holds sanitised remote parents, ``pom.xml`` is the aggregator."""
+
+    def __init__(self, root: Path, client: MavenClient, progress: Callable | None):
+        self.root = root
+        self.client = client
+        self.progress = progress
+        self.dir = Path(tempfile.mkdtemp(prefix="qare-mvn-"))
+        self.poms: list[_Pom] = []
+        self.parents: dict[tuple[str, str, str], _Pom | None] = {}
+        self.warnings: list[tuple[str, str]] = []
+        self.failures: list[Failure] = []
+        self.runs: list[MvnRun] = []
+        self.system_jars: list[Path] = []
+        self.repositories: list[str] = []
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run(self, args: list[str]) -> MvnRun:
+        r = self.client.run(args, self.dir, self.progress)
+        self.runs.append(r)
+        return r
+
+    # ---------------------------------------------------------------- project poms
+
+    def add_project_poms(self, pom_files: list[Path]) -> None:
+        parsed: dict[Path, object] = {}
+        real_root = self.root.resolve()
+        for p in pom_files[:_MAX_MODULES]:
+            try:
+                rp = p.resolve()
+                rp.relative_to(real_root)
+            except (OSError, ValueError):
+                self.warnings.append((str(p), "pom outside the project (symlink); skipped"))
+                continue
+            if not rp.is_file() or rp.stat().st_size > _maven._MAX_POM_BYTES:
+                self.warnings.append((str(p), "not a regular file or larger than 4 MiB; skipped"))
+                continue
+            try:
+                el = etree.parse(str(rp), _maven._PARSER).getroot()
+            except (OSError, etree.XMLSyntaxError) as e:
+                self.warnings.append((str(p), f"unreadable pom: {e}"))
+                continue
+            if _local(el.tag) != "project":
+                self.warnings.append((str(p), "not a Maven pom (root is not <project>)"))
+                continue
+            parsed[rp] = el
+        if len(pom_files) > _MAX_MODULES:
+            self.warnings.append((str(self.root), f"more than {_MAX_MODULES} poms; the rest not resolved"))
+        seen_ga: dict[tuple[str, str], Path] = {}
+        for rp, el in parsed.items():
+            rel = rp.parent.relative_to(real_root).as_posix()
+            where = str(rp)
+            tree, _ = sanitise(el, where, self.warnings)
+            par = _child(tree, "parent")
+            g = _text(tree, "groupId") or _text(par, "groupId") or ""
+            a = _text(tree, "artifactId") or ""
+            v = _text(tree, "version") or _text(par, "version")
+            if (g, a) in seen_ga:
+                self.warnings.append((where, f"{g}:{a} is also {seen_ga[(g, a)]}; skipped (a reactor holds one)"))
+                continue
+            seen_ga[(g, a)] = rp
+            # modules: only those that are poms of this project (the mirror has the same layout)
+            mods = _child(tree, "modules")
+            if mods is not None:
+                for m in list(mods):
+                    target = (rp.parent / (m.text or "")).resolve()
+                    if target.is_dir():
+                        target = target / "pom.xml"
+                    if target not in parsed or target.name != "pom.xml":
+                        mods.remove(m)
+            self._system_deps(tree, rp, where)
+            self.poms.append(_Pom(rp, f"tree/{rel}" if rel != "." else "tree", tree, (g, a), v))
+        for repos in (r for pm in self.poms for r in pm.tree.iter("repositories")):
+            for r in repos:
+                url = _text(r, "url")
+                if url and url not in self.repositories:
+                    self.repositories.append(url)
+
+    def _system_deps(self, tree, pom_path: Path, where: str) -> None:
+        """``system`` scope: the jar is used when it lies inside the project; the dependency
+        leaves the sanitised pom (its path would point into our temporary folder)."""
+        for d in _deps(tree):
+            if _text(d, "scope") != "system":
+                continue
+            sp = _text(d, "systemPath", "")
+            d.getparent().remove(d)
+            sp = sp.replace("${project.basedir}", str(pom_path.parent)).replace("${basedir}", str(pom_path.parent))
+            coords = f"{_text(d, 'groupId')}:{_text(d, 'artifactId')}:{_text(d, 'version', '?')}"
+            try:
+                real = Path(sp).resolve()
+                real.relative_to(self.root.resolve())
+                ok = real.is_file()
+            except (OSError, ValueError):
+                ok = False
+            if ok:
+                self.system_jars.append(real)
+            else:
+                self.failures.append(Failure(coords, Reason.REFUSED,
+                                             f"system scope: {sp!r} is not a file inside the project", where))
+
+    def own_gas(self) -> set[tuple[str, str]]:
+        return {pm.ga for pm in self.poms}
+
+    # ---------------------------------------------------------------- parents
+
+    def link_parents(self) -> None:
+        """Point every pom's <parent> at a sanitised copy: the project's own pom
+        (same relative path in the mirror) or a remote parent under ``parents/``."""
+        by_src = {pm.source: pm for pm in self.poms if pm.source is not None}
+        remote: list[tuple[_Pom, tuple[str, str, str]]] = []
+        for pm in self.poms:
+            par = _child(pm.tree, "parent")
+            if par is None:
+                continue
+            gav = (_text(par, "groupId", ""), _text(par, "artifactId", ""), _text(par, "version", ""))
+            relc = _child(par, "relativePath")
+            rel = "../pom.xml" if relc is None else (relc.text or "").strip()
+            local = None
+            if rel and pm.source is not None:
+                cand = (pm.source.parent / rel).resolve()
+                if cand.is_dir():
+                    cand = cand / "pom.xml"
+                local = by_src.get(cand)
+            if local is not None and local.ga == gav[:2]:
+                if relc is None:
+                    relc = etree.SubElement(par, "relativePath")
+                relc.text = os.path.relpath(self.dir / local.rel / "pom.xml", self.dir / pm.rel)
+                continue
+            if not all(gav) or "${" in "".join(gav):
+                self.failures.append(Failure(":".join(gav), Reason.PARENT, "parent coordinates incomplete or use "
+                                             "properties; resolved without the parent", str(pm.source)))
+                self._drop_parent(pm, par)
+                continue
+            remote.append((pm, gav))
+        if remote:
+            self._fetch_parents({gav for _, gav in remote})
+        for pm, gav in remote:
+            cp = self._remote_parent(gav, 0)
+            par = _child(pm.tree, "parent")
+            if cp is None:
+                self._drop_parent(pm, par)
+                continue
+            relc = _child(par, "relativePath")
+            if relc is None:
+                relc = etree.SubElement(par, "relativePath")
+            relc.text = os.path.relpath(self.dir / cp.rel / "pom.xml", self.dir / pm.rel)
+
+    def _drop_parent(self, pm: _Pom, par) -> None:
+        """Resolve without the parent: its groupId/version are written into the pom."""
+        for k in ("groupId", "version"):
+            if _child(pm.tree, k) is None and _text(par, k):
+                e = etree.Element(k)
+                e.text = _text(par, k)
+                pm.tree.insert(1, e)
+        pm.tree.remove(par)
+
+    def _fetch_parents(self, gavs: set[tuple[str, str, str]]) -> None:
+        """Bring remote parent poms (and, through Maven's model builder, their own
+        parents) into the local repository with one run on a generated pom that
+        depends on each as ``type=pom`` with everything excluded."""
+        missing = sorted(g for g in gavs if not _repo_path(self.client.repo_local, *g).is_file())
+        if not missing:
+            return
+        tree = _generated_pom("qare.parents", [{"groupId": g, "artifactId": a, "version": v, "type": "pom",
+                                                "exclude_all": True} for g, a, v in missing], [], self.repositories)
+        _write(tree, self.dir / "fetch-parents" / "pom.xml")
+        r = self.run(["-f", "fetch-parents/pom.xml", f"{DEPENDENCY_PLUGIN}:list"])
+        if r.returncode != 0:
+            for f in parse_failures(r.lines):
+                self.failures.append(Failure(f.coords, Reason.PARENT if f.reason == Reason.OTHER else f.reason,
+                                             "parent pom: " + f.detail))
+
+    def _remote_parent(self, gav: tuple[str, str, str], depth: int) -> _Pom | None:
+        if gav in self.parents:
+            return self.parents[gav]
+        self.parents[gav] = None
+        path = _repo_path(self.client.repo_local, *gav)
+        if not path.is_file():
+            if not any(f.coords.startswith(":".join(gav[:2])) for f in self.failures):
+                self.failures.append(Failure(":".join(gav), Reason.NOT_CACHED if self.client.offline else Reason.PARENT,
+                                             "parent pom not in the local repository"))
+            return None
+        try:
+            el = etree.parse(str(path), _maven._PARSER).getroot()
+        except (OSError, etree.XMLSyntaxError) as e:
+            self.failures.append(Failure(":".join(gav), Reason.PARENT, f"unreadable parent pom: {e}"))
+            return None
+        tree, _ = sanitise(el, str(path), self.warnings)
+        mods = _child(tree, "modules")
+        if mods is not None:
+            tree.remove(mods)
+        pm = _Pom(None, "parents/" + "/".join(gav), tree, gav[:2], gav[2])
+        self.parents[gav] = pm
+        par = _child(tree, "parent")
+        if par is not None:
+            pgav = (_text(par, "groupId", ""), _text(par, "artifactId", ""), _text(par, "version", ""))
+            cp = None
+            if all(pgav) and "${" not in "".join(pgav) and depth < _MAX_PARENT_DEPTH:
+                if not _repo_path(self.client.repo_local, *pgav).is_file():
+                    self._fetch_parents({pgav})
+                cp = self._remote_parent(pgav, depth + 1)
+            if cp is None:
+                self._drop_parent(pm, par)
+            else:
+                relc = _child(par, "relativePath")
+                if relc is None:
+                    relc = etree.SubElement(par, "relativePath")
+                relc.text = os.path.relpath(self.dir / cp.rel / "pom.xml", self.dir / pm.rel)
+        return pm
+
+    # ---------------------------------------------------------------- writing and running
+
+    def write_all(self) -> None:
+        for pm in self.poms + [p for p in self.parents.values() if p is not None]:
+            _write(pm.tree, self.dir / pm.rel / "pom.xml")
+        agg = etree.Element("project")
+        for k, v in (("modelVersion", "4.0.0"), ("groupId", "qare.reactor"), ("artifactId", "aggregator"),
+                     ("version", "0"), ("packaging", "pom")):
+            etree.SubElement(agg, k).text = v
+        mods = etree.SubElement(agg, "modules")
+        included = set()
+        for pm in self.poms:
+            mods_el = _child(pm.tree, "modules")
+            for m in (mods_el if mods_el is not None else ()):
+                t = os.path.normpath((Path(pm.rel) / (m.text or "")).as_posix())
+                included.add(t[:-len("/pom.xml")] if t.endswith("/pom.xml") else t)
+        for pm in self.poms:
+            if os.path.normpath(pm.rel) not in included:
+                etree.SubElement(mods, "module").text = pm.rel
+        _write(agg, self.dir / "pom.xml")
+
+    def exclude(self, gas: set[tuple[str, str]]) -> None:
+        """Remove dependencies on ``gas`` and exclude them below every other dependency."""
+        for pm in self.poms + [p for p in self.parents.values() if p is not None]:
+            for d in _deps(pm.tree):
+                ga = (_text(d, "groupId", ""), _text(d, "artifactId", ""))
+                if ga in gas:
+                    d.getparent().remove(d)
+                    continue
+                ex = _child(d, "exclusions")
+                if ex is None:
+                    ex = etree.SubElement(d, "exclusions")
+                have = {(_text(x, "groupId"), _text(x, "artifactId")) for x in ex}
+                for g, a in sorted(gas - have):
+                    x = etree.SubElement(ex, "exclusion")
+                    etree.SubElement(x, "groupId").text = g
+                    etree.SubElement(x, "artifactId").text = a or "*"
+
+    def resolve(self) -> list[Artifact]:
+        """Rounds of ``test-compile dependency:list`` until every module resolves or
+        no failure is left to remove (at most ``_MAX_ROUNDS``)."""
+        excluded: set[tuple[str, str]] = set()
+        outputs: dict[str, list[Artifact]] = {}
+        last: list[Failure] = []
+        for _ in range(_MAX_ROUNDS):
+            self.write_all()
+            for pm in self.poms:
+                (self.dir / pm.rel / _OUT_FILE).unlink(missing_ok=True)
+            # test-compile on folders without sources runs no compiler and no project plugin
+            # (the poms have no <build>); it is there so the reactor hands out the project's
+            # own modules (MNG: a reactor artifact is found only once its phase has run).
+            r = self.run(["-fae", "-f", "pom.xml", "-Dmaven.main.skip=true", "-Dmaven.test.skip=true",
+                          "-Dmaven.resources.skip=true", "-Dmaven.source.skip=true", "test-compile",
+                          f"{DEPENDENCY_PLUGIN}:list", f"-DoutputFile={_OUT_FILE}",
+                          "-DoutputAbsoluteArtifactFilename=true", "-DappendOutput=false"])
+            outputs = {}
+            for pm in self.poms:
+                f = self.dir / pm.rel / _OUT_FILE
+                if f.is_file():
+                    outputs[pm.rel] = _parse_list(f.read_text("utf-8", "replace"))
+            if r.timed_out:
+                last = [Failure("*", Reason.TIMEOUT, f"mvn timed out after {self.client.timeout:g} s")]
+                break
+            if r.returncode == 0:
+                last = []
+                break
+            last = parse_failures(r.lines)
+            if any(f.detail.startswith("Maven's own plugin") for f in last):
+                self.failures += last   # no dependency to remove: nothing resolves without the plugin
+                break
+            own = self.own_gas()
+            new = {ga_of(f.coords) for f in last} - excluded - own
+            self.failures += [f for f in last if ga_of(f.coords) not in excluded | own]
+            if not new:
+                break
+            excluded |= new
+            self.exclude(new)
+        failed_modules = [pm for pm in self.poms if pm.rel not in outputs]
+        if failed_modules and r.returncode != 0:
+            errors = [ln for ln in r.lines if ln.startswith("[ERROR]") and len(ln) > 12]
+            tail = next((ln for ln in errors if "Failed to execute" in ln or "has " in ln), errors[0] if errors
+                        else r.tail(1))
+            why = Reason.TIMEOUT if r.timed_out else (last[0].reason if last else Reason.OTHER)
+            for pm in failed_modules:
+                self.failures.append(Failure(":".join(pm.ga), why,
+                                             "module not resolved: " + tail[:400], str(pm.source)))
+        own_dirs = str(self.dir)
+        arts: dict[tuple, Artifact] = {}
+        for pm in self.poms:
+            for a in outputs.get(pm.rel, ()):
+                if a.path.startswith(own_dirs) or (a.group, a.artifact) in self.own_gas():
+                    continue   # a module of the project: sources, not a library
+                arts.setdefault((a.group, a.artifact, a.classifier, a.type), a)
+        return list(arts.values())
+
+
+_LIST_LINE = re.compile(r"^\s+(?P<id>[^\s:]+:[^\s:]+:[^\s:]+(?::[^\s:]+){2,3}?):(?P<path>/.*?)(?: -- module .*)?\s*$")
+_SCOPES = ("compile", "provided", "runtime", "test", "system")
+
+
+def _parse_list(text: str) -> list[Artifact]:
+    """``dependency:list`` output (``-DoutputAbsoluteArtifactFilename``): lines
+    ``   g:a:type[:classifier]:version:scope:/path[ -- module name]``."""
+    out = []
+    for line in text.splitlines():
+        m = _LIST_LINE.match(line)
+        if not m:
+            continue
+        parts = m["id"].split(":")
+        if parts[-1] not in _SCOPES:
+            continue
+        if len(parts) == 5:
+            g, a, t, v, s = parts
+            c = None
+        elif len(parts) == 6:
+            g, a, t, c, v, s = parts
+        else:
+            continue
+        out.append(Artifact(g, a, v, s, m["path"].strip(), t, c))
+    return out
+
+
+def _generated_pom(group: str, deps: list[dict], boms: list[tuple[str, str, str]], repositories: list[str],
+                   artifact: str = "project"):
+    """A pom of our own: ``deps`` (dicts with groupId, artifactId, version, scope, type,
+    classifier, ``exclude_all``), ``boms`` imported in dependencyManagement."""
+    p = etree.Element("project")
+    for k, v in (("modelVersion", "4.0.0"), ("groupId", group), ("artifactId", artifact), ("version", "0")):
+        etree.SubElement(p, k).text = v
+    if repositories:
+        rs = etree.SubElement(p, "repositories")
+        for i, url in enumerate(repositories):
+            r = etree.SubElement(rs, "repository")
+            etree.SubElement(r, "id").text = f"project-{i}"
+            etree.SubElement(r, "url").text = url
+    if boms:
+        dm = etree.SubElement(etree.SubElement(p, "dependencyManagement"), "dependencies")
+        for g, a, v in boms:
+            d = etree.SubElement(dm, "dependency")
+            for k, val in (("groupId", g), ("artifactId", a), ("version", v), ("type", "pom"), ("scope", "import")):
+                etree.SubElement(d, k).text = val
+    ds = etree.SubElement(p, "dependencies")
+    for dep in deps:
+        d = etree.SubElement(ds, "dependency")
+        for k in ("groupId", "artifactId", "version", "type", "classifier", "scope"):
+            if dep.get(k):
+                etree.SubElement(d, k).text = str(dep[k])[:_MAX_TEXT]
+        if dep.get("exclude_all"):
+            x = etree.SubElement(etree.SubElement(d, "exclusions"), "exclusion")
+            etree.SubElement(x, "groupId").text = "*"
+            etree.SubElement(x, "artifactId").text = "*"
+    return p
+
+
+# --------------------------------------------------------------------------- Gradle
+
+_GRADLE_SCOPE = {"implementation": "compile", "api": "compile", "compile": "compile", "compileOnlyApi": "compile",
+                 "compileOnly": "provided", "provided": "provided", "annotationProcessor": "provided",
+                 "kapt": "provided", "developmentOnly": "runtime", "runtimeOnly": "runtime", "runtime": "runtime",
+                 "testImplementation": "test", "testCompileOnly": "test", "testRuntimeOnly": "test",
+                 "testCompile": "test", "testAndDevelopmentOnly": "test"}
+_SCOPE_RANK = {"compile": 0, "provided": 1, "runtime": 2, "test": 3}
+_BOOT_PLUGIN = re.compile(r"""id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["'](?P<v>[^"']+)["']""")
+_BOOT_CLASSPATH = re.compile(r"""spring-boot-gradle-plugin:(?P<v>[^"'\s)]+)""")
+_MAVEN_BOM = re.compile(r"""mavenBom\s*\(?\s*["'](?P<gav>[^"']+)["']""")
+_CATALOG_PLUGIN = re.compile(r"""alias\s*\(\s*libs\.plugins\.(?P<alias>[\w.]+)\s*\)""")
+
+
+def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    """Declared dependencies (deduplicated; the widest scope wins) and BOMs of a Gradle build.
+
+    BOMs: ``platform(…)``/``enforcedPlatform(…)`` dependencies, ``mavenBom "…"`` of the
+    io.spring.dependency-management plugin, and ``org.springframework.boot:spring-boot-dependencies``
+    at the Spring Boot plugin's version (``id 'org.springframework.boot' version 'X'``,
+    a version-catalog plugin alias, or ``spring-boot-gradle-plugin:X`` on the buildscript classpath)."""
+    report = _maven.ClasspathReport()
+    deps: dict[tuple, dict] = {}
+    boms: list[tuple[str, str, str]] = []
+    for gf in gradle_files:
+        for d in _maven._gradle_deps(gf, report):
+            g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
+            if not g or not a or "$" in g + a:
+                continue
+            if d.get("scope") == "import":
+                if v and "$" not in v:
+                    boms.append((g, a, v))
+                continue
+            scope = _GRADLE_SCOPE.get(d.get("scope") or "", "compile")
+            key = (g, a, d.get("classifier"))
+            cur = deps.get(key)
+            dd = {"groupId": g, "artifactId": a, "version": v if v and "$" not in v else None, "scope": scope,
+                  "classifier": d.get("classifier")}
+            if cur is None or _SCOPE_RANK[scope] < _SCOPE_RANK[cur["scope"]]:
+                if cur is not None and not dd["version"]:
+                    dd["version"] = cur["version"]
+                deps[key] = dd
+        text, props = _gradle_text(gf)
+        for rx in (_BOOT_PLUGIN, _BOOT_CLASSPATH):
+            for m in rx.finditer(text):
+                v = _gradle_sub(m["v"], props)
+                if "$" not in v:
+                    boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
+        for m in _MAVEN_BOM.finditer(text):
+            parts = _gradle_sub(m["gav"], props).split(":")
+            if len(parts) == 3 and "$" not in m["gav"] + "".join(parts):
+                boms.append(tuple(parts))
+        aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
+        catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml") if aliases else None
+        if catalog is not None:
+            v = _catalog_plugin_version(catalog, "org.springframework.boot", aliases)
+            if v:
+                boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
+    warnings += report.warnings
+    return list(deps.values()), list(dict.fromkeys(boms))
+
+
+def _gradle_text(path: Path) -> tuple[str, dict[str, str]]:
+    try:
+        text = path.read_bytes()[:_maven._MAX_POM_BYTES].decode("utf-8", "replace")
+    except OSError:
+        return "", {}
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)//.*$", "", text)
+    props: dict[str, str] = {}
+    gp = _maven._find_up(path.parent, "gradle.properties")
+    if gp is not None:
+        try:
+            for line in gp.read_text("utf-8", "replace").splitlines()[:10_000]:
+                if "=" in line and not line.lstrip().startswith("#"):
+                    k, _, v = line.partition("=")
+                    props.setdefault(k.strip(), v.strip())
+        except OSError:
+            pass
+    for m in _maven._GRADLE_VAR.finditer(text):
+        props.setdefault(m["k"], m["v"])
+        props.setdefault(m["k"].rpartition(".")[2], m["v"])
+    return text, props
+
+
+def _gradle_sub(s: str, props: dict[str, str]) -> str:
+    s = _maven._PROP.sub(lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
+    return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
+
+
+def _catalog_plugin_version(catalog: Path, plugin_id: str, aliases: list[str]) -> str | None:
+    try:
+        import tomllib
+
+        data = tomllib.loads(catalog.read_text("utf-8"))
+    except Exception:  # unreadable catalog: the offline model reports it
+        return None
+    versions = data.get("versions", {})
+    for name, spec in (data.get("plugins") or {}).items():
+        if name.replace("-", ".").replace("_", ".") not in aliases:
+            continue
+        if isinstance(spec, str):
+            pid, _, v = spec.partition(":")
+        else:
+            pid, v = spec.get("id"), spec.get("version")
+            if isinstance(v, dict):
+                v = versions.get(v.get("ref")) if "ref" in v else v.get("strictly") or v.get("require")
+            elif v is None and "version.ref" in spec:
+                v = versions.get(spec["version.ref"])
+        if pid == plugin_id and isinstance(v, str):
+            return v
+    return None
+
+
+# --------------------------------------------------------------------------- the entry point
+
+
+def _cache_key(work: _Work, client: MavenClient, extra: str) -> str:
+    h = hashlib.sha256()
+    h.update(f"{_CACHE_FORMAT}\0{DEPENDENCY_PLUGIN}\0{client.repo_local}\0{client.offline}\0{extra}\0".encode())
+    for pm in work.poms:
+        h.update(pm.rel.encode() + b"\0" + etree.tostring(pm.tree) + b"\0")
+    return h.hexdigest()[:32]
+
+
+def _cache_file(client: MavenClient, key: str) -> Path:
+    return client.repo_local.parent / "resolved" / f"{key}.json"
+
+
+def _load_cached(path: Path, t0: float, build_files, warnings) -> ResolvedClasspath | None:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    try:
+        arts = tuple(Artifact(**a) for a in data["artifacts"])
+        jars = tuple(Path(j) for j in data["jars"])
+        if not all(j.is_file() for j in jars):
+            return None   # the repository was cleaned: resolve again
+        return ResolvedClasspath(
+            Method(data["method"]), jars, arts,
+            tuple(Failure(f["coords"], Reason(f["reason"]), f["detail"], f.get("file")) for f in data["unresolved"]),
+            tuple(tuple(w) for w in warnings), 0, 0, time.perf_counter() - t0, data["repo_local"],
+            tuple(build_files), True, tuple(data.get("repositories", ())))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _store_cached(path: Path, r: ResolvedClasspath) -> None:
+    # a result that depends on the network's mood (timeouts, transfer errors) is not kept
+    if any(f.reason in (Reason.TIMEOUT, Reason.TRANSFER, Reason.CHECKSUM, Reason.TRUNCATED, Reason.NOT_CACHED,
+                        Reason.OTHER)
+           for f in r.unresolved):
+        return
+    data = {"method": r.method.value, "jars": [str(j) for j in r.jars],
+            "artifacts": [a.__dict__ for a in r.artifacts], "unresolved": [f.to_dict() for f in r.unresolved],
+            "repo_local": r.repo_local, "repositories": list(r.repositories)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
+                      repo_local: str | os.PathLike | None = None, mvn: str | None = None,
+                      timeout: float = 900.0, settings: str | os.PathLike | None = None,
+                      fallback: bool = True, use_cache: bool = True, progress: bool = False) -> ResolvedClasspath:
+    """The libraries of a Maven or Gradle project, resolved by Maven from a sanitised model.
+
+    Parameters
+    ----------
+    project_root : str or Path
+        The project folder (every ``pom.xml`` / ``build.gradle(.kts)`` below it is read, not run).
+    offline : bool
+        Maven's ``-o``: only the local repository; what is missing is reported as
+        ``not-cached-offline``.
+    repo_local : str or Path, optional
+        The local repository; default :func:`default_repo_local` (pass ``~/.m2/repository``
+        to share the user's).
+    mvn : str, optional
+        The ``mvn`` executable (default: the one on ``PATH``).
+    timeout : float
+        Seconds per ``mvn`` run.
+    settings : str or Path, optional
+        A ``settings.xml`` for Maven (default: Maven's own).
+    fallback : bool
+        Use the offline pom model (``_maven.discover_classpath_report``) when ``mvn`` is
+        missing or Maven resolves nothing.
+    use_cache : bool
+        Reuse the result of an identical earlier resolution (same sanitised poms,
+        repository and mode) when all its jars are still there.
+    progress : bool
+        A tqdm bar of downloads on stderr.
+
+    Returns
+    -------
+    ResolvedClasspath
+        Never raises for the project's own faults: they are in ``unresolved`` and ``warnings``.
+    """
+    t0 = time.perf_counter()
+    root = Path(project_root)
+    if not root.is_dir():
+        return ResolvedClasspath(Method.NONE, warnings=((str(root), "project root is not a folder"),))
+    poms, gradles = _maven._project_files(root)
+    build_files = tuple(poms + gradles)
+    if not build_files:
+        return ResolvedClasspath(Method.NONE, seconds=time.perf_counter() - t0)
+    client = MavenClient(Path(repo_local).expanduser() if repo_local else default_repo_local(), offline=offline,
+                         timeout=timeout, mvn=mvn, settings=Path(settings) if settings else None)
+    method = Method.MAVEN if poms else Method.GRADLE
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(desc="maven downloads", unit="file", leave=False, disable=None)
+    on_download = (lambda t: bar.update(1)) if bar is not None else None
+    work = _Work(root, client, on_download)
+    try:
+        if method is Method.MAVEN:
+            work.add_project_poms(poms)
+        else:
+            deps, boms = gradle_model(gradles, work.warnings)
+            tree = _generated_pom("qare.gradle", deps, boms, [])
+            work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
+        # the key is the sanitised model, not the folder: copies of a project share it
+        # (unless a system-scoped jar of the project is part of the result)
+        key = _cache_key(work, client, str(root.resolve()) if work.system_jars else "")
+        if use_cache and client.executable() is not None:
+            hit = _load_cached(_cache_file(client, key), t0, build_files, work.warnings)
+            if hit is not None:
+                return hit
+        if client.executable() is None:
+            return _fallback(root, build_files, work, t0, client,
+                             Failure("*", Reason.MVN_MISSING, "mvn not found on PATH; the offline pom model was used"),
+                             fallback)
+        client.repo_local.mkdir(parents=True, exist_ok=True)
+        if method is Method.MAVEN:
+            work.link_parents()
+        arts = work.resolve() if work.poms else []
+        downloads = [t for r in work.runs for t in r.downloads]
+        jars = tuple(dict.fromkeys([Path(a.path) for a in arts if a.path.endswith(".jar")] + work.system_jars))
+        failures = tuple(_dedupe(work.failures))
+        if not jars and any(r.returncode != 0 for r in work.runs) and fallback:
+            return _fallback(root, build_files, work, t0, client, None, True, downloads)
+        result = ResolvedClasspath(method, jars, tuple(arts), failures, tuple(work.warnings), len(downloads),
+                                   sum(t.bytes for t in downloads), time.perf_counter() - t0, str(client.repo_local),
+                                   build_files, False, tuple(work.repositories))
+        if use_cache:
+            _store_cached(_cache_file(client, key), result)
+        return result
+    finally:
+        if bar is not None:
+            bar.close()
+        work.close()
+
+
+def _dedupe(fs: Iterable[Failure]) -> list[Failure]:
+    out: dict[str, Failure] = {}
+    for f in fs:
+        out.setdefault(f.coords, f)
+    return list(out.values())
+
+
+def _fallback(root: Path, build_files, work: _Work, t0: float, client: MavenClient, why: Failure | None,
+              enabled: bool, downloads: list[Transfer] = ()) -> ResolvedClasspath:
+    """The offline pom model over the local repositories (qare's own and the usual ones)."""
+    failures = list(work.failures) + ([why] if why else [])
+    jars: list[Path] = []
+    warnings = list(work.warnings)
+    if enabled:
+        repos = [client.repo_local] + _maven.default_repositories()
+        rep = _maven.discover_classpath_report(root, repositories=list(dict.fromkeys(repos)))
+        jars = rep.jars
+        warnings += rep.warnings
+        failures += [Failure(m, Reason.NOT_FOUND, "not in a local repository (offline pom model)") for m in rep.missing]
+    arts = tuple(a for a in (_artifact_from_path(j, client.repo_local) for j in jars) if a is not None)
+    return ResolvedClasspath(Method.FALLBACK, tuple(jars), arts, tuple(_dedupe(failures)), tuple(warnings),
+                             len(downloads), sum(t.bytes for t in downloads), time.perf_counter() - t0,
+                             str(client.repo_local), tuple(build_files), False, tuple(work.repositories))
+
+
+def _artifact_from_path(jar: Path, repo: Path) -> Artifact | None:
+    from .classpath import _library_from_path
+
+    lib = _library_from_path(jar)
+    if not lib:
+        return None
+    g, a, v = lib.split(":")[:3]
+    return Artifact(g, a, v, "compile", str(jar))

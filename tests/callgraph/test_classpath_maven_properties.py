@@ -1,0 +1,95 @@
+"""Issue 15 item 5: ``${...}`` properties that expand exponentially ("billion laughs"),
+refer to themselves, or nest without end are refused with a warning naming the pom;
+the other dependencies of the pom keep their jars.
+
+The exponential case runs in a child process with a 1 GiB address-space limit and a
+timeout, so the old unbounded expansion (10⁹ copies of a property) fails the test
+instead of exhausting the machine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from callgraph.classpath import discover_classpath_report
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _pom(props: str, deps: str) -> str:
+    return ('<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+            "<groupId>com.me</groupId><artifactId>app</artifactId><version>1</version>"
+            f"<properties>{props}</properties><dependencies>{deps}</dependencies></project>")
+
+
+def _dep(a: str, v: str) -> str:
+    return f"<dependency><groupId>org.lib</groupId><artifactId>{a}</artifactId><version>{v}</version></dependency>"
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "m2"
+    d = repo / "org" / "lib" / "good" / "1.0"
+    d.mkdir(parents=True)
+    (d / "good-1.0.jar").write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip
+    (d / "good-1.0.pom").write_text(_pom("", "").replace("com.me</groupId><artifactId>app", "org.lib</groupId>"
+                                                          "<artifactId>good").replace("<version>1<", "<version>1.0<"))
+    return repo
+
+
+def test_billion_laughs_is_bounded(tmp_path):
+    # a0 = 8 chars; a_i = ten copies of a_{i-1}: a9 would be 8·10⁹ characters
+    props = "<a0>laughing</a0>" + "".join(f"<a{i}>" + f"${{a{i - 1}}}" * 10 + f"</a{i}>" for i in range(1, 10))
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pom.xml").write_text(_pom(props, _dep("bomb", "${a9}") + _dep("good", "1.0")))
+    repo = _repo(tmp_path)
+    code = textwrap.dedent(f"""
+        import json, resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        sys.path.insert(0, {str(REPO)!r})
+        from callgraph.classpath import discover_classpath_report
+        r = discover_classpath_report({str(root)!r}, repositories=[__import__('pathlib').Path({str(repo)!r})])
+        print(json.dumps({{"jars": [p.name for p in r.jars], "warnings": r.warnings, "missing": r.missing}}))
+    """)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("property expansion did not finish within 60 s")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    assert out["jars"] == ["good-1.0.jar"]
+    (where, why), unresolved = out["warnings"]
+    assert unresolved[1] == "unresolved property in org.lib:bomb:${a9}"
+    assert where == str((root / "pom.xml").resolve())
+    assert "org.lib:bomb" in why and "longer than 16384 characters" in why
+    assert out["missing"] == ["org.lib:bomb:${a9}"]
+
+
+@pytest.mark.parametrize("props, reason", [
+    ("<p>${p}${p}</p>", "property cycle: p -> p"),                     # self-doubling
+    ("<p>${q}.1</p><q>${p}</q>", "property cycle: p -> q -> p"),       # a cycle through two
+])
+def test_property_cycle_is_reported_and_the_rest_kept(tmp_path, props, reason):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pom.xml").write_text(_pom(props, _dep("loop", "${p}") + _dep("good", "1.0")))
+    r = discover_classpath_report(root, repositories=[_repo(tmp_path)])
+    assert [p.name for p in r.jars] == ["good-1.0.jar"]
+    assert r.warnings[0][1].endswith(reason)
+    assert "org.lib:loop version '${p}'" in r.warnings[0][1]
+    assert r.missing == ["org.lib:loop:${p}"]
+
+
+def test_deep_nesting_is_bounded(tmp_path):
+    props = "<p0>1.0</p0>" + "".join(f"<p{i}>${{p{i - 1}}}</p{i}>" for i in range(1, 40))
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pom.xml").write_text(_pom(props, _dep("deep", "${p39}") + _dep("shallow", "${p5}")))
+    r = discover_classpath_report(root, repositories=[_repo(tmp_path)])
+    assert "nested deeper than 32 levels" in r.warnings[0][1]
+    assert "org.lib:shallow:1.0" in r.missing  # p5 expanded fine (and is not in the repository)
