@@ -176,8 +176,9 @@ def redact(records, out):
 @click.option("--gold", required=True, type=str, help="JSONL of gold SCCGBench records (by sample_id).")
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL of per-generation results.")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
-              help="auto: bubblewrap when usable, else a not-isolated subprocess.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none-unsafe"]), default="auto", show_default=True,
+              help="auto/bwrap: bubblewrap, and exit 4 when it does not work here; none-unsafe: run generated "
+                   "code NOT isolated (a plain subprocess as nobody when run as root, else as you).")
 @click.option("--cpu", "cpu_s", default=3, show_default=True, type=click.IntRange(1), help="CPU seconds per run.")
 @click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
 @click.option("--memory", "memory_mb", default=512, show_default=True, type=click.IntRange(64), help="Address space, MiB.")
@@ -186,9 +187,27 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
     libraries and score the requests it attempts against the gold record.
 
     GENERATIONS is JSONL: {"sample_id", "code"} or {"sample_id",
-    "generations": [...]}. Prints the summary (see `qare sccg score`)."""
-    from metrics.sccg import Limits, evaluate, sandbox_status, summarise
+    "generations": [...]}. Generated code runs under bubblewrap (no network,
+    nothing of the host but the interpreter and /usr); without a working
+    bubblewrap this exits 4 unless --sandbox none-unsafe. Prints the summary
+    (see `qare sccg score`)."""
+    from metrics.sccg import Limits, SandboxExposure, SandboxUnavailable, evaluate, sandbox_status, summarise
+    from metrics.sccg._sandbox import _check_protected, _interpreter_binds
 
+    if sandbox == "none-unsafe":
+        click.echo("warning: --sandbox none-unsafe: generated code runs NOT isolated (it can read and write files, "
+                   "reach the network through raw sockets, signal your processes)", err=True)
+    else:
+        ok, why = sandbox_status()
+        if not ok:
+            click.echo(f"error: no working sandbox: {why}. Install bubblewrap (Debian: bubblewrap), or pass "
+                       f"--sandbox none-unsafe to run generated code unisolated at your own risk", err=True)
+            sys.exit(exitcodes.FATAL)
+        try:
+            _check_protected(_interpreter_binds(), [gold, generations])
+        except SandboxExposure as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exitcodes.FATAL)
     gens, errors = _read_jsonl(generations)
     golds_list, gold_errors = _read_jsonl(gold)
     errors += gold_errors
@@ -199,25 +218,23 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
     if not golds_list:
         _no_input(f"{gold}: no gold records", errors)
     golds = {g.get("sample_id"): g for g in golds_list}
-    ok, why = sandbox_status() if sandbox != "none" else (False, "disabled")
-    if sandbox == "bwrap" and not ok:
-        click.echo(f"error: {why}", err=True)
-        sys.exit(exitcodes.FATAL)
-    if not ok:
-        click.echo(f"warning: generations run NOT isolated ({why}); rlimits and blocked sockets only", err=True)
     limits = Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=memory_mb)
     rows = []
     w = _Out(out)
     try:
         from tqdm import tqdm
 
-        for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox), total=total,
+        for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox,
+                                 protected=(gold, generations)), total=total,
                         disable=not sys.stderr.isatty(), unit="gen"):
             w.write(row)
             if row["error"]:
                 errors.append(f"{row['sample_id']}#{row['generation']}: {row['error']}")
             else:
                 rows.append(row)
+    except (SandboxUnavailable, SandboxExposure) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exitcodes.FATAL)
     finally:
         w.close()
     _finish(errors, summarise(rows)["overall"])

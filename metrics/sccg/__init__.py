@@ -18,7 +18,17 @@ True
 """
 
 from ._evaluate import evaluate, strip_fences
-from ._sandbox import Execution, Limits, execute, execute_many, sandbox_status
+from ._sandbox import (
+    KILL_STATUSES,
+    SANDBOX_MODES,
+    Execution,
+    Limits,
+    SandboxExposure,
+    SandboxUnavailable,
+    execute,
+    execute_many,
+    sandbox_status,
+)
 from ._scores import (
     METRICS,
     STAGES,
@@ -35,11 +45,15 @@ from ._scores import (
 )
 
 __all__ = [
+    "KILL_STATUSES",
     "METRICS",
+    "SANDBOX_MODES",
     "STAGES",
     "Execution",
     "GenerationScore",
     "Limits",
+    "SandboxExposure",
+    "SandboxUnavailable",
     "evaluate",
     "execute",
     "execute_many",

@@ -8,15 +8,46 @@ streams one JSON line per event to the report fd:
 connection), ``done`` (status, error, stdout size).
 """
 
+import hashlib
+import hmac
 import json
 import os
 import resource
 import sys
 
 _JOB = json.loads(sys.stdin.read())
-_FD = _JOB["fd"]
+sys.stdin.close()
 _MAIN = os.getpid()
 _LIM = _JOB["limits"]
+
+
+def _make_emit(fd, key):
+    """The report writer: ``<HMAC> <json>`` lines on *fd* (see ``_sandbox._verified``).
+
+    The key lives only in this closure; the job text that carried it is
+    dropped below. That keeps lines written blindly to inherited file
+    descriptors from counting. It is no wall against code written to attack
+    this runner: the generation runs in this process and can read its memory
+    (docs/sccg.md, threat model).
+    """
+    seq = [0]
+
+    def emit(obj):
+        line = json.dumps(obj, default=repr)
+        if len(line) > 65536:
+            line = json.dumps({"event": obj.get("event"), "truncated": True})
+        data = line.encode()
+        mac = hmac.new(key, f"{seq[0]}:".encode() + data, hashlib.sha256).hexdigest().encode()
+        seq[0] += 1
+        try:
+            os.write(fd, mac + b" " + data + b"\n")
+        except OSError:
+            pass
+
+    return emit
+
+
+_emit = _make_emit(_JOB["fd"], bytes.fromhex(_JOB.pop("key")))
 
 
 def _setlimit(which, value):
@@ -32,11 +63,6 @@ _setlimit(resource.RLIMIT_FSIZE, _LIM["fsize_mb"] * 1024 * 1024)
 _setlimit(resource.RLIMIT_NOFILE, 64)
 _setlimit(resource.RLIMIT_CORE, 0)
 _setlimit(resource.RLIMIT_NPROC, _LIM["nproc"])
-if _JOB.get("drop_to_nobody"):
-    # root with capabilities ignores RLIMIT_NPROC: run as nobody instead
-    os.setgroups([])
-    os.setgid(65534)
-    os.setuid(65534)
 
 import inspect  # noqa: E402
 import io  # noqa: E402
@@ -47,16 +73,6 @@ from urllib.parse import parse_qsl, urlsplit  # noqa: E402
 
 _N_REQ = [0]
 _OUT_BYTES = [0]
-
-
-def _emit(obj):
-    line = json.dumps(obj, default=repr)
-    if len(line) > 65536:
-        line = json.dumps({"event": obj.get("event"), "truncated": True})
-    try:
-        os.write(_FD, (line + "\n").encode())
-    except OSError:
-        pass
 
 
 def _text(value):
@@ -661,7 +677,33 @@ def _pick(ns, name):
     return funcs[0] if funcs else None
 
 
+#: Modules imported before root is dropped when ``nobody`` cannot read the
+#: interpreter (``--sandbox none-unsafe`` with pyenv under /root): later
+#: imports of anything else fail there, and the note says so.
+_PRELOAD = ("asyncio", "base64", "collections", "csv", "dataclasses", "datetime", "decimal", "enum", "functools",
+            "hashlib", "hmac", "itertools", "json", "logging", "math", "pathlib", "random", "re", "string", "time",
+            "traceback", "uuid", "urllib.error", "urllib.parse", "urllib.request", "http.client", "xml.etree.ElementTree",
+            "zoneinfo", "concurrent.futures", "threading", "argparse", "textwrap", "pprint", "copy", "statistics")
+
+
+def _drop_privileges():
+    if _JOB.get("preload"):
+        import importlib
+
+        for name in _PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a missing optional module is fine
+                pass
+    if _JOB.get("drop_to_nobody"):
+        # uid 0 is exempt from RLIMIT_NPROC, and root reads everything: run as nobody
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
 def _main():
+    _drop_privileges()
     _emit({"event": "start", "uid": os.getuid()})
     sys.stdout = sys.stderr = _Sink()
     status, error, fname = "ok", None, None
@@ -683,6 +725,8 @@ def _main():
                 _drive(fn(*a, **k))
         except SystemExit as exc:
             status, error = "exit", f"SystemExit: {exc.code!r}"[:500]
+        except MemoryError as exc:
+            status, error = "memory_limit", f"MemoryError: {exc}"[:500]
         except BaseException as exc:  # noqa: BLE001 - every failure is a result
             status, error = "raised", f"{type(exc).__name__}: {exc}"[:500]
         finally:

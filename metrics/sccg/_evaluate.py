@@ -28,7 +28,7 @@ def _jobs(generations):
 
 
 def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto",
-             extra_modules=frozenset()):
+             extra_modules=frozenset(), protected=()):
     """Run and score every generation, each in its own sandboxed process.
 
     Parameters
@@ -42,9 +42,12 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
     n_jobs : int
         Sandboxes running at the same time.
     limits : Limits
-    sandbox : {"auto", "bwrap", "none"}
+    sandbox : {"auto", "bwrap", "none-unsafe"}
+        See :func:`metrics.sccg.execute`.
     extra_modules : frozenset of str
         Extra module names Dep. counts as resolvable.
+    protected : iterable of str
+        Paths generated code must not reach (the gold file).
 
     Yields
     ------
@@ -61,7 +64,7 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
         items.append((sid, i, gold, strip_fences(code) if isinstance(code, str) else None))
     runnable = [(code, gold.get("function_name")) for sid, i, gold, code in items
                 if gold is not None and code is not None]
-    results = execute_many(runnable, n_jobs=n_jobs, limits=limits, sandbox=sandbox)
+    results = execute_many(runnable, n_jobs=n_jobs, limits=limits, sandbox=sandbox, protected=protected)
     for sid, i, gold, code in items:
         row = {"sample_id": sid, "generation": i, "function_name": None, "doc_match_type": None,
                "comments_source": None, "execution": None, "scores": None, "error": None}
