@@ -17,7 +17,8 @@ True
 0.5
 """
 
-from ._evaluate import evaluate, strip_fences
+from ._check import GoldClass, check_gold, classify
+from ._evaluate import evaluate, gold_hints, strip_fences
 from ._sandbox import (
     KILL_STATUSES,
     SANDBOX_MODES,
@@ -51,12 +52,16 @@ __all__ = [
     "STAGES",
     "Execution",
     "GenerationScore",
+    "GoldClass",
     "Limits",
     "SandboxExposure",
     "SandboxUnavailable",
+    "check_gold",
+    "classify",
     "evaluate",
     "execute",
     "execute_many",
+    "gold_hints",
     "gold_tuple",
     "host_matches",
     "pass_at_k",

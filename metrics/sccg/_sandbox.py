@@ -110,7 +110,11 @@ class Execution:
     duration_s : float
         Wall time of the execution, seconds.
     note : str
-        Why the run was not isolated, when it was not.
+        Why the run was not isolated, when it was not; report lines dropped.
+    stand_ins : tuple of str
+        ``module:NAME``, ``global:NAME``, ``env:NAME``: each inert stand-in
+        the run used (a module no finder has, a global the snippet never
+        defines, a key-like environment variable that is not set).
     """
 
     status: str
@@ -124,6 +128,7 @@ class Execution:
     n_requests: int = 0
     duration_s: float = 0.0
     note: str = ""
+    stand_ins: tuple = ()
 
     def to_dict(self) -> dict:
         """JSON-ready dict (``requests`` as a list)."""
@@ -139,6 +144,7 @@ class Execution:
             "n_requests": self.n_requests,
             "duration_s": round(self.duration_s, 4),
             "note": self.note,
+            "stand_ins": list(self.stand_ins),
         }
 
 
@@ -407,7 +413,7 @@ def _resolve_mode(sandbox: str) -> tuple[bool, str]:
 
 
 def execute(code: str, function_name: str | None = None, *, limits: Limits = Limits(), sandbox: str = "auto",
-            protected=()) -> Execution:
+            protected=(), hints=None, stand_ins: bool = True) -> Execution:
     """Run *code* in a fresh sandboxed process and capture its requests.
 
     Parameters
@@ -430,6 +436,13 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
         Paths (gold files) the generation must not be able to read: raises
         :class:`SandboxExposure` when one lies inside a folder the sandbox
         has to show.
+    hints : dict, optional
+        Parameter name → literal value (the gold's own parameter values): a
+        function parameter of that name gets it instead of the name rules.
+    stand_ins : bool
+        Give unimportable modules, undefined globals and unset key-like
+        environment variables inert stand-ins (recorded in
+        :attr:`Execution.stand_ins`); off = they fail as in plain Python.
 
     Returns
     -------
@@ -481,8 +494,9 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
                            f"write whatever that user can")
             reason += "; not contained: the file system, raw _socket, processes that setsid away"
         nproc = _tasks_of(65534 if drop else uid) + limits.nproc
+        safe_hints = {str(k): v for k, v in (hints or {}).items() if isinstance(v, (str, int, float, bool))}
         job = {"code": code, "function_name": function_name, "fd": w, "key": key.hex(), "drop_to_nobody": drop,
-               "preload": preload, "limits": {
+               "preload": preload, "hints": safe_hints, "stand_ins": bool(stand_ins), "limits": {
                    "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb, "nproc": nproc,
                    "fsize_mb": limits.fsize_mb, "max_requests": limits.max_requests}}
         try:
@@ -586,8 +600,9 @@ def _result(events, timed_out, rc, isolated, kind, duration, reason, rejected=0)
     started = any(e.get("event") == "start" for e in events)
     if rejected:
         reason = (reason + "; " if reason else "") + f"{rejected} report line(s) without a valid MAC ignored"
+    stand = tuple(f"{e.get('kind')}:{e.get('name')}" for e in events if e.get("event") == "stand_in")
     common = dict(isolated=isolated, sandbox=kind, requests=reqs, socket_attempts=sockets,
-                  duration_s=duration, note=reason)
+                  duration_s=duration, note=reason, stand_ins=stand)
     n = int(done.get("n_requests") or len(reqs)) if done else len(reqs)
     # the parent's own observations (wall clock, exit signal) come first: a
     # run that was killed is reported killed even after a capture or a report
@@ -610,8 +625,10 @@ def _result(events, timed_out, rc, isolated, kind, duration, reason, rejected=0)
     return Execution("crashed", error=f"exit code {rc} without a report", n_requests=n, **common)
 
 
-def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto", protected=()):
-    """Execute ``(code, function_name)`` pairs, *n_jobs* sandboxes at a time.
+def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto", protected=(),
+                 stand_ins: bool = True):
+    """Execute ``(code, function_name)`` or ``(code, function_name, hints)``
+    tuples, *n_jobs* sandboxes at a time (see :func:`execute`).
 
     Each job is its own sandboxed process; the pool's threads only start
     them and wait, so a thread pool is enough (no Python work is shared).
@@ -627,4 +644,5 @@ def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: s
     if sandbox != "none-unsafe":
         _check_protected(_interpreter_binds(), protected)
     with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        yield from pool.map(lambda job: execute(job[0], job[1], limits=limits, sandbox=sandbox, protected=protected), jobs)
+        yield from pool.map(lambda job: execute(job[0], job[1], limits=limits, sandbox=sandbox, protected=protected,
+                                                  hints=job[2] if len(job) > 2 else None, stand_ins=stand_ins), jobs)
