@@ -99,17 +99,18 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
     if not scores.get("syntax"):
         return GoldClass.BROKEN_CODE, (execution or {}).get("error") or "syntax error"
     req = scores.get("request")
-    context = _needs_context(code, gold)
+    if _needs_context(code, gold):
+        # whatever was captured was built from a stand-in of the framework's context
+        return GoldClass.FRAMEWORK_CONTEXT, (execution or {}).get("error") or (
+            f"{req.get('method')} {req.get('url')}" if req else "no request")
     if req is None:
-        if context:
-            return GoldClass.FRAMEWORK_CONTEXT, (execution or {}).get("error") or "no request"
         return GoldClass.NO_REQUEST, (execution or {}).get("error") or (execution or {}).get("status") or ""
     if _dynamic(req):
-        return (GoldClass.FRAMEWORK_CONTEXT if context else GoldClass.DYNAMIC_URL), str(req.get("url"))[:200]
+        return GoldClass.DYNAMIC_URL, str(req.get("url"))[:200]
     host = str(req.get("host") or "")
     if host and re.search(re.escape(host), code, re.I):
         return GoldClass.ANNOTATION_MISMATCH, f"{scores.get('stage')}: code sends {req.get('method')} {req.get('url')}"
-    return (GoldClass.FRAMEWORK_CONTEXT if context else GoldClass.DYNAMIC_URL), str(req.get("url"))[:200]
+    return GoldClass.DYNAMIC_URL, str(req.get("url"))[:200]
 
 
 def gold_code(record: dict) -> str | None:

@@ -768,6 +768,8 @@ class _Globals(dict):
             return getattr(builtins, name)
         if name in ("requests", "httpx", "aiohttp"):
             value = sys.modules[name]
+        elif _real_module(name) is not None:
+            value = _real_module(name)  # a forgotten `import os`
         elif any(t in name.lower() for t in _KEYLIKE):
             value = _Str("test-api-key")
         else:
@@ -776,6 +778,18 @@ class _Globals(dict):
         _stand_in("global", name)
         self[name] = value
         return value
+
+
+def _real_module(name):
+    import importlib
+    import importlib.util
+
+    try:
+        if name.isidentifier() and importlib.util.find_spec(name) is not None:
+            return importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - a module that fails to import is not there
+        return None
+    return None
 
 
 class _Env(dict):
