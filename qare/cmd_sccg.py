@@ -211,7 +211,10 @@ def redact(records, out):
 @click.option("--memory", "memory_mb", default=512, show_default=True, type=click.IntRange(64), help="Address space, MiB.")
 @click.option("--no-stand-ins", is_flag=True,
               help="No inert stand-ins for unimportable modules, undefined globals, unset key-like variables.")
-def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_stand_ins):
+@click.option("--compat", type=click.Choice(["qare", "official"]), default="qare", show_default=True,
+              help="official: judge host/endpoint/method (Mock) by the release evaluator's rules on the first "
+                   "captured request (docs/sccg.md, Differences).")
+def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_stand_ins, compat):
     """Run each generation in its own sandboxed process with fake HTTP
     libraries and score the requests it attempts against the gold record.
 
@@ -240,7 +243,8 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_
         from tqdm import tqdm
 
         for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox,
-                                 protected=(gold, generations), stand_ins=not no_stand_ins), total=total,
+                                 protected=(gold, generations), stand_ins=not no_stand_ins, compat=compat),
+                        total=total,
                         disable=not sys.stderr.isatty(), unit="gen"):
             w.write(row)
             if row["error"]:

@@ -38,7 +38,7 @@ def _jobs(generations):
 
 
 def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto",
-             extra_modules=frozenset(), protected=(), stand_ins: bool = True):
+             extra_modules=frozenset(), protected=(), stand_ins: bool = True, compat: str = "qare"):
     """Run and score every generation, each in its own sandboxed process.
 
     Parameters
@@ -58,6 +58,8 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
         Extra module names Dep. counts as resolvable.
     protected : iterable of str
         Paths generated code must not reach (the gold file).
+    compat : {"qare", "official"}
+        Judging rules (:func:`metrics.sccg.score_generation`).
     stand_ins : bool
         Inert stand-ins for what the snippet's file had (see
         :func:`metrics.sccg.execute`); function arguments named like a gold
@@ -96,6 +98,6 @@ def evaluate(generations, golds: dict, *, n_jobs: int = 2, limits: Limits = Limi
             continue
         ex = next(results)
         row["execution"] = ex.to_dict()
-        row["scores"] = score_generation(code, ex.requests, gold,
-                                         extra_modules=frozenset(extra_modules)).to_dict()
+        row["scores"] = score_generation(code, ex.requests, gold, extra_modules=frozenset(extra_modules),
+                                         compat=compat).to_dict()
         yield row

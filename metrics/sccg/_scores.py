@@ -275,7 +275,30 @@ def _judge(req: dict, host, route, method) -> tuple[bool, bool, bool]:
     )
 
 
-def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset()) -> GenerationScore:
+#: Judging rules: ``qare`` (this module's definitions) or ``official`` (the
+#: benchmark's own ``try_mock_execute`` rules, docs/sccg.md "Differences").
+COMPAT_MODES = ("qare", "official")
+
+
+def _judge_official(req: dict, gold: dict, host, route, method) -> tuple[bool, bool, bool]:
+    """The release evaluator's Mock rules on one captured request: gold host a
+    substring of the URL or of the headers' text; gold URL or route a
+    case-insensitive substring of the URL; method equal, a missing gold
+    method meaning GET."""
+    url = str(req.get("url") or "").lower()
+    meta = gold.get("api_metadata") if isinstance(gold.get("api_metadata"), dict) else {}
+    h = bool(host) and (host.lower() in str(req.get("headers") or {}).lower() or host.lower() in url)
+    gold_url = str(meta.get("url") or "").strip().lower()
+    r = str(route or "").strip().lower()
+    if r and not r.startswith("/"):
+        r = "/" + r
+    e = bool(gold_url and gold_url in url) or bool(r and r in url)
+    m = (req.get("method") or "GET").upper() == (method or "GET")
+    return h, e, m
+
+
+def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset(),
+                     compat: str = "qare") -> GenerationScore:
     """Score one generation from its code and the requests it attempted.
 
     Of several captured requests, the one matching most of host, endpoint and
@@ -293,11 +316,19 @@ def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset
         SCCGBench gold record (see :func:`gold_tuple`).
     extra_modules : frozenset of str
         Module names to count as resolvable for Dep.
+    compat : {"qare", "official"}
+        ``official`` judges host, endpoint and method (so Mock) by the
+        release evaluator's rules on the *first* captured request
+        (:func:`_judge_official`); the other scores stay qare's. It
+        reproduces the official judging, not the official execution (which
+        fakes fewer libraries and runs less of the code).
 
     Returns
     -------
     GenerationScore
     """
+    if compat not in COMPAT_MODES:
+        raise ValueError(f"compat must be one of {COMPAT_MODES}, not {compat!r}")
     host, route, method, keys = gold_tuple(gold)
     try:
         tree = ast.parse(code)
@@ -309,7 +340,10 @@ def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset
     reqs = list(requests or ())
     best, best_key = None, None
     h = e = m = False
-    for i, r in enumerate(reqs):
+    if compat == "official" and reqs:
+        best = reqs[0]
+        h, e, m = _judge_official(best, gold, host, route, method)
+    for i, r in enumerate(reqs if compat == "qare" else ()):
         judged = _judge(r, host, route, method)
         k = (sum(judged), judged[0], judged[1], -i)
         if best_key is None or k > best_key:
