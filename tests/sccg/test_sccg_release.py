@@ -134,7 +134,8 @@ def test_gold_code_hits_its_annotation_with_stand_ins(executed):
 
 def test_stand_ins_are_recorded(executed):
     _, rows, _ = executed
-    assert rows["REL-1"]["execution"]["stand_ins"] == ["module:skyfacts_project", "global:RAPIDAPI_KEY", "global:logger"]
+    assert rows["REL-1"]["execution"]["stand_ins"] == ["module:skyfacts_env", "module:skyfacts_project", "global:RAPIDAPI_KEY",
+                                                   "global:logger"]
     assert rows["REL-1"]["scores"]["request"]["headers"]["X-RapidAPI-Key"] == "test-api-key"
     # a forgotten `import os` gets the real os; the unset key-like variable a stand-in value
     assert rows["REL-2"]["execution"]["stand_ins"] == ["global:os", "env:TEXTBOX_API_KEY", "global:requests"]
