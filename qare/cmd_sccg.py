@@ -13,8 +13,10 @@ from .exitcodes import EPILOG
 
 
 def _read_jsonl(path: str) -> tuple[list, list]:
-    """Records of a JSONL file (``-`` = stdin) and ``file:line: reason`` errors."""
-    records, errors = [], []
+    """Records of a JSONL file or a JSON array file (the SCCGBench release;
+    ``-`` = stdin) and ``file:line: reason`` errors."""
+    from records.sccg import read_records
+
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
@@ -26,19 +28,22 @@ def _read_jsonl(path: str) -> tuple[list, list]:
     except OSError as exc:
         click.echo(f"error: {path}: {exc.strerror or exc}", err=True)
         sys.exit(exitcodes.FATAL)
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            errors.append(f"{path}:{n}: {type(exc).__name__}: {exc}")
-            continue
-        if not isinstance(obj, dict):
-            errors.append(f"{path}:{n}: not a JSON object")
-            continue
-        records.append(obj)
-    return records, errors
+    return read_records(data, path)
+
+
+def _read_gold(path: str) -> tuple[list, list]:
+    """Gold records that qare can use, and errors for the others."""
+    from records.sccg import record_problem
+
+    recs, errors = _read_jsonl(path)
+    good = []
+    for i, rec in enumerate(recs):
+        why = record_problem(rec)
+        if why:
+            errors.append(f"{path}: record {i + 1} ({rec.get('sample_id', '?')}): {why}")
+        else:
+            good.append(rec)
+    return good, errors
 
 
 class _Out:
@@ -84,6 +89,27 @@ def _finish(errors, summary=None) -> None:
         click.echo(json.dumps(summary), err=True)
     if errors:
         sys.exit(exitcodes.PARTIAL)
+
+
+def _sandbox_or_exit(sandbox: str, protected) -> None:
+    """Exit 4 unless generated code can run as *sandbox* asks; warn for none-unsafe."""
+    from metrics.sccg import SandboxExposure, sandbox_status
+    from metrics.sccg._sandbox import _check_protected, _interpreter_binds
+
+    if sandbox == "none-unsafe":
+        click.echo("warning: --sandbox none-unsafe: generated code runs NOT isolated (it can read and write files, "
+                   "reach the network through raw sockets, signal your processes)", err=True)
+        return
+    ok, why = sandbox_status()
+    if not ok:
+        click.echo(f"error: no working sandbox: {why}. Install bubblewrap (Debian: bubblewrap), or pass "
+                   f"--sandbox none-unsafe to run generated code unisolated at your own risk", err=True)
+        sys.exit(exitcodes.FATAL)
+    try:
+        _check_protected(_interpreter_binds(), protected)
+    except SandboxExposure as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exitcodes.FATAL)
 
 
 @click.group(epilog=EPILOG)
@@ -146,8 +172,9 @@ def redact(records, out):
     ``leaks.redacted_code`` (LeakCheck of that code) and ``leaks.comments``
     (LeakCheck of each comment)."""
     from queries.sccg import leak_check, redact_code
+    from records.sccg import comment_texts
 
-    recs, errors = _read_jsonl(records)
+    recs, errors = _read_gold(records)
     if not recs:
         _no_input(f"{records}: no records", errors)
     w = _Out(out)
@@ -164,7 +191,7 @@ def redact(records, out):
         rec.setdefault("code", {})["redacted_function"] = red
         rec["leaks"] = {
             "redacted_code": list(leak_check(red, rec).tokens),
-            "comments": [list(leak_check(c, rec).tokens) for c in rec.get("comments") or [] if isinstance(c, str)],
+            "comments": [list(leak_check(c, rec).tokens) for c in comment_texts(rec)],
         }
         w.write(rec)
     w.close()
@@ -176,21 +203,31 @@ def redact(records, out):
 @click.option("--gold", required=True, type=str, help="JSONL of gold SCCGBench records (by sample_id).")
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL of per-generation results.")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
-              help="auto: bubblewrap when usable, else a not-isolated subprocess.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none-unsafe"]), default="auto", show_default=True,
+              help="auto/bwrap: bubblewrap, and exit 4 when it does not work here; none-unsafe: run generated "
+                   "code NOT isolated (a plain subprocess as nobody when run as root, else as you).")
 @click.option("--cpu", "cpu_s", default=3, show_default=True, type=click.IntRange(1), help="CPU seconds per run.")
 @click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
 @click.option("--memory", "memory_mb", default=512, show_default=True, type=click.IntRange(64), help="Address space, MiB.")
-def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
+@click.option("--no-stand-ins", is_flag=True,
+              help="No inert stand-ins for unimportable modules, undefined globals, unset key-like variables.")
+@click.option("--compat", type=click.Choice(["qare", "official"]), default="qare", show_default=True,
+              help="official: judge host/endpoint/method (Mock) by the release evaluator's rules on the first "
+                   "captured request (docs/sccg.md, Differences).")
+def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_stand_ins, compat):
     """Run each generation in its own sandboxed process with fake HTTP
     libraries and score the requests it attempts against the gold record.
 
     GENERATIONS is JSONL: {"sample_id", "code"} or {"sample_id",
-    "generations": [...]}. Prints the summary (see `qare sccg score`)."""
-    from metrics.sccg import Limits, evaluate, sandbox_status, summarise
+    "generations": [...]}. Generated code runs under bubblewrap (no network,
+    nothing of the host but the interpreter and /usr); without a working
+    bubblewrap this exits 4 unless --sandbox none-unsafe. Prints the summary
+    (see `qare sccg score`)."""
+    from metrics.sccg import Limits, SandboxExposure, SandboxUnavailable, evaluate, summarise
 
+    _sandbox_or_exit(sandbox, [gold, generations])
     gens, errors = _read_jsonl(generations)
-    golds_list, gold_errors = _read_jsonl(gold)
+    golds_list, gold_errors = _read_gold(gold)
     errors += gold_errors
     # {"generations": []} holds nothing to run; a non-list becomes one error row
     total = sum(len(g["generations"]) if isinstance(g.get("generations"), list) else 1 for g in gens)
@@ -199,25 +236,24 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb):
     if not golds_list:
         _no_input(f"{gold}: no gold records", errors)
     golds = {g.get("sample_id"): g for g in golds_list}
-    ok, why = sandbox_status() if sandbox != "none" else (False, "disabled")
-    if sandbox == "bwrap" and not ok:
-        click.echo(f"error: {why}", err=True)
-        sys.exit(exitcodes.FATAL)
-    if not ok:
-        click.echo(f"warning: generations run NOT isolated ({why}); rlimits and blocked sockets only", err=True)
     limits = Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=memory_mb)
     rows = []
     w = _Out(out)
     try:
         from tqdm import tqdm
 
-        for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox), total=total,
+        for row in tqdm(evaluate(gens, golds, n_jobs=jobs, limits=limits, sandbox=sandbox,
+                                 protected=(gold, generations), stand_ins=not no_stand_ins, compat=compat),
+                        total=total,
                         disable=not sys.stderr.isatty(), unit="gen"):
             w.write(row)
             if row["error"]:
                 errors.append(f"{row['sample_id']}#{row['generation']}: {row['error']}")
             else:
                 rows.append(row)
+    except (SandboxUnavailable, SandboxExposure) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exitcodes.FATAL)
     finally:
         w.close()
     _finish(errors, summarise(rows)["overall"])
@@ -263,6 +299,41 @@ def score(results, ks, candidates, gold, retrieval_k):
                                           {g.get("sample_id"): g for g in golds}, _ints(retrieval_k, "--retrieval-k"))
     click.echo(json.dumps(out, indent=2))
     _finish(errors)
+
+
+@sccg.command("check-gold", epilog=EPILOG)
+@click.argument("records", type=str)
+@click.option("--out", "-o", default="-", show_default=True, help="JSONL, one diagnosis per record ('-' = stdout).")
+@click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none-unsafe"]), default="auto", show_default=True,
+              help="As for `qare sccg execute`.")
+@click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
+def check_gold_cmd(records, out, jobs, sandbox, wall_s):
+    """Run each gold record's own code against its own annotation (with
+    stand-ins) and say, per record, whether it hits and if not why:
+    hit, annotation_mismatch, framework_context, dynamic_url, broken_code,
+    no_request. RECORDS: JSONL or the release's JSON array. Prints counts per
+    class on stderr."""
+    from collections import Counter
+
+    from metrics.sccg import Limits, SandboxExposure, SandboxUnavailable, check_gold
+
+    _sandbox_or_exit(sandbox, [records])
+    recs, errors = _read_gold(records)
+    if not recs:
+        _no_input(f"{records}: no records", errors)
+    counts: Counter = Counter()
+    w = _Out(out)
+    try:
+        for row in check_gold(recs, n_jobs=jobs, limits=Limits(wall_s=wall_s), sandbox=sandbox, protected=(records,)):
+            counts[row["class"]] += 1
+            w.write(row)
+    except (SandboxUnavailable, SandboxExposure) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exitcodes.FATAL)
+    finally:
+        w.close()
+    _finish(errors, {"n": sum(counts.values()), "classes": dict(counts.most_common())})
 
 
 COMMANDS = [sccg]

@@ -17,8 +17,19 @@ True
 0.5
 """
 
-from ._evaluate import evaluate, strip_fences
-from ._sandbox import Execution, Limits, execute, execute_many, sandbox_status
+from ._check import GoldClass, check_gold, classify
+from ._evaluate import evaluate, gold_hints, strip_fences
+from ._sandbox import (
+    KILL_STATUSES,
+    SANDBOX_MODES,
+    Execution,
+    Limits,
+    SandboxExposure,
+    SandboxUnavailable,
+    execute,
+    execute_many,
+    sandbox_status,
+)
 from ._scores import (
     METRICS,
     STAGES,
@@ -35,14 +46,22 @@ from ._scores import (
 )
 
 __all__ = [
+    "KILL_STATUSES",
     "METRICS",
+    "SANDBOX_MODES",
     "STAGES",
     "Execution",
     "GenerationScore",
+    "GoldClass",
     "Limits",
+    "SandboxExposure",
+    "SandboxUnavailable",
+    "check_gold",
+    "classify",
     "evaluate",
     "execute",
     "execute_many",
+    "gold_hints",
     "gold_tuple",
     "host_matches",
     "pass_at_k",

@@ -8,15 +8,46 @@ streams one JSON line per event to the report fd:
 connection), ``done`` (status, error, stdout size).
 """
 
+import hashlib
+import hmac
 import json
 import os
 import resource
 import sys
 
 _JOB = json.loads(sys.stdin.read())
-_FD = _JOB["fd"]
+sys.stdin.close()
 _MAIN = os.getpid()
 _LIM = _JOB["limits"]
+
+
+def _make_emit(fd, key):
+    """The report writer: ``<HMAC> <json>`` lines on *fd* (see ``_sandbox._verified``).
+
+    The key lives only in this closure; the job text that carried it is
+    dropped below. That keeps lines written blindly to inherited file
+    descriptors from counting. It is no wall against code written to attack
+    this runner: the generation runs in this process and can read its memory
+    (docs/sccg.md, threat model).
+    """
+    seq = [0]
+
+    def emit(obj):
+        line = json.dumps(obj, default=repr)
+        if len(line) > 65536:
+            line = json.dumps({"event": obj.get("event"), "truncated": True})
+        data = line.encode()
+        mac = hmac.new(key, f"{seq[0]}:".encode() + data, hashlib.sha256).hexdigest().encode()
+        seq[0] += 1
+        try:
+            os.write(fd, mac + b" " + data + b"\n")
+        except OSError:
+            pass
+
+    return emit
+
+
+_emit = _make_emit(_JOB["fd"], bytes.fromhex(_JOB.pop("key")))
 
 
 def _setlimit(which, value):
@@ -32,11 +63,6 @@ _setlimit(resource.RLIMIT_FSIZE, _LIM["fsize_mb"] * 1024 * 1024)
 _setlimit(resource.RLIMIT_NOFILE, 64)
 _setlimit(resource.RLIMIT_CORE, 0)
 _setlimit(resource.RLIMIT_NPROC, _LIM["nproc"])
-if _JOB.get("drop_to_nobody"):
-    # root with capabilities ignores RLIMIT_NPROC: run as nobody instead
-    os.setgroups([])
-    os.setgid(65534)
-    os.setuid(65534)
 
 import inspect  # noqa: E402
 import io  # noqa: E402
@@ -47,16 +73,6 @@ from urllib.parse import parse_qsl, urlsplit  # noqa: E402
 
 _N_REQ = [0]
 _OUT_BYTES = [0]
-
-
-def _emit(obj):
-    line = json.dumps(obj, default=repr)
-    if len(line) > 65536:
-        line = json.dumps({"event": obj.get("event"), "truncated": True})
-    try:
-        os.write(_FD, (line + "\n").encode())
-    except OSError:
-        pass
 
 
 def _text(value):
@@ -233,6 +249,7 @@ class FakeResponse(_Closing):
         self.is_success = True
         self.is_error = False
         self.encoding = "utf-8"
+        self.apparent_encoding = "utf-8"
         self.headers = _Headers({"content-type": "application/json"})
         self.text = "{}"
         self.content = b"{}"
@@ -292,16 +309,29 @@ class _AsyncHttpxResponse(FakeResponse, _AsyncClosing):
 _VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
 
 
+#: The positional parameters after ``url`` of requests' verb functions
+#: (``get(url, params=None)``, ``post(url, data=None, json=None)``, …).
+_POSITIONAL = {"get": ("params",), "options": (), "head": (), "post": ("data", "json"), "put": ("data",),
+               "patch": ("data",), "delete": ()}
+
+
+def _bind(verb, args, kw):
+    for name, value in zip(_POSITIONAL[verb], args):
+        kw.setdefault(name, value)
+    return kw
+
+
 def _verb_functions(mod, request):
-    """Module functions ``get``, ``post``, … calling ``request(verb, url, **kw)``."""
+    """Module functions ``get``, ``post``, … calling ``request(verb, url, **kw)``
+    (``requests.get(url, params)`` positionally too)."""
     for v in _VERBS:
-        setattr(mod, v, (lambda verb: lambda url, **kw: request(verb, url, **kw))(v))
+        setattr(mod, v, (lambda verb: lambda url, *a, **kw: request(verb, url, **_bind(verb, a, kw)))(v))
 
 
 def _verb_methods(cls):
     """Methods ``get``, ``post``, … calling ``self.request(verb, url, **kw)``."""
     for v in _VERBS:
-        setattr(cls, v, (lambda verb: lambda self, url, **kw: self.request(verb, url, **kw))(v))
+        setattr(cls, v, (lambda verb: lambda self, url, *a, **kw: self.request(verb, url, **_bind(verb, a, kw)))(v))
 
 
 def _module_request(lib):
@@ -366,8 +396,40 @@ def _build_requests():
         def mount(self, *a, **k):
             pass
 
+        def prepare_request(self, req):
+            return req.prepare(self)
+
+        def send(self, prepared, **kw):
+            _record("requests", prepared.method, prepared.url, prepared.params, prepared.headers, prepared.data,
+                    prepared.json)
+            return FakeResponse(prepared.url, prepared.method)
+
+    class Request:
+        def __init__(self, method=None, url=None, headers=None, files=None, data=None, params=None, auth=None,
+                     cookies=None, hooks=None, json=None):
+            self.method, self.url, self.headers = method, url, dict(headers or {})
+            self.data, self.params, self.json = data, params, json
+
+        def prepare(self, session=None):
+            p = PreparedRequest()
+            p.method = str(self.method or "GET").upper()
+            p.url = self.url
+            p.params = _merged(session.params, _pairs(self.params)) if session else self.params
+            p.headers = _merged(session.headers, self.headers) if session else dict(self.headers)
+            p.data, p.json = self.data, self.json
+            return p
+
+    class PreparedRequest:
+        method = url = params = data = json = None
+        headers = {}
+
+        def prepare(self, method=None, url=None, headers=None, data=None, params=None, json=None, **kw):
+            self.method, self.url, self.headers = str(method or "GET").upper(), url, dict(headers or {})
+            self.data, self.params, self.json = data, params, json
+
     _verb_functions(m, request)
     _verb_methods(Session)
+    m.Request, m.PreparedRequest = Request, PreparedRequest
     m.request = request
     m.Session = Session
     m.session = Session
@@ -531,6 +593,243 @@ for _mods in (_build_requests(), _build_httpx(), _build_aiohttp()):
 _patch_urllib_and_http_client()
 
 
+# --------------------------------------------------------------------------- stand-ins
+
+_STAND_INS = []
+_KEYLIKE = ("key", "token", "secret", "password", "passwd", "auth", "apikey", "credential")
+
+
+def _stand_in(kind, name):
+    item = f"{kind}:{name}"
+    if item not in _STAND_INS and len(_STAND_INS) < 200:
+        _STAND_INS.append(item)
+        _emit({"event": "stand_in", "kind": kind, "name": str(name)[:200]})
+
+
+class StandIn:
+    """An inert value for a module, global or attribute the snippet's file
+    had and the sandbox has not: every attribute, call, item and operator
+    gives another stand-in; it iterates as empty, is falsy, prints as ``""``."""
+
+    def __init__(self, name="stand_in"):
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(f"{self._name}.{attr}")
+
+    def __setattr__(self, attr, value):
+        pass
+
+    def __call__(self, *a, **k):
+        return StandIn(f"{self._name}()")
+
+    def __getitem__(self, key):
+        return StandIn(f"{self._name}[]")
+
+    def __setitem__(self, key, value):
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+    def __bool__(self):
+        return False
+
+    def __str__(self):
+        return ""
+
+    def __repr__(self):
+        return f"<stand-in {self._name}>"
+
+    def __format__(self, spec):
+        return ""
+
+    def __int__(self):
+        return 0
+
+    def __float__(self):
+        return 0.0
+
+    def __index__(self):
+        return 0
+
+    def __contains__(self, item):
+        return False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        return False
+
+    def __await__(self):
+        async def _self():
+            return self
+        return _self().__await__()
+
+    def __mro_entries__(self, bases):
+        return (object,)  # class Foo(stand_in_base): ...
+
+    def __eq__(self, other):
+        return other is self or other is None  # `if cached == None:` takes the path a miss takes
+
+    def __hash__(self):
+        return id(self)
+
+    def __add__(self, other):
+        return other if isinstance(other, str) else self
+
+    def __radd__(self, other):
+        return other if isinstance(other, str) else self
+
+    __sub__ = __mul__ = __truediv__ = __floordiv__ = __mod__ = __pow__ = __or__ = __and__ = lambda self, o: self
+    __rsub__ = __rmul__ = __rtruediv__ = __rmod__ = __ror__ = __rand__ = lambda self, o: self
+    __lt__ = __le__ = __gt__ = __ge__ = lambda self, o: False
+
+
+class _StandInModule(types.ModuleType):
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(f"{self.__name__}.{attr}")
+
+    def __call__(self, *a, **k):  # `import tqdm; tqdm(...)`
+        return StandIn(f"{self.__name__}()")
+
+
+class _Str(str):
+    """A stand-in string that can also be called (``get_api_key()``)."""
+
+    def __call__(self, *a, **k):
+        return self
+
+
+class _StandInFinder:
+    """Last on ``sys.meta_path``: a module no real finder has becomes an inert
+    stand-in (``dotenv``, ``pandas`` when not installed, the project's own
+    modules, relative imports), recorded in the result."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        import importlib.machinery
+
+        # only the generation's own imports: the stdlib probes optional
+        # modules (msvcrt, _winapi) and must keep seeing them missing
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_filename.startswith("<frozen importlib"):
+            f = f.f_back
+        if f is None or f.f_code.co_filename != "<generation>":
+            return None
+        return importlib.machinery.ModuleSpec(name, cls, is_package=True)
+
+    @staticmethod
+    def create_module(spec):
+        mod = _StandInModule(spec.name)
+        mod.__path__ = []
+        mod.__all__ = []
+        return mod
+
+    @staticmethod
+    def exec_module(module):
+        name = module.__name__
+        if name.startswith(_PKG + "."):
+            _stand_in("module", "." + name.rsplit(".", 1)[-1])  # a relative import: ".config"
+        elif "." not in name:
+            _stand_in("module", name)  # its submodules are stand-ins with it
+
+
+_PKG = "__sccg_pkg__"
+#: The generation's own package, three levels deep so ``from ...x import y`` resolves.
+_GEN_PKG = _PKG + ".a.b.c"
+
+
+class _Globals(dict):
+    """Module globals of the generation: a name the snippet never defines
+    (``RAPIDAPI_KEY``, ``logger``, ``CONFIG``, a forgotten ``import
+    requests``) gets a stand-in instead of a NameError, recorded."""
+
+    def __missing__(self, name):
+        import builtins
+
+        if name.startswith("__") and name.endswith("__"):
+            raise KeyError(name)
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        if name in ("requests", "httpx", "aiohttp"):
+            value = sys.modules[name]
+        elif _real_module(name) is not None:
+            value = _real_module(name)  # a forgotten `import os`
+        elif any(t in name.lower() for t in _KEYLIKE):
+            value = _Str("test-api-key")
+        else:
+            known = _by_name_known(name)
+            value = _Str(known) if isinstance(known, str) else known if known is not None else StandIn(name)
+        _stand_in("global", name)
+        self[name] = value
+        return value
+
+
+def _real_module(name):
+    import importlib
+    import importlib.util
+
+    try:
+        if name.isidentifier() and importlib.util.find_spec(name) is not None:
+            return importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - a module that fails to import is not there
+        return None
+    return None
+
+
+class _Env(dict):
+    """``os.environ`` of the generation: a key-like variable that is not set
+    (``RAPIDAPI_KEY``, ``API_TOKEN``) reads as ``"test-api-key"``, recorded;
+    others behave as usual."""
+
+    def _keylike(self, key):
+        return isinstance(key, str) and any(t in key.lower() for t in _KEYLIKE)
+
+    def __missing__(self, key):
+        if self._keylike(key):
+            _stand_in("env", key)
+            return "test-api-key"
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        if key in self:
+            return dict.__getitem__(self, key)
+        if not default and self._keylike(key):  # os.getenv("API_KEY", "") too
+            return self.__missing__(key)
+        return default
+
+
+def _install_stand_ins():
+    import time
+
+    sys.meta_path.append(_StandInFinder)
+    parts = _GEN_PKG.split(".")
+    for i in range(1, len(parts) + 1):
+        pkg = types.ModuleType(".".join(parts[:i]))
+        pkg.__path__ = []
+        sys.modules[pkg.__name__] = pkg
+    os.environ = _Env(os.environ)
+    # a fake response never needs waiting for: retry back-offs and pacing
+    # (up to 10 s) return at once; a longer sleep is a hang and still times out
+    real_sleep = time.sleep
+    time.sleep = lambda seconds=0: None if seconds <= 10 else real_sleep(seconds)
+
+
 # --------------------------------------------------------------------------- arguments
 
 _NAME_RULES = (
@@ -570,7 +869,18 @@ def _by_name(name):
     for names, value in _NAME_RULES:
         if parts and (parts[-1] in names or parts[0] in names):
             return value
+    # plurals: "pages_anz" is a page count, "cities" a city
+    singular = [p[:-3] + "y" if p.endswith("ies") else p[:-1] if p.endswith("s") and len(p) > 3 else p for p in parts]
+    for names, value in _NAME_RULES:
+        if singular and (singular[-1] in names or singular[0] in names):
+            return value
     return "test"
+
+
+def _by_name_known(name):
+    """The value of a name rule, or ``None`` when only the default applies."""
+    v = _by_name(name)
+    return None if v == "test" else v
 
 
 def _base_type(annotation):
@@ -591,7 +901,12 @@ def _base_type(annotation):
     return annotation if annotation in _DEFAULT_BY_TYPE else None
 
 
+_SESSION_NAMES = ("session", "sess", "client", "http", "http_session", "http_client", "requests_session")
+
+
 def argument_value(name, annotation=inspect.Parameter.empty):
+    if name.lower() in _SESSION_NAMES:
+        return sys.modules["requests"].Session()  # a passed-in session: a fake one
     value = _by_name(name)
     t = _base_type(annotation)
     if t is not None and not (isinstance(value, t) and not (t is int and isinstance(value, bool))):
@@ -601,12 +916,28 @@ def argument_value(name, annotation=inspect.Parameter.empty):
     return value
 
 
+#: Literal values of the gold's parameters by lower-cased key (job "hints").
+_HINTS = {str(k).lower(): v for k, v in (_JOB.get("hints") or {}).items()}
+
+
+def _hinted(name, annotation):
+    """The gold's literal value for a parameter of the same name, when its
+    type fits the annotation."""
+    v = _HINTS.get(name.lower())
+    if v is None or not isinstance(v, (str, int, float, bool)):
+        return None
+    t = _base_type(annotation)
+    return v if t is None or isinstance(v, t) else None
+
+
 def _call_args(fn):
     args, kwargs = [], {}
     for p in inspect.signature(fn).parameters.values():
         if p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        v = argument_value(p.name, p.annotation)
+        v = _hinted(p.name, p.annotation)
+        if v is None:
+            v = argument_value(p.name, p.annotation)
         if p.kind == p.KEYWORD_ONLY:
             kwargs[p.name] = v
         else:
@@ -661,7 +992,33 @@ def _pick(ns, name):
     return funcs[0] if funcs else None
 
 
+#: Modules imported before root is dropped when ``nobody`` cannot read the
+#: interpreter (``--sandbox none-unsafe`` with pyenv under /root): later
+#: imports of anything else fail there, and the note says so.
+_PRELOAD = ("asyncio", "base64", "collections", "csv", "dataclasses", "datetime", "decimal", "enum", "functools",
+            "hashlib", "hmac", "itertools", "json", "logging", "math", "pathlib", "random", "re", "string", "time",
+            "traceback", "uuid", "urllib.error", "urllib.parse", "urllib.request", "http.client", "xml.etree.ElementTree",
+            "zoneinfo", "concurrent.futures", "threading", "argparse", "textwrap", "pprint", "copy", "statistics")
+
+
+def _drop_privileges():
+    if _JOB.get("preload"):
+        import importlib
+
+        for name in _PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a missing optional module is fine
+                pass
+    if _JOB.get("drop_to_nobody"):
+        # uid 0 is exempt from RLIMIT_NPROC, and root reads everything: run as nobody
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
 def _main():
+    _drop_privileges()
     _emit({"event": "start", "uid": os.getuid()})
     sys.stdout = sys.stderr = _Sink()
     status, error, fname = "ok", None, None
@@ -672,7 +1029,12 @@ def _main():
         code = None
     if code is not None:
         try:
-            ns = {"__name__": "__sccg_generation__", "__builtins__": __builtins__}
+            if _JOB.get("stand_ins", True):
+                _install_stand_ins()
+                ns = _Globals({"__name__": "__sccg_generation__", "__builtins__": __builtins__,
+                               "__package__": _GEN_PKG, "__file__": "/tmp/work/generation.py"})
+            else:
+                ns = {"__name__": "__sccg_generation__", "__builtins__": __builtins__}
             exec(code, ns)
             fn = _pick(ns, _JOB.get("function_name"))
             if fn is None:
@@ -683,6 +1045,8 @@ def _main():
                 _drive(fn(*a, **k))
         except SystemExit as exc:
             status, error = "exit", f"SystemExit: {exc.code!r}"[:500]
+        except MemoryError as exc:
+            status, error = "memory_limit", f"MemoryError: {exc}"[:500]
         except BaseException as exc:  # noqa: BLE001 - every failure is a result
             status, error = "raised", f"{type(exc).__name__}: {exc}"[:500]
         finally:

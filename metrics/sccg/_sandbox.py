@@ -1,11 +1,15 @@
 """Sandboxed virtual execution of one generation (SCCGBench §IV-D, hardened).
 
-Each generation runs in its own process: under bubblewrap (read-only root,
-private tmpfs ``/tmp``, empty network and PID namespaces, dies with its
-parent) when available, else as a plain subprocess (``isolated=False``).
-Either way the child sets RLIMIT_CPU/AS/NPROC/FSIZE/NOFILE, drops root to
-``nobody``, refuses Internet sockets and sees fake HTTP libraries; the parent
-enforces a wall-clock timeout by killing the whole process group.
+Each generation runs in its own process under bubblewrap: only ``/usr`` and
+the interpreter's folders bound read-only, private tmpfs ``/tmp``, empty
+network, PID, IPC and UTS namespaces, a seccomp filter against new
+namespaces, dies with its parent. Without a working bubblewrap nothing runs
+unless the caller asks for ``none-unsafe`` (a plain subprocess,
+``isolated=False``). Either way the child sets RLIMIT_CPU/AS/NPROC/FSIZE/
+NOFILE, drops root to ``nobody``, refuses Internet sockets and sees fake
+HTTP libraries; its report lines carry an HMAC; the parent enforces a
+wall-clock timeout by killing the whole process group and decides kills
+from what it observes itself.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import secrets
 import select
+import hmac
+import hashlib
 import shutil
 import signal
 import subprocess
@@ -23,6 +30,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ._seccomp import namespace_filter
 
 _CHILD_SOURCE = (Path(__file__).with_name("_child.py")).read_text(encoding="utf-8")
 _MAX_CODE_BYTES = 512_000
@@ -72,9 +81,12 @@ class Execution:
     ----------
     status : str
         ``ok`` (the function returned), ``raised`` (an exception escaped),
-        ``exit`` (``sys.exit``), ``syntax_error``, ``no_function``,
-        ``timeout`` (wall clock), ``cpu_limit`` (RLIMIT_CPU), ``killed``
-        (another signal, e.g. memory), ``crashed`` (the process ended without
+        ``exit`` (``sys.exit``), ``syntax_error``, ``no_function``, and the
+        kills (:data:`KILL_STATUSES`, decided by the parent from the wall
+        clock and the exit signal, so never ``ok`` even after a capture):
+        ``timeout`` (wall clock), ``cpu_limit`` (RLIMIT_CPU),
+        ``memory_limit`` (a ``MemoryError`` under RLIMIT_AS escaped),
+        ``killed`` (another signal); ``crashed`` (the process ended without
         reporting, e.g. ``os._exit``), ``sandbox_error`` (the sandbox could
         not start).
     isolated : bool
@@ -98,7 +110,11 @@ class Execution:
     duration_s : float
         Wall time of the execution, seconds.
     note : str
-        Why the run was not isolated, when it was not.
+        Why the run was not isolated, when it was not; report lines dropped.
+    stand_ins : tuple of str
+        ``module:NAME``, ``global:NAME``, ``env:NAME``: each inert stand-in
+        the run used (a module no finder has, a global the snippet never
+        defines, a key-like environment variable that is not set).
     """
 
     status: str
@@ -112,6 +128,7 @@ class Execution:
     n_requests: int = 0
     duration_s: float = 0.0
     note: str = ""
+    stand_ins: tuple = ()
 
     def to_dict(self) -> dict:
         """JSON-ready dict (``requests`` as a list)."""
@@ -127,34 +144,36 @@ class Execution:
             "n_requests": self.n_requests,
             "duration_s": round(self.duration_s, 4),
             "note": self.note,
+            "stand_ins": list(self.stand_ins),
         }
 
 
-def _bwrap_command(limits: Limits) -> list[str]:
-    return [
-        shutil.which("bwrap") or "bwrap",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--perms", "1777", "--size", str(limits.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
-        "--perms", "0777", "--dir", "/tmp/work",
-        "--chdir", "/tmp/work",
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--new-session", "--die-with-parent",
-        "--setenv", "HOME", "/tmp/work",
-        "--setenv", "TMPDIR", "/tmp/work",
-    ] + _hide_homes()
+#: ``--sandbox`` modes: ``auto`` and ``bwrap`` both need a working bubblewrap
+#: and fail (:class:`SandboxUnavailable`) without one; only ``none-unsafe``
+#: runs generations unisolated, and its name says so.
+SANDBOX_MODES = ("auto", "bwrap", "none-unsafe")
 
-
-#: Top-level folders masked by an empty tmpfs inside the sandbox (homes,
-#: project and data trees; ``/tmp`` gets its own private tmpfs). What the
-#: interpreter needs is re-bound read-only wherever it lives
-#: (:func:`_interpreter_paths`): pyenv installs under /root, venvs anywhere.
-HIDDEN_DIRS = ("/root", "/home", "/work", "/srv", "/mnt", "/media")
+#: Top-level folders of the host whose symlinks (Debian's merged ``/usr``) or
+#: read-only copies the interpreter and its shared libraries need.
+_USR_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 _ROOT = Path(__file__).resolve().parents[2]
 # the source tree when run from a checkout; an installed copy has no repo to hide
 _REPO = str(_ROOT) if (_ROOT / "pyproject.toml").is_file() else None
+
+
+class SandboxUnavailable(RuntimeError):
+    """No working bubblewrap, and unisolated running was not asked for."""
+
+
+class SandboxExposure(RuntimeError):
+    """A protected path (gold data) lies inside something the sandbox must show."""
+
+
+#: Folders never bound whole, even when ``sys.path`` names one: homes, data,
+#: temporary and runtime trees (a venv *inside* one of them is bound alone).
+_NEVER_BOUND = frozenset({"/", "/root", "/home", "/tmp", "/var", "/var/tmp", "/etc", "/work", "/srv", "/mnt",
+                          "/media", "/run", "/proc", "/sys", "/dev", "/boot"})
 
 
 def _under(path: str, top: str) -> bool:
@@ -200,37 +219,110 @@ def _interpreter_paths() -> list[str]:
     return out
 
 
-def _hide_homes() -> list[str]:
-    """bwrap arguments masking :data:`HIDDEN_DIRS` and re-binding, read-only,
-    the interpreter's paths that lie under them or under ``/tmp`` (which
-    :func:`_bwrap_command` has already replaced by a tmpfs).
+def _interpreter_binds() -> list[tuple[str, str]]:
+    """``(source, destination)`` read-only binds for the interpreter outside ``/usr``.
 
-    A path is mounted at its own location from its resolved source; the tmpfs
-    path components leading to it are created traversable by ``nobody``.
-    A path equal to a masked top folder (or ``/``) is never re-bound: that
-    would undo the mask.
+    Each needed path (:func:`_interpreter_paths`) is mounted at its own
+    location from its resolved source; a path whose ancestor is bound
+    already is carried by that bind; ``/`` and ``/usr`` itself are never
+    bound (``/usr`` is bound whole by :func:`_bwrap_command`).
     """
-    tops = ("/tmp",) + tuple(t for t in HIDDEN_DIRS if os.path.isdir(t) and not os.path.islink(t))
     wanted = set()
     for p in _interpreter_paths():
-        if p == "/" or p in tops or not os.path.exists(p):
+        if p == "/" or _under(p, "/usr") or not os.path.exists(p):
             continue
-        if any(_under(p, t) for t in tops):
-            wanted.add(p)
-    # an ancestor's bind already carries its descendants
+        if p in _NEVER_BOUND:
+            # a top folder (/root, /home, /tmp, /var, ...) whole would undo the point
+            continue
+        wanted.add(p)
     keep = sorted(p for p in wanted if not any(p != q and _under(p, q) for q in wanted))
-    args: list[str] = []
-    for top in tops:
-        if top != "/tmp":
-            args += ["--perms", "0755", "--tmpfs", top]
-        for p in keep:
-            if not _under(p, top):
-                continue
-            parts = p[len(top) + 1 :].split("/")
-            for i in range(1, len(parts)):
-                args += ["--perms", "0755", "--dir", top + "/" + "/".join(parts[:i])]
-            args += ["--ro-bind", os.path.realpath(p), p]
+    return [(os.path.realpath(p), p) for p in keep]
+
+
+def _check_protected(binds, protected) -> None:
+    for path in protected:
+        real = os.path.realpath(path)
+        for src, dest in binds:
+            if _under(real, src) or _under(real, os.path.realpath(dest)):
+                raise SandboxExposure(f"{path} lies inside {dest}, which the sandbox shows to generated code "
+                                      f"(the interpreter needs it); keep gold data elsewhere")
+
+
+def _bwrap_command(limits: Limits, seccomp_fd: int, protected=()) -> list[str]:
+    """The bubblewrap command line (without the program to run).
+
+    Nothing of the host is visible but ``/usr`` (and Debian's ``/bin``,
+    ``/lib*`` symlinks into it), the interpreter's own folders, a minimal
+    ``/dev`` and a ``/proc`` of the sandbox's PID namespace: no ``/etc``,
+    ``/var`` (``/var/tmp``), ``/root``, ``/home``, ``/run`` (host unix
+    sockets) or the host's ``/tmp``. New namespaces are denied by the seccomp
+    filter on *seccomp_fd* (:mod:`._seccomp`).
+
+    Raises
+    ------
+    SandboxExposure
+        A *protected* path lies inside one of the interpreter's folders.
+    """
+    binds = _interpreter_binds()
+    _check_protected(binds, protected)
+    args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/usr", "/usr"]
+    for top in _USR_TOPS:
+        p = "/" + top
+        if os.path.islink(p):
+            args += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            args += ["--ro-bind", p, p]
+    args += [
+        "--perms", "1777", "--size", str(limits.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
+        "--perms", "0777", "--dir", "/tmp/work",
+    ]
+    made = {"/", "/tmp", "/tmp/work"}
+    for src, dest in binds:
+        # folders bwrap creates on the way would copy the host's modes (/root is 0700)
+        parts = dest.strip("/").split("/")
+        for i in range(1, len(parts)):
+            d = "/" + "/".join(parts[:i])
+            if d not in made:
+                made.add(d)
+                args += ["--perms", "0755", "--dir", d]
+        args += ["--ro-bind", src, dest]
+    args += [
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--chdir", "/tmp/work",
+        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--new-session", "--die-with-parent",
+        "--seccomp", str(seccomp_fd),
+        "--clearenv",
+    ]
+    if os.getuid() == 0:
+        # the runner needs CAP_SETUID/SETGID once, to become the real nobody; setuid clears them
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    for k, v in _child_env("/tmp/work").items():
+        args += ["--setenv", k, v]
     return args
+
+
+def _child_env(home: str) -> dict:
+    return {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": home,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def _seccomp_fd() -> int:
+    """A file descriptor holding the namespace filter, positioned at its start."""
+    prog = namespace_filter()
+    if prog is None:
+        raise SandboxUnavailable(f"no seccomp namespace filter for {os.uname().machine}")
+    fd = os.memfd_create("qare-sccg-seccomp", 0)  # no MFD_CLOEXEC: bwrap inherits it
+    os.write(fd, prog)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _tasks_of(uid: int) -> int:
@@ -267,27 +359,36 @@ def _readable_by_others(path: str) -> bool:
 def sandbox_status() -> tuple[bool, str]:
     """Whether bubblewrap can isolate a child here, and why not.
 
+    The probe runs the real sandbox command (minimal binds, seccomp
+    namespace filter, dropped capabilities) on ``python3 -I``; a missing,
+    broken or too old ``bwrap`` (found on ``PATH``), or a kernel without
+    the namespaces it needs, makes it fail. ``QARE_SCCG_NO_BWRAP=1`` in the
+    environment makes it fail too (for tests).
+
     Returns
     -------
     (bool, str)
-        ``(True, "")`` when a probe run under ``bwrap`` succeeded, else
-        ``(False, reason)``.
+        ``(True, "")`` when the probe succeeded, else ``(False, reason)``.
     """
     if os.environ.get("QARE_SCCG_NO_BWRAP"):
         return False, "bwrap disabled by QARE_SCCG_NO_BWRAP"
     if shutil.which("bwrap") is None:
-        return False, "bwrap not found (install the bubblewrap package)"
+        return False, "bwrap not found on PATH (install the bubblewrap package)"
+    if namespace_filter() is None:
+        return False, f"no seccomp namespace filter for {os.uname().machine}"
+    fd = _seccomp_fd()
     try:
         proc = subprocess.run(
-            _bwrap_command(Limits()) + [sys.executable, "-I", "-c", "import os; os.write(1, b'ok')"],
-            capture_output=True,
-            timeout=20,
+            _bwrap_command(Limits(), fd) + [sys.executable, "-I", "-c", "import os; os.write(1, b'ok')"],
+            capture_output=True, timeout=20, pass_fds=(fd,), cwd="/", env=_child_env("/"),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"bwrap probe failed: {exc}"
+    finally:
+        os.close(fd)
     if proc.returncode != 0 or proc.stdout != b"ok":
         reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        return False, f"bwrap unusable here (user namespaces?): {reason[-1] if reason else proc.returncode}"
+        return False, f"bwrap unusable here: {reason[-1] if reason else f'exit code {proc.returncode}'}"
     return True, ""
 
 
@@ -298,7 +399,21 @@ def _exited(pid: int) -> bool:
         return True
 
 
-def execute(code: str, function_name: str | None = None, *, limits: Limits = Limits(), sandbox: str = "auto") -> Execution:
+def _resolve_mode(sandbox: str) -> tuple[bool, str]:
+    """``(use_bwrap, note)`` for a ``--sandbox`` mode; raises when it cannot run."""
+    if sandbox not in SANDBOX_MODES:
+        raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}, not {sandbox!r}")
+    if sandbox == "none-unsafe":
+        return False, "NOT isolated: --sandbox none-unsafe"
+    ok, reason = sandbox_status()
+    if not ok:
+        raise SandboxUnavailable(f"{reason}; generated code is never run unisolated unless asked "
+                                 f"(--sandbox none-unsafe)")
+    return True, ""
+
+
+def execute(code: str, function_name: str | None = None, *, limits: Limits = Limits(), sandbox: str = "auto",
+            protected=(), hints=None, stand_ins: bool = True) -> Execution:
     """Run *code* in a fresh sandboxed process and capture its requests.
 
     Parameters
@@ -310,11 +425,24 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
         default or when absent: the first function the code defines.
     limits : Limits
         Resource limits.
-    sandbox : {"auto", "bwrap", "none"}
-        ``auto`` uses bubblewrap when :func:`sandbox_status` says it works,
-        else the fallback; ``bwrap`` raises when it cannot; ``none`` forces
-        the fallback (rlimits, dropped root, blocked sockets, throwaway
-        working directory; *not* isolated).
+    sandbox : {"auto", "bwrap", "none-unsafe"}
+        ``auto`` and ``bwrap`` run under bubblewrap and raise
+        :class:`SandboxUnavailable` when :func:`sandbox_status` says it does
+        not work; ``none-unsafe`` runs a plain subprocess (rlimits, root
+        dropped to ``nobody`` when qare runs as root, blocked sockets,
+        throwaway working directory, cleared environment; *not* isolated:
+        ``isolated`` is False and ``note`` says what was not contained).
+    protected : iterable of str
+        Paths (gold files) the generation must not be able to read: raises
+        :class:`SandboxExposure` when one lies inside a folder the sandbox
+        has to show.
+    hints : dict, optional
+        Parameter name → literal value (the gold's own parameter values): a
+        function parameter of that name gets it instead of the name rules.
+    stand_ins : bool
+        Give unimportable modules, undefined globals and unset key-like
+        environment variables inert stand-ins (recorded in
+        :attr:`Execution.stand_ins`); off = they fail as in plain Python.
 
     Returns
     -------
@@ -324,73 +452,82 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
     ------
     ValueError
         Unknown *sandbox* mode.
-    RuntimeError
-        ``sandbox="bwrap"`` but bubblewrap is unusable.
+    SandboxUnavailable
+        ``auto``/``bwrap`` without a working bubblewrap.
+    SandboxExposure
     """
-    if sandbox not in ("auto", "bwrap", "none"):
-        raise ValueError(f"sandbox must be auto, bwrap or none, not {sandbox!r}")
     if not isinstance(code, str):
         raise TypeError("code must be str")
-    ok, reason = sandbox_status() if sandbox != "none" else (False, "sandbox disabled (--sandbox none)")
-    if sandbox == "bwrap" and not ok:
-        raise RuntimeError(reason)
-    use_bwrap = ok
+    use_bwrap, reason = _resolve_mode(sandbox)
     kind = "bwrap" if use_bwrap else "subprocess"
     if len(code.encode("utf-8", "replace")) > _MAX_CODE_BYTES:
         return Execution("syntax_error", use_bwrap, kind, error=f"code larger than {_MAX_CODE_BYTES} bytes", note=reason)
     workdir = None
+    seccomp = -1
     r, w = os.pipe()
+    key = secrets.token_bytes(32)
     start = time.monotonic()
     try:
+        uid = os.getuid()
         if use_bwrap:
-            cmd = _bwrap_command(limits) + [sys.executable, "-I", "-c", _CHILD_SOURCE]
+            seccomp = _seccomp_fd()
+            cmd = _bwrap_command(limits, seccomp, protected) + [sys.executable, "-I", "-c", _CHILD_SOURCE]
             cwd = "/"
+            env = _child_env("/tmp/work")
+            # the interpreter is bound into the sandbox: readable by nobody there
+            drop, preload = uid == 0, False
         else:
             workdir = tempfile.mkdtemp(prefix="qare-sccg-")
             os.chmod(workdir, 0o777)
             cmd = [sys.executable, "-I", "-c", _CHILD_SOURCE]
             cwd = workdir
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "HOME": workdir or "/tmp/work",
-            "TMPDIR": workdir or "/tmp/work",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
-        uid = os.getuid()
-        # uid 0 is exempt from RLIMIT_NPROC even without capabilities
-        drop = uid == 0 and (use_bwrap or _readable_by_others(sys.base_prefix))
-        if not use_bwrap and uid == 0 and not drop:
-            reason += "; RLIMIT_NPROC not enforced (root, interpreter not readable by nobody)"
+            env = _child_env(workdir)
+            drop = uid == 0
+            # as nobody, an interpreter under /root cannot import what it has not imported yet
+            preload = drop and not _readable_by_others(sys.base_prefix)
+            if drop:
+                reason += ("; root dropped to nobody (uid 65534) before the generation runs"
+                           + (", after preloading common modules (the interpreter is not readable by nobody)"
+                              if preload else ""))
+            else:
+                reason += (f"; runs with the rights of uid {uid} (not root, so nothing to drop): it can read and "
+                           f"write whatever that user can")
+            reason += "; not contained: the file system, raw _socket, processes that setsid away"
         nproc = _tasks_of(65534 if drop else uid) + limits.nproc
-        job = {"code": code, "function_name": function_name, "fd": w, "drop_to_nobody": drop, "limits": {
-            "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb, "nproc": nproc,
-            "fsize_mb": limits.fsize_mb, "max_requests": limits.max_requests}}
+        safe_hints = {str(k): v for k, v in (hints or {}).items() if isinstance(v, (str, int, float, bool))}
+        job = {"code": code, "function_name": function_name, "fd": w, "key": key.hex(), "drop_to_nobody": drop,
+               "preload": preload, "hints": safe_hints, "stand_ins": bool(stand_ins), "limits": {
+                   "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb, "nproc": nproc,
+                   "fsize_mb": limits.fsize_mb, "max_requests": limits.max_requests}}
         try:
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                pass_fds=(w,), start_new_session=True, cwd=cwd, env=env,
+                pass_fds=(w,) + ((seccomp,) if seccomp >= 0 else ()), start_new_session=True, cwd=cwd, env=env,
             )
         except OSError as exc:
             return Execution("sandbox_error", use_bwrap, kind, error=str(exc), note=reason)
         os.close(w)
         w = -1
+        if seccomp >= 0:
+            os.close(seccomp)
+            seccomp = -1
         try:
             proc.stdin.write(json.dumps(job).encode())
             proc.stdin.close()
         except (BrokenPipeError, OSError):
             pass
-        events, timed_out = _read_events(r, proc.pid, start + limits.wall_s, limits.max_report_bytes)
+        lines, timed_out = _read_events(r, proc.pid, start + limits.wall_s, limits.max_report_bytes)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # stragglers; the zombie keeps the pgid ours
         except (ProcessLookupError, PermissionError):
             pass
         rc = proc.wait()
-        return _result(events, timed_out, rc, use_bwrap, kind, time.monotonic() - start, reason)
+        events, forged = _verified(lines, key)
+        return _result(events, timed_out, rc, use_bwrap, kind, time.monotonic() - start, reason, forged)
     finally:
-        if w >= 0:
-            os.close(w)
+        for fd in (w, seccomp):
+            if fd >= 0:
+                os.close(fd)
         os.close(r)
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -422,33 +559,55 @@ def _read_events(r: int, pid: int, deadline: float, cap: int):
         if got < cap:
             buf.extend(chunk[: cap - got])
         got += len(chunk)
-    events = []
-    for line in bytes(buf).split(b"\n"):
-        if line.strip():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue  # a torn or forged line
-    return events, timed_out
+    return [line for line in bytes(buf).split(b"\n") if line.strip()], timed_out
 
 
-def _result(events, timed_out, rc, isolated, kind, duration, reason) -> Execution:
+def _verified(lines, key: bytes):
+    """Report lines whose MAC checks out, in order, and the number rejected.
+
+    Each line the runner writes is ``<hex HMAC-SHA256> <json>``, the MAC
+    taken over ``"<n>:" + json`` with *n* its position among the runner's
+    lines, under a per-run key the parent sent on stdin. A line without a
+    valid MAC for the next position (written by the generation, replayed,
+    torn) is dropped and counted.
+    """
+    events, rejected = [], 0
+    for line in lines:
+        mac, _, payload = line.partition(b" ")
+        want = hmac.new(key, f"{len(events)}:".encode() + payload, hashlib.sha256).hexdigest().encode()
+        if not hmac.compare_digest(mac, want):
+            rejected += 1
+            continue
+        try:
+            obj = json.loads(payload)
+        except ValueError:
+            rejected += 1
+            continue
+        if isinstance(obj, dict):
+            events.append(obj)
+    return events, rejected
+
+
+#: Statuses of a run the sandbox ended: never ``ok``, whatever was captured before.
+KILL_STATUSES = ("timeout", "cpu_limit", "memory_limit", "killed")
+
+
+def _result(events, timed_out, rc, isolated, kind, duration, reason, rejected=0) -> Execution:
     reqs = tuple(e for e in events if e.get("event") == "request")
     reqs = tuple({k: v for k, v in e.items() if k != "event"} for e in reqs)
     sockets = sum(1 for e in events if e.get("event") == "socket")
     done = next((e for e in events if e.get("event") == "done"), None)
     started = any(e.get("event") == "start" for e in events)
+    if rejected:
+        reason = (reason + "; " if reason else "") + f"{rejected} report line(s) without a valid MAC ignored"
+    stand = tuple(f"{e.get('kind')}:{e.get('name')}" for e in events if e.get("event") == "stand_in")
     common = dict(isolated=isolated, sandbox=kind, requests=reqs, socket_attempts=sockets,
-                  duration_s=duration, note=reason)
-    if done is not None:
-        return Execution(done.get("status", "crashed"), error=done.get("error"), function=done.get("function"),
-                         stdout_bytes=int(done.get("stdout_bytes") or 0), n_requests=int(done.get("n_requests") or 0),
-                         **common)
-    n = len(reqs)
+                  duration_s=duration, note=reason, stand_ins=stand)
+    n = int(done.get("n_requests") or len(reqs)) if done else len(reqs)
+    # the parent's own observations (wall clock, exit signal) come first: a
+    # run that was killed is reported killed even after a capture or a report
     if timed_out:
         return Execution("timeout", error="wall-clock timeout", n_requests=n, **common)
-    if not started:
-        return Execution("sandbox_error", error=f"child exited with {rc} before starting", **common)
     if isolated and rc > 128:
         rc = -(rc - 128)  # bwrap reports a signalled child as 128 + signal
     if rc < 0:
@@ -456,13 +615,20 @@ def _result(events, timed_out, rc, isolated, kind, duration, reason) -> Executio
             sig = signal.Signals(-rc)
         except ValueError:
             return Execution("killed", error=f"signal {-rc}", n_requests=n, **common)
-        status = "cpu_limit" if sig in (signal.SIGXCPU,) else "killed"
+        status = "cpu_limit" if sig == signal.SIGXCPU else "killed"
         return Execution(status, error=sig.name, n_requests=n, **common)
+    if done is not None:
+        return Execution(str(done.get("status", "crashed")), error=done.get("error"), function=done.get("function"),
+                         stdout_bytes=int(done.get("stdout_bytes") or 0), n_requests=n, **common)
+    if not started:
+        return Execution("sandbox_error", error=f"child exited with {rc} before starting", **common)
     return Execution("crashed", error=f"exit code {rc} without a report", n_requests=n, **common)
 
 
-def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto"):
-    """Execute ``(code, function_name)`` pairs, *n_jobs* sandboxes at a time.
+def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: str = "auto", protected=(),
+                 stand_ins: bool = True):
+    """Execute ``(code, function_name)`` or ``(code, function_name, hints)``
+    tuples, *n_jobs* sandboxes at a time (see :func:`execute`).
 
     Each job is its own sandboxed process; the pool's threads only start
     them and wait, so a thread pool is enough (no Python work is shared).
@@ -474,5 +640,9 @@ def execute_many(jobs, *, n_jobs: int = 2, limits: Limits = Limits(), sandbox: s
     """
     if n_jobs < 1:
         raise ValueError("n_jobs must be >= 1")
+    _resolve_mode(sandbox)  # fail before the first job, not inside the pool
+    if sandbox != "none-unsafe":
+        _check_protected(_interpreter_binds(), protected)
     with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        yield from pool.map(lambda job: execute(job[0], job[1], limits=limits, sandbox=sandbox), jobs)
+        yield from pool.map(lambda job: execute(job[0], job[1], limits=limits, sandbox=sandbox, protected=protected,
+                                                  hints=job[2] if len(job) > 2 else None, stand_ins=stand_ins), jobs)

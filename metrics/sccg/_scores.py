@@ -17,6 +17,8 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from urllib.parse import unquote, urlsplit
 
+from records.sccg import PARAM_LOCATIONS, code_params, documented_keys
+
 from ..scores import set_scores
 
 #: Modules the sandbox fakes, so always importable there.
@@ -25,13 +27,13 @@ FAKED_MODULES = frozenset({"requests", "httpx", "aiohttp"})
 STAGES = ("syntax", "request_construction", "host", "endpoint", "method", "mock_hit")
 _TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
 _STATUS_ATTRS = frozenset({"status_code", "status", "ok", "is_success", "is_error", "is_client_error", "is_server_error"})
-_KEY_NAME = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
+# "auth" but not "authority" (an HTTP/2 pseudo-header copied from browser tools)
+_KEY_NAME = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth(?!ority)|(^|[-_])key($|[-_]))", re.I)
 _PLACEHOLDER = re.compile(
     r"(your|xxx|<|>|\{|\}|\.\.\.|insert|enter|sign-up-for-key|here|placeholder|changeme|replace|example|dummy|test|api[-_]?key|token|secret)",
     re.I,
 )
 _RAPIDAPI_KEY = re.compile(r"\b[0-9A-Za-z]{10}msh[0-9A-Za-z]{15,}jsn[0-9A-Za-z]{8,}\b")
-_PARAM_IN = ("query", "body", "form", "formData")
 
 
 # --------------------------------------------------------------------------- matching
@@ -63,8 +65,9 @@ def route_matches(gold_route: str | None, path: str | None, *, templates_both_si
     """Whether a request path hits the gold route, segment by segment.
 
     Templated gold segments (``{location}``, ``:id``, ``<id>``) match any one
-    non-empty segment; literal segments must be equal (paths are
-    case-sensitive); empty segments and a trailing ``/`` are ignored and both
+    non-empty segment; literal segments must be equal ignoring case (the
+    release's routes and its own code differ in case only, e.g. ``/Search``
+    vs ``/search``); empty segments and a trailing ``/`` are ignored and both
     sides are percent-decoded. The original tooling compared strings, so a
     templated route could never match a filled URL.
 
@@ -93,7 +96,7 @@ def route_matches(gold_route: str | None, path: str | None, *, templates_both_si
     for a, b in zip(g, p):
         if _TEMPLATE_SEG.match(a) or (templates_both_sides and _TEMPLATE_SEG.match(b)):
             continue
-        if a != b:
+        if a.lower() != b.lower():
             return False
     return True
 
@@ -104,17 +107,15 @@ def gold_tuple(gold: dict) -> tuple:
     URL's path), method upper-cased or ``None``, and the documented
     query/body parameter keys (fallback: the keys seen in the original code)."""
     meta = gold.get("api_metadata") or {}
+    if not isinstance(meta, dict):
+        meta = {}
     url = meta.get("url") or ""
     host = gold.get("api_host") or (urlsplit(url).hostname if "://" in url else None)
     route = meta.get("route") or (urlsplit(url).path if "://" in url else None)
     method = (meta.get("method") or "").upper() or None
-    keys = []
-    for p in meta.get("params") or []:
-        name, where = (p, None) if isinstance(p, str) else (p.get("name") or p.get("key"), p.get("in"))
-        if name and (where is None or where in _PARAM_IN):
-            keys.append(name)
+    keys = documented_keys(meta)
     if not keys:
-        keys = [p["key"] for p in meta.get("code_params") or [] if p.get("in") in _PARAM_IN and p.get("key")]
+        keys = [p.key for p in code_params(meta) if p.location in PARAM_LOCATIONS]
     return host, route, method, frozenset(keys)
 
 
@@ -242,7 +243,7 @@ def has_exception_handling(tree: ast.AST) -> bool:
 @dataclass(frozen=True, slots=True)
 class GenerationScore:
     """SCCGBench diagnostics of one generation (booleans; ``param_f1`` in
-    [0, 1]); ``stage`` is the earliest failed stage (one of :data:`STAGES`,
+    [0, 1], ``None`` when the gold has no parameter keys); ``stage`` is the earliest failed stage (one of :data:`STAGES`,
     ``mock_hit`` when nothing failed); ``request`` the captured request the
     judgement used, or ``None``."""
 
@@ -253,7 +254,7 @@ class GenerationScore:
     host: bool
     endpoint: bool
     method: bool
-    param_f1: float
+    param_f1: float | None
     mock: bool
     status_check: bool
     exception_handling: bool
@@ -274,7 +275,30 @@ def _judge(req: dict, host, route, method) -> tuple[bool, bool, bool]:
     )
 
 
-def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset()) -> GenerationScore:
+#: Judging rules: ``qare`` (this module's definitions) or ``official`` (the
+#: benchmark's own ``try_mock_execute`` rules, docs/sccg.md "Differences").
+COMPAT_MODES = ("qare", "official")
+
+
+def _judge_official(req: dict, gold: dict, host, route, method) -> tuple[bool, bool, bool]:
+    """The release evaluator's Mock rules on one captured request: gold host a
+    substring of the URL or of the headers' text; gold URL or route a
+    case-insensitive substring of the URL; method equal, a missing gold
+    method meaning GET."""
+    url = str(req.get("url") or "").lower()
+    meta = gold.get("api_metadata") if isinstance(gold.get("api_metadata"), dict) else {}
+    h = bool(host) and (host.lower() in str(req.get("headers") or {}).lower() or host.lower() in url)
+    gold_url = str(meta.get("url") or "").strip().lower()
+    r = str(route or "").strip().lower()
+    if r and not r.startswith("/"):
+        r = "/" + r
+    e = bool(gold_url and gold_url in url) or bool(r and r in url)
+    m = (req.get("method") or "GET").upper() == (method or "GET")
+    return h, e, m
+
+
+def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset(),
+                     compat: str = "qare") -> GenerationScore:
     """Score one generation from its code and the requests it attempted.
 
     Of several captured requests, the one matching most of host, endpoint and
@@ -292,11 +316,19 @@ def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset
         SCCGBench gold record (see :func:`gold_tuple`).
     extra_modules : frozenset of str
         Module names to count as resolvable for Dep.
+    compat : {"qare", "official"}
+        ``official`` judges host, endpoint and method (so Mock) by the
+        release evaluator's rules on the *first* captured request
+        (:func:`_judge_official`); the other scores stay qare's. It
+        reproduces the official judging, not the official execution (which
+        fakes fewer libraries and runs less of the code).
 
     Returns
     -------
     GenerationScore
     """
+    if compat not in COMPAT_MODES:
+        raise ValueError(f"compat must be one of {COMPAT_MODES}, not {compat!r}")
     host, route, method, keys = gold_tuple(gold)
     try:
         tree = ast.parse(code)
@@ -308,13 +340,18 @@ def score_generation(code: str, requests, gold: dict, *, extra_modules=frozenset
     reqs = list(requests or ())
     best, best_key = None, None
     h = e = m = False
-    for i, r in enumerate(reqs):
+    if compat == "official" and reqs:
+        best = reqs[0]
+        h, e, m = _judge_official(best, gold, host, route, method)
+    for i, r in enumerate(reqs if compat == "qare" else ()):
         judged = _judge(r, host, route, method)
         k = (sum(judged), judged[0], judged[1], -i)
         if best_key is None or k > best_key:
             best, best_key = r, k
             h, e, m = judged
-    f1 = set_f1(request_keys(best), keys) if best is not None else 0.0
+    # no gold keys: ParamF1 is undefined for the sample (left out of the mean,
+    # counted), as in the benchmark's own evaluator
+    f1 = None if not keys else (set_f1(request_keys(best), keys) if best is not None else 0.0)
     mock = h and e and m
     status = syntax and has_status_check(tree)
     exc = syntax and has_exception_handling(tree)
@@ -368,7 +405,10 @@ def _means(rows) -> dict:
     n = len(rows)
     out = {"n": n}
     for m in METRICS:
-        out[m] = (sum(float(r["scores"][m]) for r in rows) / n) if n else None
+        vals = [r["scores"][m] for r in rows if r["scores"].get(m) is not None]
+        out[m] = (sum(float(v) for v in vals) / len(vals)) if vals else None
+    # samples whose gold has no keys: ParamF1 undefined there, not 0 and not 1
+    out["param_f1_undefined"] = sum(1 for r in rows if r["scores"].get("param_f1") is None)
     return out
 
 
@@ -390,7 +430,8 @@ def summarise(rows, *, ks=(1, 3, 5), group_by=("doc_match_type", "comments_sourc
     -------
     dict
         ``overall`` (mean of each metric over generations, fractions in
-        [0, 1]), ``groups`` (field → value → the same), ``failure_attribution``
+        [0, 1]; ``param_f1`` over the generations whose gold has keys,
+        ``param_f1_undefined`` counts the others), ``groups`` (field → value → the same), ``failure_attribution``
         (stage → ``count``/``share``), ``pass_at_k`` (k → ``value``,
         ``samples``; Mock is the pass criterion).
     """

@@ -42,6 +42,10 @@ _CLIENTS = {
     "http.client.HTTPConnection": "http.client",
 }
 _REQUEST_CLASS = "urllib.request.Request"
+#: Library names a bare reference means even without an import line.
+_IMPLICIT = ("requests", "httpx")
+#: Parameter names taken for a passed-in client (``def f(session): session.get(...)``).
+SESSION_PARAMS = frozenset({"session", "sess", "client", "http", "http_session", "http_client", "requests_session"})
 _HTTP_HINT = re.compile(r"requests|httpx|aiohttp|urllib|http\.client|HTTPSConnection|HTTPConnection")
 _MAX_FILE_BYTES = 1_000_000
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", "build", "dist"}
@@ -183,6 +187,13 @@ def _module_facts(source: str) -> _Module:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             constants[node.target.id] = node.value
             const_stmts[node.target.id] = node
+    defined = set(constants) | {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                               ast.ClassDef))}
+    for lib in _IMPLICIT:
+        # a snippet cut from its file often lost its `import requests`: a bare
+        # `requests.get(...)` still means the library when nothing else binds the name
+        if lib not in imports and lib not in defined:
+            imports[lib] = lib
     clients: dict = {}
     _collect_clients([n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))], imports, clients)
     return _Module(
@@ -366,10 +377,20 @@ def _request_facts(call: ast.Call, env: Env, imports: dict, clients: dict, reque
     host, route, qkeys = _split_url(url)
     for k, v in qkeys:
         params.append({"key": k, "in": "query", "value": v})
-    for k, v in _dict_items(_kw(call, "params"), env):
+    # requests' positional parameters after the URL: get(url, params), post(url, data, json), request(m, url, params, data)
+    verb = (func.attr if isinstance(func, ast.Attribute) else "").lower()
+    first = 2 if verb in ("request", "stream") else 1
+    positional = {"get": ("params",), "post": ("data", "json"), "put": ("data",), "patch": ("data",),
+                  "request": ("params", "data"), "stream": ("params", "data")}.get(verb, ())
+    given = {name: _kw(call, name) for name in ("params", "data", "json")}
+    for i, name in enumerate(positional):
+        if lib == "requests" and given[name] is None and len(call.args) > first + i \
+                and not isinstance(call.args[first + i], ast.Starred):
+            given[name] = call.args[first + i]
+    for k, v in _dict_items(given["params"], env):
         params.append({"key": k, "in": "query", "value": _value_repr(v, env)})
     for name in ("json", "data"):
-        for k, v in _dict_items(_kw(call, name), env):
+        for k, v in _dict_items(given[name], env):
             params.append({"key": k, "in": "body", "value": _value_repr(v, env)})
     for k, v in _dict_items(_kw(call, "headers"), env):
         headers[k] = _value_repr(v, env)
@@ -543,8 +564,13 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
     clients.update(class_clients)
     local_clients: dict = {}
     _collect_clients([fn], imports, local_clients)
-    clients.update(local_clients)
     params = _param_names(fn)
+    # a client passed in as an argument: of the library the file imports (requests first)
+    lib = next((v for v in ("requests", "httpx", "aiohttp") if imports.get(v) == v), None)
+    for name in params & SESSION_PARAMS:
+        if lib and name not in clients and name not in local_clients:
+            local_clients[name] = (lib, None)
+    clients.update(local_clients)
     simple, extra = _assignments(fn)
     consts = {**module.constants, **class_attrs} if class_attrs else module.constants
     req_vars = {

@@ -7,6 +7,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from records.sccg import code_params, documented_keys
+
 from ._secrets import rewrite_tokens, secret_positions, split_string_token
 from ._static import TEMPLATE_SEG as _TEMPLATE_SEG
 from ._static import docstring_expr
@@ -35,19 +37,21 @@ class Gold:
     def from_record(cls, record: dict) -> "Gold":
         """Read ``api_host`` and ``api_metadata`` (``url``, ``route``,
         documented ``params`` — dicts with ``name``/``key`` or plain strings —
-        and ``code_params``) of an SCCGBench record."""
+        and ``code_params`` in either shape, :mod:`records.sccg`) of an
+        SCCGBench record."""
         meta = record.get("api_metadata") or {}
+        if not isinstance(meta, dict):
+            meta = {}
         keys: list[str] = []
         values: list[str] = []
-        for p in meta.get("params") or []:
-            name, where = (p, None) if isinstance(p, str) else (p.get("name") or p.get("key"), p.get("in"))
-            if name and (where is None or where in _PARAM_LOCATIONS) and name not in keys:
+        for name in documented_keys(meta):
+            if name not in keys:
                 keys.append(name)
-        for p in meta.get("code_params") or []:
-            if p.get("in") in _PARAM_LOCATIONS and p.get("key") and p["key"] not in keys:
-                keys.append(p["key"])
-            v = p.get("value")
-            if p.get("in") in ("query", "body") and isinstance(v, str) and len(v) >= 2 and "{" not in v and v not in values:
+        for p in code_params(meta):
+            if p.location in _PARAM_LOCATIONS and p.key not in keys:
+                keys.append(p.key)
+            v = p.value
+            if p.location in ("query", "body") and isinstance(v, str) and len(v) >= 2 and "{" not in v and v not in values:
                 values.append(v)
         host = record.get("api_host") or None
         url = meta.get("url") or None

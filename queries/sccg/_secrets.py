@@ -7,7 +7,8 @@ import io
 import re
 import tokenize
 
-KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth|(^|[-_])key($|[-_]))", re.I)
+# "auth" but not "authority" (an HTTP/2 pseudo-header copied from browser tools)
+KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth(?!ority)|(^|[-_])key($|[-_]))", re.I)
 PLACEHOLDER_RE = re.compile(
     r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
     re.I,

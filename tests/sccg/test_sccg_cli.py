@@ -5,7 +5,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from metrics.sccg import sandbox_status
 from qare.cli import main
+
+# without a working bwrap execute refuses (exit 4); these cases then opt in to unsafe running
+SANDBOX = [] if sandbox_status()[0] else ["--sandbox", "none-unsafe"]
 
 REPOS = Path(__file__).resolve().parents[2] / "fixtures" / "sccg" / "repos"
 
@@ -44,7 +48,7 @@ def test_cli_pipeline(tmp_path):
         + "{broken json\n"
     )
     out = tmp_path / "results.jsonl"
-    res = runner.invoke(main, ["sccg", "execute", str(gens), "--gold", str(recs), "-o", str(out), "--jobs", "2"])
+    res = runner.invoke(main, ["sccg", "execute", *SANDBOX, str(gens), "--gold", str(recs), "-o", str(out), "--jobs", "2"])
     assert res.exit_code == 1, res.output  # the unknown sample and the broken line are reported
     rows = _jsonl(out)
     assert [(r["sample_id"] == gold["sample_id"], r["generation"]) for r in rows] == [(True, 0), (True, 1), (False, 0)]
@@ -83,7 +87,7 @@ def test_cli_errors(tmp_path):
     res = runner.invoke(main, ["sccg", "extract", str(REPOS / "wrappers"), "-o", str(tmp_path / "w.jsonl")])
     assert res.exit_code == 1 and "tools/broken.py" in res.output
     assert runner.invoke(main, ["sccg", "redact", str(tmp_path / "nope.jsonl")]).exit_code == 3
-    assert runner.invoke(main, ["sccg", "execute", str(tmp_path / "g.jsonl"), "--gold", str(tmp_path / "x")]).exit_code == 3
+    assert runner.invoke(main, ["sccg", "execute", *SANDBOX, str(tmp_path / "g.jsonl"), "--gold", str(tmp_path / "x")]).exit_code == 3
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert runner.invoke(main, ["sccg", "score", str(empty)]).exit_code == 3
@@ -115,15 +119,15 @@ def test_cli_nothing_to_work_on_exits_3(tmp_path):
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n\n")
-    res = runner.invoke(main, ["sccg", "execute", str(empty), "--gold", str(recs)])
+    res = runner.invoke(main, ["sccg", "execute", *SANDBOX, str(empty), "--gold", str(recs)])
     assert res.exit_code == 3 and "no generations" in res.output
     no_gens = tmp_path / "nogens.jsonl"
     no_gens.write_text(json.dumps({"sample_id": "x", "generations": []}) + "\n")
-    res = runner.invoke(main, ["sccg", "execute", str(no_gens), "--gold", str(recs)])
+    res = runner.invoke(main, ["sccg", "execute", *SANDBOX, str(no_gens), "--gold", str(recs)])
     assert res.exit_code == 3 and "no generations" in res.output
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps({"sample_id": "x", "code": "def f():\n    pass\n"}) + "\n")
-    res = runner.invoke(main, ["sccg", "execute", str(one), "--gold", str(empty)])
+    res = runner.invoke(main, ["sccg", "execute", *SANDBOX, str(one), "--gold", str(empty)])
     assert res.exit_code == 3 and "no gold records" in res.output
 
     # rows that could not be scored only (unknown sample, non-list generations): nothing to score
@@ -131,7 +135,7 @@ def test_cli_nothing_to_work_on_exits_3(tmp_path):
     bad.write_text(json.dumps({"sample_id": "x", "code": "def f():\n    pass\n"}) + "\n"
                    + json.dumps({"sample_id": _jsonl(recs)[0]["sample_id"], "generations": "def f(): pass"}) + "\n")
     results = tmp_path / "results.jsonl"
-    res = runner.invoke(main, ["sccg", "execute", str(bad), "--gold", str(recs), "-o", str(results)])
+    res = runner.invoke(main, ["sccg", "execute", *SANDBOX, str(bad), "--gold", str(recs), "-o", str(results)])
     assert res.exit_code == 1
     assert [r["error"] for r in _jsonl(results)] == ["sample_id not in the gold file", "generation has no code string"]
     res = runner.invoke(main, ["sccg", "score", str(results)])

@@ -39,7 +39,7 @@ GOLD = {
         ("/forecast/{location}", "/forecast/", False),
         ("/forecast/{location}", "/forecast/London/daily", False),
         ("/users/:id/repos", "/users/42/repos", True),
-        ("/Forecast", "/forecast", False),
+        ("/Forecast", "/forecast", True),  # issue 16: the release differs from its code in case only
         ("/", "", True),
         ("/a//b", "/a/b", True),
     ],
@@ -165,3 +165,27 @@ def test_summarise_groups_and_pass_at_k():
     assert s["pass_at_k"]["1"]["value"] == pytest.approx((1 / 3 + 0) / 2)
     assert s["pass_at_k"]["2"] == {"value": pytest.approx(1 - comb(2, 2) / comb(3, 2)), "samples": 1}
     assert s["pass_at_k"]["3"] == {"value": 1.0, "samples": 1}
+
+
+def test_compat_official_judging():
+    # the release evaluator's rules, on requests worked out by hand
+    gold = {"api_host": "gold.p.rapidapi.com",
+            "api_metadata": {"url": "https://gold.p.rapidapi.com/search", "route": "/search", "method": None}}
+    code = "def f():\n    pass\n"
+    wrong_host = {"url": "https://api.other.com/search", "host": "api.other.com", "route": "/search",
+                  "method": "GET", "headers": {"X-RapidAPI-Host": "gold.p.rapidapi.com"}, "params": {}}
+    longer = {"url": "https://gold.p.rapidapi.com/search/v2/deep", "host": "gold.p.rapidapi.com",
+              "route": "/search/v2/deep", "method": "GET", "headers": {}, "params": {}}
+    right = {"url": "https://gold.p.rapidapi.com/search", "host": "gold.p.rapidapi.com", "route": "/search",
+             "method": "POST", "headers": {}, "params": {}}
+    for req, qare_mock, official_mock in ((wrong_host, False, True), (longer, False, True)):
+        assert score_generation(code, [req], gold).mock is qare_mock
+        assert score_generation(code, [req], gold, compat="official").mock is official_mock
+    # a missing gold method is GET for the official rules, any method for qare's
+    assert score_generation(code, [right], gold).mock is True
+    assert score_generation(code, [right], gold, compat="official").mock is False
+    # official judges the first request; qare the best one
+    assert score_generation(code, [longer, right], gold).request is right
+    assert score_generation(code, [right, longer], gold, compat="official").mock is False
+    with pytest.raises(ValueError):
+        score_generation(code, [], gold, compat="paper")
