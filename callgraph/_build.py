@@ -19,22 +19,24 @@ from ._errors import NoInputError
 from ._graph import BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._resolve import FileResolver
+from .safefs import read_regular
 
 # Set before forking pass-2 workers; read by them (copy-on-write).
 _STATE: dict = {}
 
 
-def _read(path: str):
-    with open(path, "rb") as fh:
-        data = fh.read()
+def _read(path: str, max_bytes: int):
+    # regular files only, at most max_bytes read: a FIFO or /dev/zero named
+    # *.java can neither block nor flood (callgraph.safefs)
+    data = read_regular(path, max_bytes)
     text, enc = decode_source(data)
     return text.encode("utf-8", "surrogatepass"), enc
 
 
 def _pass1(item):
-    sf, loc_mode = item
+    sf, loc_mode, max_bytes = item
     try:
-        src, enc = _read(sf.path)
+        src, enc = _read(sf.path, max_bytes)
         tree = _facts.parse(src)
         return _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode), None
     except RecursionError:
@@ -49,7 +51,7 @@ def _pass2(fi: int):
     idx = _STATE["index"]
     path = _STATE["paths"][fi]
     try:
-        src, _ = _read(path)
+        src, _ = _read(path, _STATE["max_bytes"])
         tree = _facts.parse(src)
         return fi, FileResolver(idx, fi, src, tree).run(), None
     except RecursionError:
@@ -154,7 +156,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
 
     # pass 1 --------------------------------------------------------------
     facts: list = [None] * len(files)
-    store = FactsCache(cache) if cache else None
+    store = FactsCache(cache, max_bytes=max_file_bytes) if cache else None
     todo = []
     for i, sf in enumerate(files):
         hit = store.get(sf.path, sf.rel, sf.source_set, loc_mode) if store else None
@@ -162,7 +164,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
             facts[i] = hit
         else:
             todo.append(i)
-    items = [(files[i], loc_mode) for i in todo]
+    items = [(files[i], loc_mode, max_file_bytes) for i in todo]
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
     if jobs > 1 and len(items) > 16:
         with _pool(jobs) as pool:
@@ -201,6 +203,7 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     # pass 2 --------------------------------------------------------------
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
+    _STATE["max_bytes"] = max_file_bytes
     results = []
     bar = tqdm(total=len(kept), desc="resolve", unit="file")
     try:
