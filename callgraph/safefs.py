@@ -60,7 +60,8 @@ def is_inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.PathLike | None = None) -> bytes:
+def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.PathLike | None = None,
+                 truncate: bool = False) -> bytes:
     """The bytes of a regular file, at most ``max_bytes`` of them.
 
     Parameters
@@ -72,12 +73,15 @@ def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.Path
         on what ``stat`` says).
     root : path-like, optional
         When given, the file's real path must lie inside ``root``'s real path.
+    truncate : bool
+        Return the first ``max_bytes`` bytes of a longer file instead of
+        refusing it.
 
     Raises
     ------
     FileRefused
         Outside ``root``; not a regular file (FIFO, device, socket, folder);
-        more than ``max_bytes`` bytes.
+        more than ``max_bytes`` bytes (unless ``truncate``).
     OSError
         The file cannot be opened or read (missing, permissions).
     """
@@ -104,6 +108,8 @@ def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.Path
             chunks.append(b)
             got += len(b)
         if got > max_bytes:
+            if truncate:
+                return b"".join(chunks)[:max_bytes]
             raise FileRefused(path, f"larger than the limit of {max_bytes} bytes")
         return b"".join(chunks)
     finally:
