@@ -279,6 +279,8 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ProjectListError(f"{p}:{i}: bad JSON ({e.msg})") from None
+            except RecursionError:  # json recurses per nesting level
+                raise ProjectListError(f"{p}:{i}: bad JSON (nested too deeply)") from None
             if not isinstance(row, dict):
                 raise ProjectListError(f"{p}:{i}: expected a JSON object")
             specs.append(_spec({str(k).lower(): v for k, v in row.items()}, base, i, f"{p}:{i}"))
