@@ -48,6 +48,16 @@ def _pass1(item):
 
 
 def _pass2(fi: int):
+    # classpath warnings raised while resolving (a corrupt class, a bad CRC)
+    # are appended to the index's list of this process: hand back the new
+    # ones, a forked worker's list is lost with it
+    cp = _STATE["index"].cp
+    n0 = len(cp.warnings) if cp is not None else 0
+    fi, fr, err = _resolve_file(fi)
+    return fi, fr, err, (cp.warnings[n0:] if cp is not None else [])
+
+
+def _resolve_file(fi: int):
     idx = _STATE["index"]
     path = _STATE["paths"][fi]
     try:
@@ -237,7 +247,13 @@ def build_project_graph(root, *, classpath=(), jdk="auto", jobs: int = 1, progre
     apis: dict = {}
     edge_rows: list = []
     results.sort(key=lambda r: r[0])
-    for fi, fr, err in results:
+    if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
+        seen_w = set(map(tuple, cp_warnings))
+        for w in [*cp.warnings, *(w for r in results for w in r[3])]:
+            if tuple(w) not in seen_w:
+                seen_w.add(tuple(w))
+                cp_warnings.append(tuple(w))
+    for fi, fr, err, _w in results:
         if fr is None:
             skipped.append((kept[fi].rel, err))
             continue

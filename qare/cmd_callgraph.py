@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -58,6 +59,8 @@ def _has_class_files(entry: Path) -> bool:
 
 
 def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
+    """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
+    when a jar or class folder of the classpath could not be read in full."""
     import callgraph
 
     cp = list(classpath)
@@ -89,10 +92,15 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
         if str(entry) not in warned and not _has_class_files(entry):
             click.echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types",
                        err=True)
+    entries = {os.path.realpath(p) for p in cp}
+    failed = False
     for entry, why in pg.summary.classpath_warnings:
         ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist"))
         click.echo(f"warning: classpath entry {entry}: {why}" + ("; ignored" if ignored else ""), err=True)
-    return pg
+        # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
+        # failed: exit 1; notes about the JDK's own class data are not
+        failed = failed or os.path.realpath(entry) in entries
+    return pg, failed
 
 
 def _summary_text(s) -> str:
@@ -173,7 +181,7 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg, cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     if out is not None:
         try:
             _write_graph(pg.graph, out)
@@ -183,7 +191,7 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
     click.echo(_summary_text(pg.summary))
     if out is not None:
         click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
-    if pg.summary.skipped or pg.summary.parse_errors:
+    if pg.summary.skipped or pg.summary.parse_errors or cp_failed:
         sys.exit(PARTIAL)
 
 
@@ -212,7 +220,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg, _cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:
