@@ -135,3 +135,27 @@ def test_an_unreadable_folder_is_reported(site, monkeypatch):
     monkeypatch.setattr(arch.os, "scandir", scandir)
     ds = read_site(str(site))
     assert (f"{site}/com/acme/docs/util", "unreadable folder: Permission denied; skipped") in ds.warnings
+
+
+@pytest.mark.parametrize("layout", ["jdk17", "jdk25"])
+def test_a_site_missing_class_pages_warns_and_exits_1(generated_sites, tmp_path, layout):
+    from click.testing import CliRunner
+
+    from qare.cli import main
+
+    site = tmp_path / "site"
+    shutil.copytree(generated_sites[layout], site)
+    # 12 class pages: 10 in com.acme.docs (nested types have their own), 2 in com.acme.docs.util;
+    # allclasses-index.html links 11 of them (javadoc leaves out Widget.Handle)
+    pages = [p for p in site.glob("com/acme/docs/**/*.html") if not p.name.startswith("package-")]
+    assert len(pages) == 12
+    for rel in ("com/acme/docs/Box.html", "com/acme/docs/Widget.html"):
+        (site / rel).unlink()
+    ds = read_site(str(site))
+    assert [w for w in ds.warnings if "allclasses" in w[0]] == [
+        (f"{site}/allclasses-index.html", "2 of 11 class pages it lists are missing from the site "
+         "(first: com/acme/docs/Box.html, com/acme/docs/Widget.html); their members are not documented")]
+    r = CliRunner().invoke(main, ["javadoc", str(site), "--out", str(tmp_path / "a.jsonl")])
+    assert r.exit_code == 1
+    complete = CliRunner().invoke(main, ["javadoc", str(generated_sites[layout]), "--out", str(tmp_path / "b.jsonl")])
+    assert complete.exit_code == 0, complete.output
