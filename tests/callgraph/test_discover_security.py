@@ -228,3 +228,28 @@ def test_a_file_over_the_limit_at_read_time_is_skipped(proj, monkeypatch):
     pg = build_project_graph(proj, jdk=None, max_file_bytes=1000)
     assert pg.methods() == ["p.A.<init>()", "p.A.m()"]
     assert list(pg.summary.skipped) == [("src/main/java/p/Grow.java", "unreadable: larger than the limit of 1000 bytes")]
+
+
+def test_build_files_that_are_fifos_or_links_out_are_not_parsed(proj, tmp_path):
+    from callgraph.classpath import discover_classpath_report
+
+    os.mkfifo(proj / "pom.xml")  # lxml would block on it
+    (tmp_path / "outside/build.gradle").write_text('dependencies { implementation "org.x:secret:1.0" }\n')
+    sub = proj / "sub"
+    sub.mkdir()
+    os.symlink(tmp_path / "outside/build.gradle", sub / "build.gradle")
+    hung, box = _in_thread(lambda: discover_classpath_report(proj))
+    if hung:
+        os.close(os.open(proj / "pom.xml", os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("classpath discovery blocked on a FIFO pom.xml")
+    report = box["value"]
+    assert report.build_files == [] and report.missing == []
+
+
+def test_a_gradle_warning_names_its_file(tmp_path):
+    from callgraph.classpath import discover_classpath_report
+
+    g = _w(tmp_path / "proj", "app/build.gradle",
+           'dependencies {\n    implementation "org.acme:lib:${acmeVersion}"\n}\n')
+    report = discover_classpath_report(tmp_path / "proj")
+    assert (str(g), "unresolved property in org.acme:lib:${acmeVersion}") in report.warnings
