@@ -41,6 +41,8 @@ def _pass1(item):
         return _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode), None
     except RecursionError:
         return None, (sf.rel, "declarations nested too deeply")
+    except MemoryError:
+        return None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
     except OSError as e:
         return None, (sf.rel, f"unreadable: {e.strerror or e}")
     except Exception as e:  # never lose the whole build to one file
@@ -66,6 +68,8 @@ def _resolve_file(fi: int):
         return fi, FileResolver(idx, fi, src, tree).run(), None
     except RecursionError:
         return fi, None, "expressions nested too deeply"
+    except MemoryError:
+        return fi, None, "out of memory while resolving its calls"
     except OSError as e:
         return fi, None, f"unreadable: {e.strerror or e}"
     except Exception as e:  # never lose the whole build to one file

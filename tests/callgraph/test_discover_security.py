@@ -253,3 +253,20 @@ def test_a_gradle_warning_names_its_file(tmp_path):
            'dependencies {\n    implementation "org.acme:lib:${acmeVersion}"\n}\n')
     report = discover_classpath_report(tmp_path / "proj")
     assert (str(g), "unresolved property in org.acme:lib:${acmeVersion}") in report.warnings
+
+
+def test_a_memory_error_names_the_file(proj, monkeypatch):
+    import callgraph._facts as facts
+
+    _w(proj, "src/main/java/p/Huge.java", A.replace("class A", "class Huge"))
+    real = facts.parse
+
+    def parse(src):
+        if b"class Huge" in src:
+            raise MemoryError
+        return real(src)
+
+    monkeypatch.setattr(facts, "parse", parse)
+    pg = build_project_graph(proj, jdk=None)
+    size = (proj / "src/main/java/p/Huge.java").stat().st_size
+    assert list(pg.summary.skipped) == [("src/main/java/p/Huge.java", f"out of memory while parsing it ({size} bytes)")]

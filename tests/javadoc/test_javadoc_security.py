@@ -159,3 +159,21 @@ def test_a_site_missing_class_pages_warns_and_exits_1(generated_sites, tmp_path,
     assert r.exit_code == 1
     complete = CliRunner().invoke(main, ["javadoc", str(generated_sites[layout]), "--out", str(tmp_path / "b.jsonl")])
     assert complete.exit_code == 0, complete.output
+
+
+def test_a_memory_error_names_the_archive_and_the_rest_is_read(site, tmp_path, monkeypatch):
+    import javadoc._index as index_mod
+    from javadoc import DocIndex
+
+    real = index_mod._read_cached
+    huge = str(tmp_path / "huge-javadoc.jar")
+
+    def read(p, *a, **kw):
+        if p == huge:
+            raise MemoryError
+        return real(p, *a, **kw)
+
+    monkeypatch.setattr(index_mod, "_read_cached", read)
+    idx = DocIndex.open(huge, str(site))
+    assert list(idx.warnings) == [(huge, "out of memory while reading it; skipped")]
+    assert idx.failed == (huge,) and len(idx) == N_MEMBERS
