@@ -177,7 +177,8 @@ def _paths(value, base: Path, words: bool) -> tuple[str, ...]:
 def _abs(path: str, base: Path) -> str:
     # resolve() also for absolute paths: /a/../a and a symlinked alias name
     # the same project (one key, one analysis, no duplicate sample ids)
-    return str((base / Path(os.path.expanduser(path))).resolve())
+    # (os.path.realpath: unlike Path.resolve it never raises, e.g. on a link loop)
+    return os.path.realpath(base / Path(os.path.expanduser(path)))
 
 
 def _date(value, where: str) -> _dt.date | None:
