@@ -20,26 +20,30 @@ from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
+from .safefs import read_regular
 
 # Set before forking pass-2 workers; read by them (copy-on-write).
 _STATE: dict = {}
 
 
-def _read(path: str):
-    with open(path, "rb") as fh:
-        data = fh.read()
+def _read(path: str, max_bytes: int):
+    # regular files only, at most max_bytes read: a FIFO or /dev/zero named
+    # *.java can neither block nor flood (callgraph.safefs)
+    data = read_regular(path, max_bytes)
     text, enc = decode_source(data)
     return text.encode("utf-8", "surrogatepass"), enc
 
 
 def _pass1(item):
-    sf, loc_mode = item
+    sf, loc_mode, max_bytes = item
     try:
-        src, enc = _read(sf.path)
+        src, enc = _read(sf.path, max_bytes)
         tree = _facts.parse(src)
         return _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode), None
     except RecursionError:
         return None, (sf.rel, "declarations nested too deeply")
+    except MemoryError:
+        return None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
     except OSError as e:
         return None, (sf.rel, f"unreadable: {e.strerror or e}")
     except Exception as e:  # never lose the whole build to one file
@@ -47,10 +51,20 @@ def _pass1(item):
 
 
 def _pass2(fi: int):
+    # classpath warnings raised while resolving (a corrupt class, a bad CRC)
+    # are appended to the index's list of this process: hand back the new
+    # ones, a forked worker's list is lost with it
+    cp = _STATE["index"].cp
+    n0 = len(cp.warnings) if cp is not None else 0
+    fi, fr, err, made = _resolve_file(fi)
+    return fi, fr, err, made, (cp.warnings[n0:] if cp is not None else [])
+
+
+def _resolve_file(fi: int):
     idx = _STATE["index"]
     path = _STATE["paths"][fi]
     try:
-        src, _ = _read(path)
+        src, _ = _read(path, _STATE["max_bytes"])
         tree = _facts.parse(src)
         fr = FileResolver(idx, fi, src, tree).run()
         try:
@@ -60,6 +74,8 @@ def _pass2(fi: int):
         return fi, fr, None, made
     except RecursionError:
         return fi, None, "expressions nested too deeply", None
+    except MemoryError:
+        return fi, None, "out of memory while resolving its calls", None
     except OSError as e:
         return fi, None, f"unreadable: {e.strerror or e}", None
     except Exception as e:  # never lose the whole build to one file
@@ -182,7 +198,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
 
     # pass 1 --------------------------------------------------------------
     facts: list = [None] * len(files)
-    store = FactsCache(cache) if cache else None
+    store = FactsCache(cache, max_bytes=max_file_bytes) if cache else None
     todo = []
     for i, sf in enumerate(files):
         hit = store.get(sf.path, sf.rel, sf.source_set, loc_mode) if store else None
@@ -190,7 +206,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             facts[i] = hit
         else:
             todo.append(i)
-    items = [(files[i], loc_mode) for i in todo]
+    items = [(files[i], loc_mode, max_file_bytes) for i in todo]
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
     if jobs > 1 and len(items) > 16:
         with _pool(jobs) as pool:
@@ -229,6 +245,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # pass 2 --------------------------------------------------------------
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
+    _STATE["max_bytes"] = max_file_bytes
     results = []
     bar = tqdm(total=len(kept), desc="resolve", unit="file")
     try:
@@ -263,8 +280,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     apis: dict = {}
     edge_rows: list = []
     results.sort(key=lambda r: r[0])
+    if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
+        seen_w = set(map(tuple, cp_warnings))
+        for w in [*cp.warnings, *(w for r in results for w in r[4])]:
+            if tuple(w) not in seen_w:
+                seen_w.add(tuple(w))
+                cp_warnings.append(tuple(w))
     made = {}
-    for fi, fr, err, inst in results:
+    for fi, fr, err, inst, _w in results:
         if inst is not None:
             made[fi] = inst
         if fr is None:

@@ -7,6 +7,7 @@ import pickle
 import sqlite3
 
 from ._facts import FileFacts
+from .safefs import read_regular
 
 _SCHEMA_VERSION = 3  # bump when FileFacts changes shape
 
@@ -19,7 +20,8 @@ class FactsCache:
     ignored and re-parsed.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, max_bytes: int = 2_000_000):
+        self.max_bytes = max_bytes
         self.db = sqlite3.connect(str(path))
         self.db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, blob BLOB)")
         self._pending: list = []
@@ -31,8 +33,7 @@ class FactsCache:
 
     def get(self, path: str, rel: str, source_set: str, loc_mode: str) -> FileFacts | None:
         try:
-            with open(path, "rb") as fh:
-                key = self._key(fh.read(), rel, source_set, loc_mode)
+            key = self._key(read_regular(path, self.max_bytes), rel, source_set, loc_mode)
         except OSError:
             return None
         row = self.db.execute("SELECT blob FROM facts WHERE key = ?", (key,)).fetchone()
@@ -46,8 +47,7 @@ class FactsCache:
 
     def put(self, path: str, ff: FileFacts, loc_mode: str) -> None:
         try:
-            with open(path, "rb") as fh:
-                key = self._key(fh.read(), ff.rel, ff.source_set, loc_mode)
+            key = self._key(read_regular(path, self.max_bytes), ff.rel, ff.source_set, loc_mode)
         except OSError:
             return
         self._pending.append((key, pickle.dumps(ff, protocol=pickle.HIGHEST_PROTOCOL)))

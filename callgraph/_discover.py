@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import NoInputError
+from .safefs import walk_tree
 
 # Build output and tool folders never hold project sources.
 _SKIP_DIRS = frozenset({"target", "build", "out", "node_modules", "bin"})
@@ -19,9 +20,10 @@ class SourceFile:
     Attributes
     ----------
     path : str
-        Absolute path.
+        Real absolute path (symlinks resolved; always inside the root).
     rel : str
-        POSIX path relative to the project root.
+        POSIX path relative to the project root (through an internal folder
+        link when the file was only reachable that way).
     source_set : str
         ``"main"`` or ``"test"``.
     size : int
@@ -50,7 +52,10 @@ def discover_sources(root, *, max_file_bytes: int = 2_000_000):
     depth, so multi-module builds are covered) only files under them are
     taken; otherwise every ``.java`` file of the folder (plain layout).
     Hidden folders and build output folders (``target``, ``build``, ``out``,
-    ``bin``) are skipped, as are symlinked folders already visited.
+    ``bin``) are skipped. Symlinks never lead outside ``root``: a link to a
+    file or folder outside is skipped and reported, and every folder is
+    visited once, at its real location first (see :func:`callgraph.safefs.walk_tree`);
+    a ``.java`` name that is not a regular file (FIFO, device) is reported.
 
     Parameters
     ----------
@@ -73,41 +78,31 @@ def discover_sources(root, *, max_file_bytes: int = 2_000_000):
     if not root.exists():
         raise NoInputError(f"project path does not exist: {root}")
     skipped: list[tuple[str, str]] = []
-    found: list[tuple[str, str]] = []  # (abs, rel)
+    found: list[tuple[str, str, int | None]] = []  # (real path, rel, size)
     if root.is_file():
         if root.suffix != ".java":
             raise NoInputError(f"not a .java file or a folder: {root}")
-        found.append((str(root), root.name))
+        found.append((os.path.realpath(root), root.name, None))
         base = root.parent
     else:
         base = root
-        seen: set[str] = set()
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            real = os.path.realpath(dirpath)
-            if real in seen:
-                skipped.append((Path(dirpath).relative_to(root).as_posix(),
-                                "symlink loop or repeated folder (already visited)"))
-                dirnames[:] = []
-                continue
-            seen.add(real)
-            dirnames[:] = sorted(d for d in dirnames
-                                 if not d.startswith(".") and d not in _SKIP_DIRS)
-            for f in filenames:
-                if f.endswith(".java"):
-                    p = os.path.join(dirpath, f)
-                    found.append((p, Path(p).relative_to(root).as_posix()))
-    if not found:
+        listing = walk_tree(root, lambda n: n.endswith(".java"),
+                            lambda d: d.startswith(".") or d in _SKIP_DIRS)
+        found = listing.files
+        skipped = listing.skipped
+    if not found and not skipped:
         raise NoInputError(f"no .java files under {root}")
-    has_roots = any(_source_set_root(rel) for _, rel in found)
+    has_roots = any(_source_set_root(rel) for _, rel, _ in found)
     files: list[SourceFile] = []
-    for p, rel in found:
+    for p, rel, size in found:
         if has_roots and not _source_set_root(rel):
             continue
-        try:
-            size = os.stat(p).st_size
-        except OSError as e:
-            skipped.append((rel, f"unreadable: {e.strerror or e}"))
-            continue
+        if size is None:
+            try:
+                size = os.stat(p).st_size
+            except OSError as e:
+                skipped.append((rel, f"unreadable: {e.strerror or e}"))
+                continue
         if size > max_file_bytes:
             skipped.append((rel, f"larger than max_file_bytes ({size} > {max_file_bytes})"))
             continue

@@ -21,12 +21,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
+
+from .safefs import is_inside
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
            "default_repositories"]
@@ -333,11 +336,22 @@ _POM_NAMES = ("pom.xml",)
 _GRADLE_NAMES = ("build.gradle", "build.gradle.kts")
 
 
+def _regular_inside(path: Path, root_real: str) -> bool:
+    # a build file that is a FIFO (the XML parser would block), a device or a
+    # link out of the project is never parsed (docs/security.md)
+    real = os.path.realpath(path)
+    try:
+        return is_inside(real, root_real) and stat.S_ISREG(os.lstat(real).st_mode)
+    except OSError:
+        return False
+
+
 def _project_files(root: Path) -> tuple[list[Path], list[Path]]:
     """The project's ``pom.xml`` files and its Gradle build files, in one walk
     (each list stops growing once it passes ``_MAX_PROJECT_POMS``)."""
     poms: list[Path] = []
     gradles: list[Path] = []
+    root_real = os.path.realpath(root)
     for dirpath, dirnames, filenames in os.walk(root):
         # A module's src/ holds sources and test resources (poms of integration
         # tests under src/it, src/test/resources), never the module's own build file.
@@ -346,7 +360,8 @@ def _project_files(root: Path) -> tuple[list[Path], list[Path]]:
                              and not (is_module and d == "src"))
         for out, names in ((poms, _POM_NAMES), (gradles, _GRADLE_NAMES)):
             if len(out) <= _MAX_PROJECT_POMS:
-                out += [Path(dirpath) / n for n in names if n in filenames]
+                out += [p for p in (Path(dirpath) / n for n in names if n in filenames)
+                        if _regular_inside(p, root_real)]
         if len(poms) > _MAX_PROJECT_POMS and len(gradles) > _MAX_PROJECT_POMS:
             break
     return poms, gradles
@@ -402,7 +417,7 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
         if pom is not None:
             wanted += [(d, pom) for d in pom.deps]
     for gfile in gradles:
-        wanted += [(d, None) for d in _gradle_deps(gfile, report)]
+        wanted += [(dict(d, _file=str(gfile)), None) for d in _gradle_deps(gfile, report)]
     _resolve(wanted, own, loader, repos, report, transitive)
     return report
 
@@ -440,7 +455,7 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
                 report.missing.append(f"{g}:{a}:{v or '?'} (systemPath {sp})")
             continue
         if v and "${" in v:
-            report.warnings.append((str(ctx.path) if ctx else "?", f"unresolved property in {g}:{a}:{v}"))
+            report.warnings.append((str(ctx.path) if ctx else d.get("_file", "?"), f"unresolved property in {g}:{a}:{v}"))
         coords = f"{g}:{a}:{v or '?'}"
         cls = d.get("classifier") or ("tests" if d.get("type") == "test-jar" else None)
         jar = repos.find(g, a, v, "jar", cls) if v and "${" not in v and not v.startswith(("[", "(")) else None

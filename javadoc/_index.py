@@ -120,6 +120,9 @@ class DocIndex:
                 reason = str(exc)
                 warnings.append((p, reason[len(p) + 2:] if reason.startswith(p + ": ") else reason))
                 failed.append(p)
+            except MemoryError:  # one huge archive must not take the others (or the caller) with it
+                warnings.append((p, "out of memory while reading it; skipped"))
+                failed.append(p)
         index = cls(docsets, warnings)
         index.failed = tuple(failed)
         return index

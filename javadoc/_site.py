@@ -562,6 +562,35 @@ def class_pages(names: list[str], root: str, modules: set[str]) -> list[tuple[st
     return out
 
 
+_CLASS_INDEXES = ("allclasses-index.html", "allclasses-noframe.html", "allclasses-frame.html", "allclasses.html")
+_HREF = re.compile(rb'href="([^"#?:]+\.html)')
+
+
+def missing_class_pages(container: Container, root: str, modules: set[str],
+                        present: set[str]) -> tuple[str, list[str], int] | None:
+    """Class pages the site's class index links to but the site lacks.
+
+    The index is the first of ``allclasses-index.html`` (JDK 11+),
+    ``allclasses-noframe.html``/``allclasses-frame.html`` (JDK 8) and
+    ``allclasses.html`` found at the root. Returns ``(index name, missing
+    entry names relative to the root, number of class pages listed)``, or
+    ``None`` when the site has no readable class index.
+    """
+    names = set(container.names())
+    for index in _CLASS_INDEXES:
+        if root + index not in names:
+            continue
+        try:
+            data = container.read(root + index)
+        except (OSError, JavadocError):
+            continue
+        linked = {root + posixpath.normpath(h.decode("utf-8", "replace")) for h in _HREF.findall(data)}
+        listed = {n for n, _ in class_pages(sorted(linked), root, modules)}
+        gone = sorted(n[len(root):] for n in listed - present)
+        return index, gone, len(listed)
+    return None
+
+
 def detect_layout(container: Container, root: str, pages: list[tuple[str, str]]) -> SiteLayout:
     """The site's generation, from its root files and a few class pages."""
     names = set(container.names())
@@ -641,6 +670,12 @@ def read_container(container: Container, *, workers: int | None = None) -> DocSe
         warnings.append((container.path, "javadoc site without class pages: no members"))
         return DocSet(source=container.path, layout=None, classes=(), members=(),
                       warnings=tuple(warnings), pages=0)
+    missing = missing_class_pages(container, root, modules, {n for n, _ in pages})
+    if missing is not None and missing[1]:
+        index, gone, listed = missing
+        warnings.append((container.location(root + index),
+                         f"{len(gone)} of {listed} class pages it lists are missing from the site "
+                         f"(first: {', '.join(gone[:3])}); their members are not documented"))
     layout = detect_layout(container, root, pages)
     items = [(n, fqn, n[len(root):]) for n, fqn in pages]
     if workers is None or workers < 1:

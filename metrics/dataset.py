@@ -107,6 +107,9 @@ def read_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: 
         except json.JSONDecodeError as e:
             problems.append(Problem(str(path), n, f"not JSON: {e.msg} (column {e.colno})"))
             continue
+        except RecursionError:  # e.g. 100,000 nested '[': json recurses per level
+            problems.append(Problem(str(path), n, "not JSON: nested too deeply"))
+            continue
         try:
             out.append(parse(obj))
         except (SchemaError, TypeError, ValueError, KeyError) as e:

@@ -133,6 +133,8 @@ def import_apibench(path: str | os.PathLike) -> ImportResult:
         data = json.loads(_read_text(p))
     except json.JSONDecodeError as e:
         raise ValueError(f"{p}: not JSON: {e.msg} (line {e.lineno})") from None
+    except RecursionError:
+        raise ValueError(f"{p}: not JSON: nested too deeply") from None
     if isinstance(data, list):
         data = {str(i + 1): v for i, v in enumerate(data)}
     if not isinstance(data, dict):

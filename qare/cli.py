@@ -7,11 +7,12 @@ Each command group lives in its own ``qare.cmd_*`` module and exposes a
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
 from . import __version__
-from .exitcodes import EPILOG
+from .exitcodes import EPILOG, INTERRUPTED
 
 _COMMAND_MODULES = (
     "qare.cmd_callgraph",  # graph, chain
@@ -22,7 +23,19 @@ _COMMAND_MODULES = (
 )
 
 
-@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Ctrl-C ends every command with exit code 130, not click's "Aborted!"
+    with 1 (which means "some input failed")."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted (exit code 130)", err=True)
+            sys.exit(INTERRUPTED)
+
+
+@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="qare")
 def main() -> None:
     """qare — Java call graphs, API Call Depth/Density and Q-ARE-style datasets."""

@@ -111,6 +111,7 @@ def build(project_list, out, **kw):
     click.echo(summary_table(result))
     click.echo(f"written to {result.out}")
     if not result.projects:
+        click.echo(f"error: {project_list}: the project list names no project (exit code 3)", err=True)
         sys.exit(NO_INPUT)
     if not result.counts.get("samples"):
         why = [f"  {r['project']}: {r['no_samples_reason'] or r['error'] or r['reason'] or r['verdict']}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -89,6 +90,8 @@ def _has_class_files(entry: Path) -> bool:
 
 def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False):
+    """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
+    when a jar or class folder of the classpath could not be read in full."""
     import callgraph
 
     repo_local = repo_local_of(maven_repo_local, user_m2)
@@ -108,10 +111,17 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
         if str(entry) not in warned and not _has_class_files(entry):
             click.echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types",
                        err=True)
+    entries = {os.path.realpath(p) for p in classpath}
+    if pg.resolution is not None:
+        entries.update(os.path.realpath(j) for j in pg.resolution.jars)
+    failed = False
     for entry, why in pg.summary.classpath_warnings:
         ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist"))
         click.echo(f"warning: classpath entry {entry}: {why}" + ("; ignored" if ignored else ""), err=True)
-    return pg
+        # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
+        # failed: exit 1; notes about the JDK's own class data are not
+        failed = failed or os.path.realpath(entry) in entries
+    return pg, failed
 
 
 _DISPATCH_HELP = ("Dispatch of calls on a supertype (docs/callgraph.md \"Dispatch\"): rta = only overrides of "
@@ -170,12 +180,49 @@ def _dispatch_view(g, dispatch: str):
                             if d["resolution"] == "name" or follows_edge(dispatch, d)]).copy() if g.number_of_edges() else g
 
 
+def _indented(obj, prefix: str) -> str:
+    # json.dumps(indent=1) of a value nested at depth len(prefix): every line
+    # after the first carries the prefix (strings never hold a raw newline)
+    return json.dumps(obj, ensure_ascii=False, indent=1).replace("\n", "\n" + prefix)
+
+
+def write_node_link_json(g, fh) -> None:
+    """Write ``g`` as node-link JSON, one node or edge at a time.
+
+    The text is exactly ``json.dumps(networkx.node_link_data(g, edges="edges"),
+    ensure_ascii=False, indent=1)``, without building that dict or string
+    (on a large project they took 4x the graph's own memory).
+    """
+    fh.write("{\n")
+    fh.write(f' "directed": {json.dumps(g.is_directed())},\n')
+    fh.write(f' "multigraph": {json.dumps(g.is_multigraph())},\n')
+    fh.write(f' "graph": {_indented(g.graph, " ")},\n')
+    for i, (key, items) in enumerate((
+            ("nodes", ({**d, "id": n} for n, d in g.nodes(data=True))),
+            ("edges", ({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))))):
+        fh.write(f' "{key}": [')
+        first = True
+        for item in items:
+            fh.write(("\n" if first else ",\n") + "  " + _indented(item, "  "))
+            first = False
+        fh.write("]" if first else "\n ]")
+        fh.write(",\n" if i == 0 else "\n")
+    fh.write("}")
+
+
 def _write_graph(g, out: Path) -> None:
     import networkx as nx
 
     suffix = out.suffix.lower()
     if suffix == ".json":
-        out.write_text(json.dumps(nx.node_link_data(g, edges="edges"), ensure_ascii=False, indent=1))
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                write_node_link_json(g, fh)
+            os.replace(tmp, out)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
     elif suffix == ".graphml":
         # GraphML has no null and no lists: drop None, join lines with ","; XML 1.0
         # cannot hold most control characters (form feeds occur in comments)
@@ -220,7 +267,8 @@ def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, lo
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2)
+    pg, cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+                           maven_repo_local, user_m2)
     if out is not None:
         try:
             _write_graph(_dispatch_view(pg.graph, dispatch), out)
@@ -230,7 +278,8 @@ def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, lo
     click.echo(_summary_text(pg.summary))
     if out is not None:
         click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
-    if pg.summary.skipped or pg.summary.parse_errors or (pg.resolution is not None and pg.resolution.unresolved):
+    if pg.summary.skipped or pg.summary.parse_errors or cp_failed or (
+            pg.resolution is not None and pg.resolution.unresolved):
         sys.exit(PARTIAL)
 
 
@@ -258,7 +307,8 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2)
+    pg, _cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+                            maven_repo_local, user_m2)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:

@@ -11,9 +11,13 @@ NO_INPUT = 3
 FATAL = 4
 """The run could not proceed at all (e.g. unreadable output folder)."""
 
+INTERRUPTED = 130
+"""Stopped by SIGINT (Ctrl-C): 128 + the signal number, as shells report it."""
+
 EPILOG = (
     "Exit codes: 0 ok; 1 finished but some inputs failed (see the report); "
     "2 usage error; 3 no input to work on (missing path, no Java files, empty "
     "file) or an unknown/ambiguous METHOD (candidates listed); 4 fatal error "
-    "(e.g. an optional package missing: the message names it)."
+    "(e.g. an optional package missing: the message names it); 130 interrupted "
+    "(Ctrl-C)."
 )

@@ -599,6 +599,62 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+_TMP_OF_PID = re.compile(r"^\..+\.(\d+)\.tmp$")
+LOCK_FILE = ".lock"
+
+
+def _lock_out(out: Path):
+    """An exclusive ``flock`` on ``out/.lock``, held until the returned file
+    is closed (or the process dies: the kernel drops it, so a killed build
+    never leaves a stale lock). Raises ``BuildError`` when another build holds it."""
+    import fcntl
+
+    fh = open(out / LOCK_FILE, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        holder = fh.read().strip() or "another process"
+        fh.close()
+        raise BuildError(f"{out}: another qare build ({holder}) is writing to this folder; "
+                         "wait for it to finish or use another --out") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"pid {os.getpid()}\n")
+    fh.flush()
+    return fh
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_tmp(*folders: Path) -> list[str]:
+    """Remove ``.<name>.<pid>.tmp`` files of dead processes (a build killed
+    during a write); returns their paths. Called under the lock."""
+    removed = []
+    for d in folders:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for n in names:
+            m = _TMP_OF_PID.match(n)
+            if m and not _pid_alive(int(m.group(1))):
+                try:
+                    os.unlink(d / n)
+                    removed.append(str(d / n))
+                except OSError:
+                    pass
+    return removed
+
+
 def _jsonl(records: Iterable[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
@@ -1013,6 +1069,17 @@ def build_dataset(
         parts_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BuildError(f"{out}: cannot create output folder ({e.strerror or e})") from None
+    lock = _lock_out(out)  # a second build on the same --out is refused
+    try:
+        _remove_stale_tmp(out, parts_dir)
+        return _build_locked(specs, list_name, out, parts_dir, opts, started, jobs=jobs,
+                             scheduler=scheduler, formats=formats, quiet=quiet, resume=resume)
+    finally:
+        lock.close()
+
+
+def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptions, started, *,
+                  jobs, scheduler, formats, quiet, resume) -> BuildResult:
     fp = opts.fingerprint()
     # duplicate list entries (same source and commit) are analysed once
     seen: dict[str, ProjectSpec] = {}

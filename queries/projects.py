@@ -9,8 +9,11 @@ comment), a CSV file
 by the file's extension (``.csv``, ``.jsonl``/``.ndjson``; anything else is
 text). Columns: ``url`` or ``path`` (or ``source``), ``commit``, ``name``,
 ``stars``, ``created_at``, ``classpath`` and ``javadoc``. ``classpath`` and
-``javadoc`` hold paths separated by ``;`` or whitespace in text/CSV (a JSON
-list in JSONL); relative paths resolve against the list file's folder.
+``javadoc`` hold paths separated by ``;`` or whitespace in a text list (so a
+path there cannot hold a space), by ``;`` only in a CSV cell or a JSON string
+(spaces are part of the path), one path per item of a JSON list; relative
+paths resolve against the list file's folder, and every path is normalised
+(``/a/../a`` is ``/a``, symlinks resolved).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import hashlib
+import io
 import itertools
 import json
 import os
@@ -150,18 +154,31 @@ def _name_from(source: str, is_url: bool) -> str:
     return parts[-1] if local else "/".join(parts[-2:])
 
 
-def _paths(value, base: Path) -> tuple[str, ...]:
+def _paths(value, base: Path, words: bool) -> tuple[str, ...]:
+    """Absolute, normalised paths of a ``classpath``/``javadoc`` value: a
+    JSON list gives one path per item; a string is split at ``;``, and also
+    at whitespace when ``words`` (text lists, whose words are separated by
+    whitespace anyway); a CSV cell or JSON string keeps its spaces."""
     if value is None or value == "":
         return ()
-    items = value if isinstance(value, list) else re.split(r"[;\s]+", str(value))
+    if isinstance(value, list):
+        items = value
+    else:
+        items = re.split(r"[;\s]+" if words else r";", str(value))
     out = []
     for it in items:
         it = str(it).strip()
         if not it:
             continue
-        p = Path(os.path.expanduser(it))
-        out.append(str(p if p.is_absolute() else (base / p).resolve()))
+        out.append(_abs(it, base))
     return tuple(out)
+
+
+def _abs(path: str, base: Path) -> str:
+    # resolve() also for absolute paths: /a/../a and a symlinked alias name
+    # the same project (one key, one analysis, no duplicate sample ids)
+    # (os.path.realpath: unlike Path.resolve it never raises, e.g. on a link loop)
+    return os.path.realpath(base / Path(os.path.expanduser(path)))
 
 
 def _date(value, where: str) -> _dt.date | None:
@@ -183,7 +200,7 @@ def _int(value, where: str) -> int | None:
         raise ProjectListError(f"{where}: stars {value!r} is not an integer") from None
 
 
-def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
+def _spec(row: dict, base: Path, line: int, where: str, words: bool = False) -> ProjectSpec:
     raw = next((row[k] for k in ("url", "path", "source", "repo") if row.get(k)), None)
     if not raw:
         raise ProjectListError(f"{where}: no url/path/source value")
@@ -193,8 +210,7 @@ def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
     commit = (str(commit).strip() if commit else None) or at
     is_url = _is_url(source)
     if not is_url:
-        p = Path(os.path.expanduser(source))
-        source = str(p if p.is_absolute() else (base / p).resolve())
+        source = _abs(source, base)
     name = str(row.get("name") or "").strip() or _name_from(source, is_url)
     return ProjectSpec(
         source=source,
@@ -202,8 +218,8 @@ def _spec(row: dict, base: Path, line: int, where: str) -> ProjectSpec:
         name=name,
         stars=_int(row.get("stars"), where),
         created_at=_date(row.get("created_at"), where),
-        classpath=_paths(row.get("classpath"), base),
-        javadoc=_paths(row.get("javadoc"), base),
+        classpath=_paths(row.get("classpath"), base, words),
+        javadoc=_paths(row.get("javadoc"), base, words),
         line=line,
         is_url=is_url,
     )
@@ -245,7 +261,9 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
     suffix = p.suffix.lower()
     specs: list[ProjectSpec] = []
     if suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
+        # strict: an unterminated quote is an error, not a field running to
+        # the end of the file; newline="": quoted newlines stay in their field
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         try:
             for row in reader:
                 row = {(k or "").strip().lower(): (v or "").strip() if isinstance(v, str) else v for k, v in row.items()}
@@ -262,6 +280,8 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ProjectListError(f"{p}:{i}: bad JSON ({e.msg})") from None
+            except RecursionError:  # json recurses per nesting level
+                raise ProjectListError(f"{p}:{i}: bad JSON (nested too deeply)") from None
             if not isinstance(row, dict):
                 raise ProjectListError(f"{p}:{i}: expected a JSON object")
             specs.append(_spec({str(k).lower(): v for k, v in row.items()}, base, i, f"{p}:{i}"))
@@ -279,7 +299,7 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
                         f"{p}:{i}: expected KEY=VALUE with KEY one of {', '.join(sorted(_TEXT_KEYS))}, got {tok!r}"
                     )
                 row[k.lower()] = v
-            specs.append(_spec(row, base, i, f"{p}:{i}"))
+            specs.append(_spec(row, base, i, f"{p}:{i}", words=True))
     return specs
 
 
@@ -533,12 +553,13 @@ def _is_test_path(rel: Path) -> bool:
 
 
 def _java_files(root: Path):
-    """The ``.java`` files below *root*, hidden folders skipped, in walk order."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for fn in filenames:
-            if fn.endswith(".java"):
-                yield Path(dirpath, fn)
+    """``(real path, rel Path)`` of the ``.java`` files below *root*, hidden
+    folders skipped, never leaving *root* (links out are not followed;
+    callgraph.safefs)."""
+    from callgraph.safefs import walk_tree
+
+    for real, rel, _size in walk_tree(root, lambda n: n.endswith(".java"), lambda d: d.startswith(".")).files:
+        yield real, Path(rel)
 
 
 def _imported_prefix(source: bytes, prefixes: tuple[str, ...]) -> str | None:
@@ -567,14 +588,15 @@ def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tup
     has_tests = False
     found_lib = None
     prefixes = tuple(p.rstrip(".") for p in sel.require_libs)
-    for path in itertools.islice(_java_files(root), max_files):
-        if not has_tests and _is_test_path(path.relative_to(root)):
+    from callgraph.safefs import read_regular
+
+    for path, rel in itertools.islice(_java_files(root), max_files):
+        if not has_tests and _is_test_path(rel):
             has_tests = True
         if prefixes and found_lib is None:
             try:
-                with open(path, "rb") as fh:
-                    head = fh.read(200_000)
-            except OSError:
+                head = read_regular(path, 200_000, root=root, truncate=True)
+            except OSError:  # FileRefused too: a FIFO, device or link out is not read
                 continue
             found_lib = _imported_prefix(head, prefixes)
         if (has_tests or not sel.require_tests) and (found_lib or not prefixes):

@@ -190,7 +190,7 @@ def test_bad_classpath_entries(tiny, tmp_path):
     notes.write_text("root:x:0:0:root:/root:/bin/bash\n")
     res = CliRunner().invoke(main, ["graph", str(tiny), "--quiet", "--no-auto-classpath",
                                     "--classpath", str(notes)])
-    assert res.exit_code == 0
+    assert res.exit_code == 1  # an unreadable classpath entry is an input that failed (issue 15, item 9)
     assert res.stderr.splitlines() == [
         f"warning: classpath entry {notes}: unreadable classpath entry: BadZipFile: File is not a zip file; ignored"]
     (tmp_path / "classes").mkdir()

@@ -1,0 +1,250 @@
+"""Walking and reading a project's files without leaving its root.
+
+A project tree comes from a stranger, so a file name promises nothing: a
+``.java`` entry may be a symlink to ``/etc/passwd``, a folder link may point
+at ``/``, and ``Foo.java`` may be a FIFO (``open`` blocks forever) or a link
+to ``/dev/zero`` (endless bytes). Everything that opens a project's files
+goes through this module (docs/security.md):
+
+- :func:`walk_tree` lists the files below a root by their **real** paths:
+  a symlink (to a file or a folder) whose target lies outside the root is
+  skipped and reported; folders are visited once, at their real location
+  first (so an internal link seen before the real folder cannot hide it);
+  a link to a folder inside the root is walked only when that folder is not
+  walked anyway (for instance because it sits under a skipped build
+  folder); an unreadable folder is reported, not silently skipped.
+- :func:`read_regular` reads one file: only a regular file (checked with
+  ``lstat`` before and ``fstat`` after an ``O_NONBLOCK | O_NOFOLLOW`` open,
+  so a FIFO cannot block and a swapped-in link is refused) and never more
+  than ``max_bytes`` bytes *read* (``stat`` sizes can lie: ``/proc`` files,
+  devices, files that grow).
+
+Both assume the tree does not change while qare reads it; the checks make a
+change fail safe (refused file), not the other way round.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = ["FileRefused", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind"]
+
+_CHUNK = 1 << 20
+
+
+class FileRefused(OSError):
+    """A file qare will not read: not a regular file, too large, or outside
+    the project. ``strerror`` is the reason (shown as ``unreadable: <reason>``
+    by callers that report ``OSError``)."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(0, reason, path)
+
+
+def file_kind(mode: int) -> str:
+    """A file type for messages: ``"FIFO"``, ``"character device"``, ..."""
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISDIR, "folder"), (stat.S_ISLNK, "symlink")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def is_inside(real: str, root_real: str) -> bool:
+    """Whether the real path ``real`` is ``root_real`` or below it (both
+    already passed through ``os.path.realpath``)."""
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.PathLike | None = None,
+                 truncate: bool = False) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` of them.
+
+    Parameters
+    ----------
+    path : path-like
+        The file; a symlink is followed to its real path first.
+    max_bytes : int
+        Upper bound on the bytes read (the limit holds on what is read, not
+        on what ``stat`` says).
+    root : path-like, optional
+        When given, the file's real path must lie inside ``root``'s real path.
+    truncate : bool
+        Return the first ``max_bytes`` bytes of a longer file instead of
+        refusing it.
+
+    Raises
+    ------
+    FileRefused
+        Outside ``root``; not a regular file (FIFO, device, socket, folder);
+        more than ``max_bytes`` bytes (unless ``truncate``).
+    OSError
+        The file cannot be opened or read (missing, permissions).
+    """
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    if root is not None and not is_inside(real, os.path.realpath(root)):
+        raise FileRefused(path, f"symlink leads outside the project (to {real})")
+    st = os.lstat(real)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(path, f"not a regular file ({file_kind(st.st_mode)})")
+    # O_NONBLOCK: should a FIFO appear between lstat and open, open returns
+    # at once; O_NOFOLLOW: a link swapped in is refused (ELOOP).
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fst = os.fstat(fd)
+        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
+            raise FileRefused(path, f"not a regular file ({file_kind(fst.st_mode)})")
+        chunks = []
+        got = 0
+        while got <= max_bytes:
+            b = os.read(fd, min(_CHUNK, max_bytes + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+        if got > max_bytes:
+            if truncate:
+                return b"".join(chunks)[:max_bytes]
+            raise FileRefused(path, f"larger than the limit of {max_bytes} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@dataclass(slots=True)
+class TreeListing:
+    """What :func:`walk_tree` found.
+
+    Attributes
+    ----------
+    files : list of (str, str, int)
+        ``(real path, rel path, size in bytes)`` of each wanted regular file,
+        ``rel`` POSIX and relative to the root (through the link when a file
+        was reached through an internal folder link), in walk order; each
+        real file once.
+    skipped : list of (str, str)
+        ``(rel path, reason)``: links leading outside, broken links, links
+        to what is visited at its real path, special files with a wanted
+        name, unreadable folders.
+    """
+
+    files: list[tuple[str, str, int]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def walk_tree(root: str | os.PathLike, want: Callable[[str], bool],
+              skip_dir: Callable[[str], bool] = lambda name: False) -> TreeListing:
+    """List the wanted files below ``root`` without leaving it.
+
+    Parameters
+    ----------
+    root : path-like
+        A folder (a symlinked root is resolved first and taken as the root).
+    want : callable(str) -> bool
+        Whether a file name (not path) is wanted (``lambda n: n.endswith(".java")``).
+    skip_dir : callable(str) -> bool
+        Whether a folder name is never entered (hidden, build output).
+
+    Returns
+    -------
+    TreeListing
+        Folders are entered in sorted order; the real tree is walked before
+        any folder link, so the real location of a folder always wins.
+    """
+    root_real = os.path.realpath(root)
+    out = TreeListing()
+    visited: dict[str, str] = {}  # real folder -> rel where it was walked
+    seen_files: dict[str, str] = {}  # real file -> rel
+    dir_links: list[tuple[str, str, str]] = []  # (rel, link path, real target)
+    file_links: list[tuple[str, str]] = []  # (rel, real target)
+
+    def walk(start: str, start_rel: str) -> None:
+        stack = [(start, start_rel)]
+        while stack:
+            d, rel = stack.pop()
+            real_d = os.path.realpath(d)
+            if real_d in visited:
+                out.skipped.append((rel, "symlink loop or repeated folder (already visited at "
+                                         f"{visited[real_d] or '.'})"))
+                continue
+            visited[real_d] = rel
+            try:
+                with os.scandir(d) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as e:
+                out.skipped.append((rel or ".", f"unreadable folder: {e.strerror or e}"))
+                continue
+            subdirs = []
+            for e in entries:
+                erel = f"{rel}/{e.name}" if rel else e.name
+                try:
+                    if e.is_symlink():
+                        target = os.path.realpath(e.path)
+                        if not os.path.lexists(target) or not os.path.exists(e.path):
+                            if want(e.name):
+                                out.skipped.append((erel, "broken symlink"))
+                            continue
+                        is_dir = os.path.isdir(target)
+                        if is_dir and skip_dir(e.name):
+                            continue
+                        if not is_dir and not want(e.name):
+                            continue
+                        if not is_inside(target, root_real):
+                            out.skipped.append((erel, f"symlink leads outside the project (to {target})"))
+                        elif is_dir:
+                            dir_links.append((erel, e.path, target))
+                        else:
+                            file_links.append((erel, target))
+                        continue
+                    if e.is_dir(follow_symlinks=False):
+                        if not skip_dir(e.name):
+                            subdirs.append((e.path, erel))
+                        continue
+                    if not want(e.name):
+                        continue
+                    st = e.stat(follow_symlinks=False)
+                except OSError as exc:
+                    if want(e.name):
+                        out.skipped.append((erel, f"unreadable: {exc.strerror or exc}"))
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    out.skipped.append((erel, f"not a regular file ({file_kind(st.st_mode)})"))
+                    continue
+                real_f = os.path.join(real_d, e.name)
+                seen_files[real_f] = erel
+                out.files.append((real_f, erel, st.st_size))
+            stack.extend(reversed(subdirs))
+
+    walk(root_real, "")
+    # Folder links last: their target was walked at its real location unless
+    # it lies under a skipped folder; links met while walking a link are
+    # appended and handled in turn.
+    i = 0
+    while i < len(dir_links):
+        rel, link, target = dir_links[i]
+        i += 1
+        if target in visited:
+            out.skipped.append((rel, "symlink loop or repeated folder (already visited at "
+                                     f"{visited[target] or '.'})"))
+            continue
+        walk(link, rel)
+    for rel, target in file_links:
+        if target in seen_files:
+            out.skipped.append((rel, f"symlink to {seen_files[target]}, read at its real path"))
+            continue
+        try:
+            st = os.lstat(target)
+        except OSError as exc:
+            out.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            out.skipped.append((rel, f"not a regular file ({file_kind(st.st_mode)})"))
+            continue
+        seen_files[target] = rel
+        out.files.append((target, rel, st.st_size))
+    return out

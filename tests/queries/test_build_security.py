@@ -1,0 +1,86 @@
+"""``qare build`` never loses data to a second build or a killed one
+(docs/security.md, "Output"): one build per ``--out`` (an flock), temp files
+of killed builds are removed on the next run, an empty list says so."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from qare.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "java" / "qare-example"
+FAST = ["-q", "--no-require-docs", "--jdk", "none", "--no-auto-classpath"]
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["build", *map(str, args)])
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_second_build_on_the_same_out_is_refused(tmp_path):
+    lst = tmp_path / "l.txt"
+    lst.write_text(f"{EXAMPLE}\n")
+    out = tmp_path / "o"
+    first = run(lst, "--out", out, *FAST)
+    assert first.exit_code == 0, first.output
+    before = (out / "samples.jsonl").read_bytes()
+    assert before
+    # another build holds the lock (a separate open file description, like another process)
+    with open(out / ".lock", "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fh.truncate(0)
+        fh.write("pid 4242\n")
+        fh.flush()
+        (tmp_path / "other.txt").write_text("# nothing\n")
+        second = run(tmp_path / "other.txt", "--out", out, *FAST)
+    assert second.exit_code == 4
+    assert f"{out}: another qare build (pid 4242) is writing to this folder" in second.stderr
+    assert (out / "samples.jsonl").read_bytes() == before  # not replaced by the empty list's result
+    third = run(tmp_path / "other.txt", "--out", out, *FAST)  # the lock is gone with its holder
+    assert third.exit_code == 3
+
+
+def test_temp_files_of_killed_builds_are_removed(tmp_path):
+    out = tmp_path / "o"
+    (out / ".parts").mkdir(parents=True)
+    dead = _dead_pid()
+    stale = [out / f".samples.jsonl.{dead}.tmp", out / ".parts" / f".x-0123456789.json.{dead}.tmp"]
+    for p in stale:
+        p.write_text("half a file")
+    import os
+
+    live = out / f".samples.jsonl.{os.getppid()}.tmp"  # a live process's file is not touched
+    live.write_text("in progress")
+    (tmp_path / "l.txt").write_text("# nothing\n")
+    r = run(tmp_path / "l.txt", "--out", out, *FAST)
+    assert r.exit_code == 3
+    assert [p.exists() for p in stale] == [False, False]
+    assert live.exists()
+
+
+def test_an_empty_list_says_so_on_stderr(tmp_path):
+    (tmp_path / "l.txt").write_text("# nothing here\n")
+    r = run(tmp_path / "l.txt", "--out", tmp_path / "o", "-q")
+    assert r.exit_code == 3
+    assert r.stderr == f"error: {tmp_path / 'l.txt'}: the project list names no project (exit code 3)\n"
+
+
+def test_a_bad_jsonl_line_in_a_project_list_is_a_line_error(tmp_path):
+    # 100,000 nested '[' used to end in a RecursionError traceback
+    lst = tmp_path / "l.jsonl"
+    lst.write_text(json.dumps({"path": str(EXAMPLE)}) + "\n" + "[" * 100_000 + "\n")
+    r = run(lst, "--out", tmp_path / "o", *FAST)
+    assert r.exit_code == 4
+    assert isinstance(r.exception, SystemExit), r.exception  # a clean exit, no traceback
+    assert f"{lst}:2: bad JSON (nested too deeply)" in r.stderr
