@@ -488,7 +488,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         if opts.discover_classpath and targets_by_node:
             index, doc_paths = _add_fetched_docs(targets_by_node, index, doc_paths, resolution, opts, part, progress)
         part["doc_paths"] = doc_paths
-        part["classpath"] = classpath  # the jars the describe step reads undocumented members from
+        part["classpath_jars"] = [str(j) for j in classpath]  # the jars the describe step reads undocumented members from
         for node, d in sorted(targets_by_node.items()):
             part["apis"][node] = _doc_record(index, d)
         if "docs" in part:

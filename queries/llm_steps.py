@@ -49,7 +49,7 @@ class LLMSteps:
         if not want:
             return
         got = self.describer.describe(want, sources=list(part.get("doc_paths") or ()),
-                                      jars=list(part.get("classpath") or ()))
+                                      jars=list(part.get("classpath_jars") or ()))
         part["apis"].update(got)
 
     def summary(self) -> dict[str, Any]:

@@ -199,7 +199,7 @@ def test_build_describes_undocumented_apis(needs_openai, fake_env, tmp_path, mon
     # the sources jar beside the library jar, as a Maven repository lays it out
     shutil.copy(jar, tmp_path / "lib-1.0.jar")
     shutil.copy(sources, tmp_path / "lib-1.0-sources.jar")
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root: [str(tmp_path / "lib-1.0.jar")])
+    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *a: [str(tmp_path / "lib-1.0.jar")])
     graphs["lib"] = lib_graph()
     with FakeLLM(describer) as srv:
         o = BuildOptions(api_count_range=(0, 9), describe_undocumented="llm", llm_url=srv.url, llm_model="fake-coder",
@@ -226,7 +226,7 @@ def test_build_describes_from_decompiled_class(needs_openai, fake_env, tmp_path,
     vineflower_or_skip()
     graphs, _, project = fake_env
     jar, _ = lib  # no sources jar beside it
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root: [str(jar)])
+    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *a: [str(jar)])
     graphs["lib"] = lib_graph()
 
     def answer(body, i):
