@@ -59,7 +59,9 @@ class JdtMethod:
     ``id`` is in qare's method-id format; ``file`` is relative to the project
     root; lines are 1-based, the doc comment excluded; ``doc`` is the raw doc
     comment (None when there is none); ``flags`` among ``body``, ``nobody``,
-    ``implicit``, ``static``, ``abstract``, ``private``.
+    ``implicit``, ``static``, ``abstract``, ``private``; ``loc``: physical
+    lines (implicit members: the summed spans of the initializers they run, 0
+    when none).
     """
 
     id: str
@@ -68,6 +70,7 @@ class JdtMethod:
     end_line: int
     doc: str | None
     flags: frozenset
+    loc: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,7 +437,7 @@ def _read_records(path: Path, by_path: dict):
                     categories=frozenset(x for x in f[6].split(",") if x), callee_type=f[7],
                     callee_name=f[8], params=tuple(x for x in f[9].split(",") if x), static=f[10] == "static",
                     judgement=_JUDGE.get(f[11], Judgement.NO_BINDING), from_source=f[12] == "source"))
-            elif tag == "D" and len(f) >= 8:
+            elif tag == "D" and len(f) >= 9:
                 doc = None
                 ds, de = int(f[5]), int(f[6])
                 if ds >= 0:
@@ -447,8 +450,10 @@ def _read_records(path: Path, by_path: dict):
                             text = ""
                         docs = {f[1]: text}  # records come file by file: keep one
                     doc = text[ds:de] or None
-                methods.append(JdtMethod(id=f[2], file=rel, start_line=int(f[3]), end_line=int(f[4]),
-                                         doc=doc, flags=frozenset(f[7].split(","))))
+                start, end, loc = int(f[3]), int(f[4]), int(f[8])
+                methods.append(JdtMethod(id=f[2], file=rel, start_line=start, end_line=end, doc=doc,
+                                         flags=frozenset(f[7].split(",")),
+                                         loc=end - start + 1 if loc < 0 else loc))
             elif tag == "F" and len(f) >= 3:
                 problems[rel] = int(f[2])
             elif tag == "X" and len(f) >= 3:

@@ -2,8 +2,8 @@
 
 Nodes are JDT's method declarations (plus the members the compiler adds and
 ``<clinit>()``), in qare's method-id format; LOC is the physical span (the doc
-comment excluded, implicit members 0); the comment is the doc comment. Every
-edge is ``exact``: the compiler's binding. Calls whose binding rests on missing
+comment excluded; implicit members: the initializers they run, as in qare); the
+comment is the doc comment. Every edge is ``exact``: the compiler's binding. Calls whose binding rests on missing
 types or a compile error make no edge (counted as unresolved, with the
 reason). No class-hierarchy dispatch edges are added (declared targets only).
 """
@@ -32,7 +32,7 @@ def _info(m, source_set: str) -> MethodInfo:
     ps = tuple(p for p in (params or "").split(",") if p)
     implicit = "implicit" in m.flags
     return MethodInfo(id=m.id, file=m.file, start_line=m.start_line, end_line=m.end_line,
-                      loc=0 if implicit else m.end_line - m.start_line + 1, comment=m.doc,
+                      loc=m.loc, comment=m.doc,
                       source_set=source_set, declaring_type=cls, name=name, params=ps,
                       static="static" in m.flags, abstract="abstract" in m.flags,
                       private="private" in m.flags, implicit=implicit,

@@ -57,9 +57,8 @@ def _has_class_files(entry: Path) -> bool:
         return True
 
 
-def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
-    import callgraph
-
+def _effective_classpath(project, classpath, auto_classpath) -> list:
+    """--classpath entries plus, with --auto-classpath, the discovered jars (one stderr line)."""
     cp = list(classpath)
     if auto_classpath and Path(project).is_dir():
         try:
@@ -76,6 +75,13 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
                 if real not in seen:
                     seen.add(real)
                     cp.append(jar)
+    return cp
+
+
+def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
+    import callgraph
+
+    cp = _effective_classpath(project, classpath, auto_classpath)
     try:
         pg = callgraph.build_project_graph(
             project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
@@ -163,8 +169,10 @@ def _write_graph(g, out: Path) -> None:
 @click.command("graph", epilog=EPILOG)
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
+@click.option("--resolver", type=click.Choice(["qare", "jdt"]), default="qare", show_default=True,
+              help="jdt: edges from Eclipse JDT's compiler bindings (needs the 'jdt' extra; see docs/crosscheck.md).")
 @_classpath_options
-def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
+def graph_cmd(project, out, resolver, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -173,7 +181,12 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    if resolver == "jdt":
+        from .cmd_crosscheck import jdt_graph
+
+        pg = jdt_graph(project, _effective_classpath(project, classpath, auto_classpath), loc_mode)
+    else:
+        pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
     if out is not None:
         try:
             _write_graph(pg.graph, out)

@@ -8,6 +8,7 @@
  * Records (fields separated by TAB; no field holds a TAB or a newline):
  *   F  file  problems(error count)
  *   D  file  method-id  start-line  end-line  doc-start  doc-end  flags(body|nobody|implicit[,static][,abstract][,private])
+ *      loc (-1: the span end-start+1)
  *   C  file  line  column  enclosing-ids(;-joined)  kind  categories(,-joined)
  *      callee-type  callee-name  erased-params(,-joined)  static  judge  origin(source|binary)  detail
  * judge: ok | nobinding | recovered | problem | local (callee in a local/anonymous type)
@@ -166,6 +167,40 @@ public final class QareJdt {
                     + "(" + params(m) + ")";
         }
 
+        /** The id of a declaration; a parameter type JDT could only recover (its jar is
+         *  missing) is named as qare does: through a single-type import, else as written. */
+        String declId(MethodDeclaration md, IMethodBinding b) {
+            ITypeBinding[] ps = b.getParameterTypes();
+            boolean recovered = false;
+            for (ITypeBinding p : ps) recovered |= p.isRecovered() || (p.isArray() && p.getElementType().isRecovered());
+            if (!recovered || ps.length != md.parameters().size()) return methodId(b);
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < ps.length; i++) {
+                SingleVariableDeclaration v = (SingleVariableDeclaration) md.parameters().get(i);
+                String n;
+                ITypeBinding el = ps[i].isArray() ? ps[i].getElementType() : ps[i];
+                if (el.isRecovered()) {
+                    Type t = v.getType();
+                    while (t instanceof ArrayType at) t = at.getElementType();
+                    if (t instanceof ParameterizedType pt) t = pt.getType();
+                    String written = t.toString();
+                    n = written;
+                    for (Object o : cu.imports()) {
+                        ImportDeclaration im = (ImportDeclaration) o;
+                        String q = im.getName().getFullyQualifiedName();
+                        if (!im.isOnDemand() && !im.isStatic() && q.endsWith("." + written)) n = q;
+                    }
+                    int dims = (ps[i].isArray() ? ps[i].getDimensions() : 0);
+                    n = n + "[]".repeat(dims);
+                } else {
+                    n = typeName(ps[i]);
+                }
+                if (i == ps.length - 1 && b.isVarargs() && n.endsWith("[]")) n = n.substring(0, n.length() - 2) + "...";
+                sb.append(i > 0 ? "," : "").append(n);
+            }
+            return typeName(b.getDeclaringClass()) + "." + (b.isConstructor() ? "<init>" : b.getName()) + "(" + sb + ")";
+        }
+
         static boolean isLocal(ITypeBinding t) {
             for (ITypeBinding c = t; c != null; c = c.getDeclaringClass()) {
                 if (c.isLocal() || c.isAnonymous()) return true;
@@ -273,10 +308,10 @@ public final class QareJdt {
                 Javadoc j = md.getJavadoc();
                 int start = declStart(md);
                 int end = md.getStartPosition() + md.getLength() - 1;
-                emit("D\t" + file + "\t" + methodId(b) + "\t" + line(start) + "\t" + line(end) + "\t"
+                emit("D\t" + file + "\t" + declId(md, b) + "\t" + line(start) + "\t" + line(end) + "\t"
                         + (j == null ? -1 : j.getStartPosition()) + "\t"
                         + (j == null ? -1 : j.getStartPosition() + j.getLength()) + "\t"
-                        + flags(b, md.getBody() == null ? "nobody" : "body"));
+                        + flags(b, md.getBody() == null ? "nobody" : "body") + "\t-1");
                 if (md.isConstructor()) implicitSuper(md, b);
             }
             return true;
@@ -289,44 +324,57 @@ public final class QareJdt {
         }
 
         /** Members the compiler adds (default/canonical constructor, record accessors, enum
-         *  values/valueOf) and {@code <clinit>()} when the type runs static initialization. */
+         *  values/valueOf) and {@code <clinit>()} when the type runs static initialization.
+         *  Their lines and LOC follow qare's rules: the implicit constructor spans the instance
+         *  initializers, {@code <clinit>()} the static ones; LOC is the sum of their spans. */
         void implicitMembers(AbstractTypeDeclaration td) {
             ITypeBinding tb = td.resolveBinding();
             if (tb == null || localType(td)) return;
+            boolean iface = td instanceof TypeDeclaration t0 && t0.isInterface();
+            List<ASTNode> inst = new ArrayList<>(), stat = new ArrayList<>();
+            if (td instanceof EnumDeclaration ed) {
+                for (Object o : ed.enumConstants()) stat.add((ASTNode) o);
+            }
+            for (Object o : td.bodyDeclarations()) {
+                if (o instanceof Initializer i) {
+                    (Modifier.isStatic(i.getModifiers()) ? stat : inst).add(i);
+                } else if (o instanceof FieldDeclaration fd) {
+                    boolean init = false;
+                    for (Object f : fd.fragments()) init |= ((VariableDeclarationFragment) f).getInitializer() != null;
+                    if (init) (iface || Modifier.isStatic(fd.getModifiers()) ? stat : inst).add(fd);
+                }
+            }
             int start = declStart(td);
+            boolean record = td instanceof RecordDeclaration;
             for (IMethodBinding m : tb.getDeclaredMethods()) {
                 if (cu.findDeclaringNode(m) != null || m.isSynthetic()) continue;
-                emit("D\t" + file + "\t" + methodId(m) + "\t" + line(start) + "\t" + line(start)
-                        + "\t-1\t-1\t" + flags(m, "implicit"));
-                if (m.isDefaultConstructor() && td instanceof TypeDeclaration t && !t.isInterface())
+                if (record && !m.isConstructor() && m.getParameterTypes().length <= 1
+                        && (m.getName().equals("equals") || m.getName().equals("hashCode")
+                            || m.getName().equals("toString")))
+                    continue;  // java.lang.Record's members: JDK APIs in qare, not nodes
+                boolean dflt = m.isConstructor() && !record && m.getParameterTypes().length == 0;
+                if (dflt && !inst.isEmpty()) {
+                    emitSpan(methodId(m), inst, flags(m, "implicit"));
+                } else {
+                    emit("D\t" + file + "\t" + methodId(m) + "\t" + line(start) + "\t" + line(start)
+                            + "\t-1\t-1\t" + flags(m, "implicit") + "\t0");
+                }
+                if (dflt && td instanceof TypeDeclaration t && !t.isInterface())
                     superCall(td, tb, List.of(methodId(m)), line(start));
             }
-            int first = -1, last = -1;
-            for (Object o : td.bodyDeclarations()) {
-                boolean st = false;
-                if (o instanceof Initializer i) st = Modifier.isStatic(i.getModifiers());
-                else if (o instanceof FieldDeclaration fd) {
-                    boolean iface = td instanceof TypeDeclaration t && t.isInterface();
-                    if (iface || Modifier.isStatic(fd.getModifiers())) {
-                        for (Object f : fd.fragments())
-                            st |= ((VariableDeclarationFragment) f).getInitializer() != null;
-                    }
-                }
-                if (st) {
-                    ASTNode n = (ASTNode) o;
-                    if (first < 0) first = n.getStartPosition();
-                    last = n.getStartPosition() + n.getLength() - 1;
-                }
+            if (!stat.isEmpty()) emitSpan(typeName(tb) + ".<clinit>()", stat, "implicit,static");
+        }
+
+        void emitSpan(String id, List<ASTNode> members, String flags) {
+            int loc = 0;
+            for (ASTNode n : members) {
+                int s = n instanceof BodyDeclaration bd ? declStart(bd) : n.getStartPosition();
+                loc += line(n.getStartPosition() + n.getLength() - 1) - line(s) + 1;
             }
-            if (td instanceof EnumDeclaration ed && !ed.enumConstants().isEmpty()) {
-                ASTNode a = (ASTNode) ed.enumConstants().get(0);
-                ASTNode b = (ASTNode) ed.enumConstants().get(ed.enumConstants().size() - 1);
-                if (first < 0 || a.getStartPosition() < first) first = a.getStartPosition();
-                last = Math.max(last, b.getStartPosition() + b.getLength() - 1);
-            }
-            if (first >= 0)
-                emit("D\t" + file + "\t" + typeName(tb) + ".<clinit>()\t" + line(first) + "\t" + line(last)
-                        + "\t-1\t-1\timplicit,static");
+            ASTNode a = members.get(0), b = members.get(members.size() - 1);
+            int s = a instanceof BodyDeclaration bd ? declStart(bd) : a.getStartPosition();
+            emit("D\t" + file + "\t" + id + "\t" + line(s) + "\t" + line(b.getStartPosition() + b.getLength() - 1)
+                    + "\t-1\t-1\t" + flags + "\t" + loc);
         }
 
         @Override
