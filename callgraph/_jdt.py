@@ -96,7 +96,8 @@ class JdtCall:
         Call-site categories computed from JDT's AST (docs/crosscheck.md).
     callee_type, callee_name, params : str, str, tuple[str, ...]
         The binding's declaring type (source FQN), name (``<init>``) and erased
-        parameter types; empty when there is no binding.
+        parameter types; without a binding the type and parameters are empty
+        and the name is the one written.
     static : bool
     judgement : Judgement
     from_source : bool

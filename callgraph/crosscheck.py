@@ -214,10 +214,8 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
     judgements: dict = defaultdict(int)
     third_cache: dict = {}
     for c in jdt.calls:
-        key = (c.file, c.line, c.callee_name) if c.callee_name else None
+        key = (c.file, c.line, c.callee_name)  # the name as written when there is no binding
         judgements[c.judgement.value] += 1
-        if key is None:
-            continue  # no binding: no name to match with; the site is unjudgeable
         if not c.judgement.judgeable:
             unjudgeable.add(key)
             continue
@@ -228,8 +226,6 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
             if third is None:
                 third = third_cache[c.callee_type] = is_third_party(c.callee_type, index)
         (truth if third else other)[key].add(c.signature)
-    # a call without binding has no name: mark every qare target on its line unjudgeable
-    blind_lines = {(c.file, c.line) for c in jdt.calls if not c.callee_name}
     qare = qare_targets(pg)
     counts = {(cat, lvl): [0, 0, 0] for cat in CATEGORIES for lvl in LEVELS}
     by_res: dict = defaultdict(lambda: [0, 0])
@@ -238,7 +234,7 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
     for key in sorted(set(truth) | set(qare), key=lambda k: (k[0] or "", k[1], k[2])):
         p = qare.get(key, set())
         t = truth.get(key, set())
-        if key in unjudgeable or (not t and key not in cats and (key[0], key[1]) in blind_lines):
+        if key in unjudgeable:
             unj_targets += len(p)
             continue
         kcats = ["all", *sorted(cats.get(key, ()))] if key in cats else ["all", "unmatched"]
@@ -250,10 +246,7 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
             by_res[res][0] += api in t_names
         level = None
         for lvl, tt, pp in (("name", t_names, p_names), ("signature", t, p_sigs)):
-            tp, fp = len(tt & pp), len(pp - tt)
-            fn = len(tt - pp)
-            if lvl == "signature":
-                fn = len(t - p_sigs)
+            tp, fp, fn = len(tt & pp), len(pp - tt), len(tt - pp)
             if (fp or fn) and level is None:
                 level = lvl
             for cat in kcats:
@@ -271,7 +264,6 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
                    if any(counts[(cat, lvl)]))
     return CrosscheckReport(
         scores=scores, by_resolution={k: tuple(v) for k, v in sorted(by_res.items())},
-        disagreements=tuple(disagreements), unjudgeable_sites=len(unjudgeable | {
-            k for k in qare if (k[0], k[1]) in blind_lines and k not in cats}),
+        disagreements=tuple(disagreements), unjudgeable_sites=len(unjudgeable),
         unjudgeable_qare_targets=unj_targets, jdt_calls=len(jdt.calls),
         qare_targets=sum(len(v) for v in qare.values()), judgements=dict(judgements))

@@ -10,7 +10,8 @@
  *   D  file  method-id  start-line  end-line  doc-start  doc-end  flags(body|nobody|implicit[,static][,abstract][,private])
  *      loc (-1: the span end-start+1)
  *   C  file  line  column  enclosing-ids(;-joined)  kind  categories(,-joined)
- *      callee-type  callee-name  erased-params(,-joined)  static  judge  origin(source|binary)  detail
+ *      callee-type  callee-name(as written when there is no binding)  erased-params(,-joined)  static
+ *      judge  origin(source|binary)  detail
  * judge: ok | nobinding | recovered | problem | local (callee in a local/anonymous type)
  */
 package qare.jdt;
@@ -31,6 +32,8 @@ import org.eclipse.jdt.core.dom.*;
 public final class QareJdt {
     private QareJdt() {}
 
+    static final java.util.Map<String, Boolean> OVERLOADED = new java.util.HashMap<>();
+
     /**
      * Parse {@code files} (absolute paths; {@code encodings} parallel) with bindings and
      * write the records to {@code out}. {@code classpath}: jars/folders, a JDK's
@@ -47,6 +50,7 @@ public final class QareJdt {
         options.put("org.eclipse.jdt.core.compiler.problem.enablePreviewFeatures", "disabled");
         options.put("org.eclipse.jdt.core.compiler.doc.comment.support", "enabled");
         parser.setCompilerOptions(options);
+        OVERLOADED.clear();
         parser.setKind(ASTParser.K_COMPILATION_UNIT);
         parser.setResolveBindings(true);
         parser.setBindingsRecovery(true);
@@ -436,7 +440,7 @@ public final class QareJdt {
 
         void call(ASTNode n, int line, int col, List<String> enclosing, String kind, String cats,
                   IMethodBinding m, String judge, String detail) {
-            String type = "", name = "", ps = "", stat = "", origin = "";
+            String type = "", name = writtenName(n), ps = "", stat = "", origin = "";
             if (m != null) {
                 ITypeBinding dc = m.getDeclaringClass();
                 type = dc == null ? "?" : typeName(dc);
@@ -450,24 +454,36 @@ public final class QareJdt {
                     + origin + "\t" + clean(detail));
         }
 
+        /** The method name as written: lets a call without binding still be matched by name. */
+        static String writtenName(ASTNode n) {
+            if (n instanceof MethodInvocation mi) return mi.getName().getIdentifier();
+            if (n instanceof SuperMethodInvocation smi) return smi.getName().getIdentifier();
+            if (n instanceof ExpressionMethodReference r) return r.getName().getIdentifier();
+            if (n instanceof TypeMethodReference r) return r.getName().getIdentifier();
+            if (n instanceof SuperMethodReference r) return r.getName().getIdentifier();
+            return "<init>";  // creations, this(...)/super(...), enum constants, Type::new
+        }
+
         void site(ASTNode n, ASTNode at, String kind, IMethodBinding m, List<String> cats) {
             Ctx c = context(n);
             if (c.lambda) cats.add("lambda_body");
             if (c.anonymous) cats.add("anonymous_body");
-            if (m != null && "?".equals(typeName(m.getDeclaringClass())) == false
-                    && m.getDeclaringClass() != null && !m.isConstructor()) {
-                int same = 0;
-                for (IMethodBinding o : m.getDeclaringClass().getErasure().getDeclaredMethods())
-                    if (o.getName().equals(m.getName()) && !o.isConstructor()) same++;
-                if (same > 1) cats.add("overload");
-            } else if (m != null && m.isConstructor() && m.getDeclaringClass() != null) {
-                int same = 0;
-                for (IMethodBinding o : m.getDeclaringClass().getErasure().getDeclaredMethods())
-                    if (o.isConstructor()) same++;
-                if (same > 1) cats.add("overload");
-            }
+            if (m != null && m.getDeclaringClass() != null && overloaded(m)) cats.add("overload");
             int pos = at.getStartPosition();
             call(n, line(pos), cu.getColumnNumber(pos) + 1, c.ids, kind, String.join(",", cats), m, judge(n, m), "");
+        }
+
+        /** More than one method of this name (constructors: more than one constructor)
+         *  declared in the callee's type; cached per type and name for the run. */
+        static boolean overloaded(IMethodBinding m) {
+            ITypeBinding dc = m.getDeclaringClass().getErasure();
+            String name = m.isConstructor() ? "<init>" : m.getName();
+            return OVERLOADED.computeIfAbsent(dc.getKey() + "#" + name, k -> {
+                int same = 0;
+                for (IMethodBinding o : dc.getDeclaredMethods())
+                    if (o.isConstructor() == m.isConstructor() && (m.isConstructor() || o.getName().equals(name))) same++;
+                return same > 1;
+            });
         }
 
         static boolean substituted(IMethodBinding b) {

@@ -259,7 +259,7 @@ def test_call_site_categories_from_jdt(xc, jdt_of, tmp_path):
     jdt = jdt_of(tmp_path / "cats", [COMMONS_LANG3])
     by_line = {}
     for c in jdt.calls:
-        by_line.setdefault((c.line, c.callee_name or "?"), (c.categories, c.judgement.value, c.enclosing))
+        by_line.setdefault((c.line, c.callee_name), (c.categories, c.judgement.value, c.enclosing))
     m = "p.Cats.m(org.apache.commons.lang3.mutable.MutableInt,org.apache.commons.lang3.tuple.ImmutablePair)"
     ctor = "p.Cats.<init>()"
     ln = lambda s: line_of(src, s)  # noqa: E731
@@ -279,11 +279,12 @@ def test_call_site_categories_from_jdt(xc, jdt_of, tmp_path):
         (ln("l.subtract(1)"), "subtract"): ({"local_receiver", "lambda_body", "overload"}, "ok", (m,)),
         (ln("super.setValue"), "setValue"): ({"super", "overload"}, "ok", (m,)),
         (ln("this.toInteger()"), "toInteger"): ({"this_receiver", "inherited"}, "ok", (m,)),
-        (ln("missing.Type.call()"), "?"): (set(), "nobinding", (m,)),
+        (ln("missing.Type.call()"), "call"): (set(), "nobinding", (m,)),
     }
     got = {k: (set(v[0]), v[1], v[2]) for k, v in by_line.items() if k in expected}
     assert got == expected
-    assert by_line[(ln("missing.Type.call()"), "?")][1] == "nobinding"
+    (unbound,) = [c for c in jdt.calls if c.line == ln("missing.Type.call()")]
+    assert (unbound.callee_type, unbound.params, unbound.judgement.judgeable) == ("", (), False)
 
 
 # --- command line -------------------------------------------------------------------------
