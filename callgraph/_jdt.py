@@ -393,7 +393,7 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
         except OSError:
             text, enc = "", None  # JDT reports the unreadable file
         encodings.append(_java_charset(enc))
-        n_lines += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        n_lines += text.count("\n") + 1  # as qare counts a file's lines
     entries = [str(p) for p in classpath]
     running_vm = True
     if home is not None and (home / "lib" / "jrt-fs.jar").is_file():
