@@ -311,8 +311,10 @@ def _visitor_class(jdk_home: Path | None):
     classes = compile_visitor(jars, home)
     cp = [str(classes), *map(str, jars)]
     if not jpype.isJVMStarted():
+        # C1 only: one JDT batch is short-lived work, and C2's compiler threads cost more
+        # than they win here (jimfs on this 2-core machine: 19.5 s vs 57-63 s, docs/crosscheck.md)
         jpype.startJVM(str(home / "lib" / "server" / "libjvm.so"), "-Xss16m", "-Djava.awt.headless=true",
-                       classpath=cp, convertStrings=True)
+                       "-XX:TieredStopAtLevel=1", classpath=cp, convertStrings=True)
     try:
         cls = jpype.JClass("qare.jdt.QareJdt")
     except Exception as e:  # a JVM someone else started, without JDT on its classpath
