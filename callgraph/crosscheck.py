@@ -163,7 +163,7 @@ def _simple_name(api: str) -> str:
     return api.rpartition(".")[2]
 
 
-def qare_targets(pg) -> dict:
+def _qare_targets(pg) -> dict:
     """(file, line, method name) → {(api, signature or None, resolution)} of qare's
     third-party targets (edges to third-party API nodes, ``exact``/``arity``).
 
@@ -226,7 +226,7 @@ def crosscheck(pg, jdt: JdtResult, index) -> CrosscheckReport:
             if third is None:
                 third = third_cache[c.callee_type] = is_third_party(c.callee_type, index)
         (truth if third else other)[key].add(c.signature)
-    qare = qare_targets(pg)
+    qare = _qare_targets(pg)
     counts = {(cat, lvl): [0, 0, 0] for cat in CATEGORIES for lvl in LEVELS}
     by_res: dict = defaultdict(lambda: [0, 0])
     disagreements = []

@@ -51,7 +51,7 @@ def _pct(x) -> str:
     return "    -" if x is None else f"{100 * x:5.1f}"
 
 
-def _table(report, level_counts=True) -> str:
+def _table(report) -> str:
     from callgraph.crosscheck import CATEGORIES
 
     lines = [f"{'category':22s} {'name P':>7s} {'name R':>7s} {'sig P':>7s} {'sig R':>7s}"

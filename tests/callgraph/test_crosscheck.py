@@ -9,7 +9,6 @@ not installed or JDT cannot be fetched from Maven Central.
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 from click.testing import CliRunner
