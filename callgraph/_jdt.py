@@ -7,7 +7,8 @@ a small visitor (``jdt_visitor/QareJdt.java``, compiled once with the local
 record per method declaration and per call site, which this module reads
 into frozen dataclasses. See docs/crosscheck.md.
 
-The JVM starts once per process (JPype cannot restart it); later runs reuse it.
+The JVM starts once per process (JPype cannot restart it), in a child process
+(``_jdt_worker``) so that this one stays safe to fork; later runs reuse it.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class JdtResult:
     file → number of compile errors JDT reported in it; ``seconds``: wall time
     of the JDT run (JVM start and visitor compilation excluded, see
     ``setup_seconds``); ``source_sets``: (file, ``main``/``test``) pairs;
-    ``lines``: physical lines of the files.
+    ``lines``: physical lines of the files; ``peak_rss_mb``: peak resident
+    memory of the JVM's host process so far.
     """
 
     root: str
@@ -151,6 +153,7 @@ class JdtResult:
     jdt_version: str
     source_sets: tuple = ()
     lines: int = 0
+    peak_rss_mb: float = 0.0
 
 
 # --------------------------------------------------------------------------- setup
@@ -295,33 +298,82 @@ def compile_visitor(jdt_jars, java_home: Path) -> Path:
     return out
 
 
-_JVM: dict = {}
+class _Worker:
+    """The JVM's host process (``callgraph._jdt_worker``), started once per process."""
+
+    def __init__(self, libjvm: Path, classpath: list[str]):
+        import atexit
+        import sys
+
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "callgraph._jdt_worker", str(libjvm), *classpath],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     text=True, encoding="utf-8", cwd=tempfile.gettempdir(),
+                                     env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                         [str(Path(__file__).resolve().parents[1]),
+                                          *filter(None, [os.environ.get("PYTHONPATH")])])})
+        atexit.register(self.close)
+        ready = self._read()
+        if not ready.get("ok"):
+            self.close()
+            raise JdtUnavailableError(f"the JVM did not start: {ready.get('error')}")
+
+    def _read(self) -> dict:
+        import json
+
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                return json.loads(line)
+        self.log.seek(0)
+        tail = self.log.read().decode("utf-8", "replace").strip().splitlines()[-5:]
+        return {"ok": False, "error": f"JDT worker exited ({self.proc.wait()}): " + " | ".join(tail)}
+
+    def request(self, req: dict) -> dict:
+        import json
+
+        if self.proc.poll() is not None:
+            return {"ok": False, "error": f"JDT worker exited ({self.proc.returncode})"}
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+        except OSError as e:
+            return {"ok": False, "error": f"JDT worker gone: {e}"}
+        return self._read()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
 
 
-def _visitor_class(jdk_home: Path | None):
-    """Start the JVM once (JDT + visitor on its classpath) and return the visitor class."""
-    if "cls" in _JVM:
-        return _JVM["cls"]
-    try:
-        import jpype
-    except ImportError:
-        raise JdtUnavailableError("jpype1 is not installed (pip install 'qare[jdt]')") from None
+_WORKER: dict = {}
+
+
+def _worker(jdk_home: Path | None) -> _Worker:
+    """Start the JVM's host process once (JDT + visitor on its classpath) and return it.
+
+    The JVM runs in a child process, never in this one: a JVM here would make
+    every later ``fork`` (qare's process pools) unsafe (see ``_jdt_worker``)."""
+    w = _WORKER.get("w")
+    if w is not None and w.alive():
+        return w
+    import importlib.util
+
+    if importlib.util.find_spec("jpype") is None:
+        raise JdtUnavailableError("jpype1 is not installed (pip install 'qare[jdt]')")
     jars = fetch_jdt()
     home = _runtime_home(jdk_home)
     classes = compile_visitor(jars, home)
-    cp = [str(classes), *map(str, jars)]
-    if not jpype.isJVMStarted():
-        # C1 only: one JDT batch is short-lived work, and C2's compiler threads cost more
-        # than they win here (jimfs on this 2-core machine: 19.5 s vs 57-63 s, docs/crosscheck.md)
-        jpype.startJVM(str(home / "lib" / "server" / "libjvm.so"), "-Xss16m", "-Djava.awt.headless=true",
-                       "-XX:TieredStopAtLevel=1", classpath=cp, convertStrings=True)
-    try:
-        cls = jpype.JClass("qare.jdt.QareJdt")
-    except Exception as e:  # a JVM someone else started, without JDT on its classpath
-        raise JdtUnavailableError(f"a JVM already runs in this process without qare's JDT visitor: {e}") from None
-    _JVM["cls"] = cls
-    _JVM["charset"] = jpype.JClass("java.nio.charset.Charset")
-    return cls
+    w = _Worker(home / "lib" / "server" / "libjvm.so", [str(classes), *map(str, jars)])
+    _WORKER["w"] = w
+    return w
 
 
 def jdt_available() -> str | None:
@@ -329,26 +381,13 @@ def jdt_available() -> str | None:
     try:
         from .classpath import find_jdk
 
-        _visitor_class(find_jdk("auto"))
+        _worker(find_jdk("auto"))
     except JdtUnavailableError as e:
         return str(e)
     return None
 
 
 # --------------------------------------------------------------------------- run
-
-def _java_charset(enc: str | None) -> str:
-    if enc in (None, "utf-8-sig"):
-        return "UTF-8"
-    if enc == "utf-16":
-        return "UTF-16"
-    try:
-        if _JVM["charset"].isSupported(enc):
-            return enc
-    except Exception:  # an illegal charset name
-        pass
-    return "ISO-8859-1"
-
 
 def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
             max_file_bytes: int = 2_000_000) -> JdtResult:
@@ -385,7 +424,7 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
     if not files:
         raise NoInputError(f"no .java files under {root}")
     home = find_jdk(jdk) if jdk is not None else None
-    cls = _visitor_class(home)
+    worker = _worker(home)
     encodings = []
     n_lines = 0
     for sf in files:
@@ -394,7 +433,7 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
                 text, enc = decode_source(fh.read(max_file_bytes + 1))
         except OSError:
             text, enc = "", None  # JDT reports the unreadable file
-        encodings.append(_java_charset(enc))
+        encodings.append(enc)
         n_lines += text.count("\n") + 1  # as qare counts a file's lines
     entries = [str(p) for p in classpath]
     running_vm = True
@@ -408,10 +447,11 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
     by_path = {sf.path: sf.rel for sf in files}
     with tempfile.TemporaryDirectory(prefix="qare-jdt-") as tmp:
         out = Path(tmp) / "records.tsv"
-        try:
-            cls.run([sf.path for sf in files], encodings, entries, [], java_level, running_vm, str(out))
-        except Exception as e:  # a JDT crash on the whole batch: nothing to judge with
-            raise JdtUnavailableError(f"JDT failed on {root}: {type(e).__name__}: {e}") from None
+        answer = worker.request({"files": [sf.path for sf in files], "encodings": encodings,
+                                 "classpath": entries, "level": java_level, "running_vm": running_vm,
+                                 "out": str(out)})
+        if not answer.get("ok"):  # a JDT crash on the whole batch: nothing to judge with
+            raise JdtUnavailableError(f"JDT failed on {root}: {answer.get('error')}")
         seconds = time.perf_counter() - t1
         methods, calls, failed, problems = _read_records(out, by_path)
     seen = {f for f in problems} | {f for f, _ in failed}
@@ -419,7 +459,8 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
     return JdtResult(root=str(root), files=tuple(sf.rel for sf in files), methods=tuple(methods),
                      calls=tuple(calls), failed=tuple(failed), problems=problems, skipped=tuple(skipped),
                      seconds=seconds, setup_seconds=t1 - t0, jdt_version=JDT_VERSION,
-                     source_sets=tuple((sf.rel, sf.source_set) for sf in files), lines=n_lines)
+                     source_sets=tuple((sf.rel, sf.source_set) for sf in files), lines=n_lines,
+                     peak_rss_mb=float(answer.get("rss_mb") or 0.0))
 
 
 _JUDGE = {j.value: j for j in Judgement}

@@ -102,9 +102,10 @@ def crosscheck_cmd(project, out, fmt, classpath, auto_classpath, jobs, quiet, lo
         except OSError as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # qare (the JVM runs in a child)
     timing = {"qare_seconds": round(qare_s, 2), "jdt_seconds": round(jdt.seconds, 2),
-              "jdt_setup_seconds": round(jdt.setup_seconds, 2), "peak_rss_mb": round(rss)}
+              "jdt_setup_seconds": round(jdt.setup_seconds, 2), "qare_peak_rss_mb": round(rss),
+              "jdt_peak_rss_mb": round(jdt.peak_rss_mb)}
     if fmt == "json":
         click.echo(json.dumps({**report.to_dict(), **timing, "jdt_version": jdt.jdt_version,
                                "jdt_failed": [list(x) for x in jdt.failed]}, indent=1))
@@ -113,7 +114,7 @@ def crosscheck_cmd(project, out, fmt, classpath, auto_classpath, jobs, quiet, lo
                    f"qare: {pg.summary.files} files, {pg.summary.call_sites} call sites")
         click.echo(_table(report))
         click.echo(f"time: qare {qare_s:.1f} s, JDT {jdt.seconds:.1f} s (+{jdt.setup_seconds:.1f} s setup); "
-                   f"peak RSS of this process {rss:.0f} MB")
+                   f"peak RSS: qare's process {rss:.0f} MB, JDT's {jdt.peak_rss_mb:.0f} MB")
         if out is not None:
             click.echo(f"{len(report.disagreements)} disagreeing call sites → {out}")
     for f, why in jdt.failed[:20]:

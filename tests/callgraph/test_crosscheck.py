@@ -2,7 +2,7 @@
 
 JDT's bindings are an independent answer (the compiler's); the expected values
 below are worked out by hand from the fixture sources. The JVM starts once per
-test session (``jdt`` fixture); the tests skip, with the reason, when jpype1 is
+test session (``xc`` fixture), in a child process; the tests skip, with the reason, when jpype1 is
 not installed or JDT cannot be fetched from Maven Central.
 """
 
@@ -37,7 +37,7 @@ SU = "org.apache.commons.lang3.StringUtils"
 
 @pytest.fixture(scope="session")
 def xc():
-    """The crosscheck module with a running JDT (one JVM for the whole session)."""
+    """The crosscheck module with a running JDT (one JVM, in its host process, for the whole session)."""
     pytest.importorskip("jpype", reason="jpype1 not installed (the 'jdt' extra): JDT crosscheck tests skipped")
     from callgraph import crosscheck
 
@@ -329,7 +329,7 @@ def test_cli_crosscheck_without_jdt_is_fatal(monkeypatch):
     def unavailable(_home):
         raise _jdt.JdtUnavailableError("jpype1 is not installed (pip install 'qare[jdt]')")
 
-    monkeypatch.setattr(_jdt, "_visitor_class", unavailable)
+    monkeypatch.setattr(_jdt, "_worker", unavailable)
     r = CliRunner().invoke(_cli(), ["crosscheck", str(QARE_EXAMPLE), "--no-auto-classpath", "--quiet"])
     assert r.exit_code == 4
     assert "jpype1 is not installed" in r.output
@@ -338,6 +338,21 @@ def test_cli_crosscheck_without_jdt_is_fatal(monkeypatch):
 def test_cli_crosscheck_no_input(tmp_path):
     r = CliRunner().invoke(_cli(), ["crosscheck", str(tmp_path / "nothing"), "--quiet"])
     assert r.exit_code == 3
+
+
+def test_jvm_is_not_in_this_process_and_fork_stays_safe(xc, jdt_of, tmp_path):
+    """A JVM in the test process would hang the first forked pool worker that
+    collects a Java proxy: after JDT ran, qare's 2-process build still finishes."""
+    import sys
+
+    import callgraph
+
+    jdt_of(QARE_EXAMPLE, [COMMONS_LANG3])
+    assert "jpype" not in sys.modules or not sys.modules["jpype"].isJVMStarted()
+    for i in range(20):  # > 16 files: the fork pool is used
+        (tmp_path / f"F{i}.java").write_text(f"class F{i} {{ void m() {{ String.valueOf({i}); }} }}\n")
+    pg = callgraph.build_project_graph(tmp_path, jobs=2)
+    assert pg.summary.files == 20
 
 
 def test_fetch_jdt_lists_jdt_core(xc):
