@@ -435,7 +435,7 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
             text, enc = "", None  # JDT reports the unreadable file
         encodings.append(enc)
         n_lines += text.count("\n") + 1  # as qare counts a file's lines
-    entries = [str(p) for p in classpath]
+    entries = [os.path.abspath(p) for p in classpath]
     running_vm = True
     if home is not None and (home / "lib" / "jrt-fs.jar").is_file():
         entries.insert(0, str(home / "lib" / "jrt-fs.jar"))
@@ -444,10 +444,12 @@ def run_jdt(root, classpath=(), *, jdk="auto", java_level: str = JAVA_LEVEL,
         entries.insert(0, str(home / "jre" / "lib" / "rt.jar"))
         running_vm = False
     t1 = time.perf_counter()
-    by_path = {sf.path: sf.rel for sf in files}
+    # the JVM's host process runs elsewhere: hand it absolute paths
+    paths = [os.path.abspath(sf.path) for sf in files]
+    by_path = {p: sf.rel for p, sf in zip(paths, files)}
     with tempfile.TemporaryDirectory(prefix="qare-jdt-") as tmp:
         out = Path(tmp) / "records.tsv"
-        answer = worker.request({"files": [sf.path for sf in files], "encodings": encodings,
+        answer = worker.request({"files": paths, "encodings": encodings,
                                  "classpath": entries, "level": java_level, "running_vm": running_vm,
                                  "out": str(out)})
         if not answer.get("ok"):  # a JDT crash on the whole batch: nothing to judge with

@@ -355,6 +355,14 @@ def test_jvm_is_not_in_this_process_and_fork_stays_safe(xc, jdt_of, tmp_path):
     assert pg.summary.files == 20
 
 
+def test_relative_project_and_classpath_paths(xc, monkeypatch):
+    """JDT runs in another process and folder: relative paths must still reach it."""
+    monkeypatch.chdir(QARE_EXAMPLE.parent)
+    jdt = xc.run_jdt(QARE_EXAMPLE.name, [COMMONS_LANG3])
+    assert jdt.failed == ()
+    assert {c.signature for c in jdt.calls if c.callee_name == "isBlank"} == {f"{SU}.isBlank(java.lang.CharSequence)"}
+
+
 def test_fetch_jdt_lists_jdt_core(xc):
     jars = xc.fetch_jdt()
     names = {j.name for j in jars}
