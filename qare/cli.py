@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "qare.cmd_build",  # build
     "qare.cmd_eval",  # eval, slices, import, baseline, similarity
     "qare.cmd_sccg",  # sccg extract|redact|execute|score
+    "qare.cmd_crosscheck",  # crosscheck (Eclipse JDT as an oracle)
 )
 
 

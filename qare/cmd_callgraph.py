@@ -88,6 +88,28 @@ def _has_class_files(entry: Path) -> bool:
         return True
 
 
+def _effective_classpath(project, classpath, auto_classpath, offline=False, maven_repo_local=None,
+                         user_m2=False) -> list:
+    """--classpath entries plus, with --auto-classpath, the libraries Maven resolves
+    (one stderr line), for engines that take a jar list (JDT)."""
+    cp = list(classpath)
+    if auto_classpath and Path(project).is_dir():
+        try:
+            from callgraph.classpath import resolve_classpath
+
+            r = resolve_classpath(project, offline=offline, repo_local=repo_local_of(maven_repo_local, user_m2))
+        except Exception as e:  # resolution is best effort: say so, go on without
+            click.echo(f"warning: classpath resolution failed: {type(e).__name__}: {e}", err=True)
+        else:
+            click.echo(resolution_line(r), err=True)
+            seen = {os.path.realpath(p) for p in cp}
+            for jar in r.jars:
+                if os.path.realpath(jar) not in seen:
+                    seen.add(os.path.realpath(jar))
+                    cp.append(jar)
+    return cp
+
+
 def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
@@ -254,8 +276,10 @@ def _write_graph(g, out: Path) -> None:
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
 @_dispatch_option
+@click.option("--resolver", type=click.Choice(["qare", "jdt"]), default="qare", show_default=True,
+              help="jdt: edges from Eclipse JDT's compiler bindings (needs the 'jdt' extra; see docs/crosscheck.md).")
 @_classpath_options
-def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+def graph_cmd(project, out, dispatch, resolver, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
               maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
 
@@ -267,8 +291,15 @@ def graph_cmd(project, out, dispatch, classpath, auto_classpath, jobs, quiet, lo
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg, cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
-                           maven_repo_local, user_m2)
+    if resolver == "jdt":
+        from .cmd_crosscheck import jdt_graph
+
+        pg = jdt_graph(project, _effective_classpath(project, classpath, auto_classpath, offline, maven_repo_local,
+                                                     user_m2), loc_mode)
+        cp_failed = False
+    else:
+        pg, cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+                               maven_repo_local, user_m2)
     if out is not None:
         try:
             _write_graph(_dispatch_view(pg.graph, dispatch), out)

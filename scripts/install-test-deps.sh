@@ -17,6 +17,8 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+# the 'jdt' extra (qare crosscheck, graph --resolver jdt); JDT itself comes from Maven Central on first use
+python3 -m pip install -q --disable-pip-version-check 'jpype1>=1.5' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 
 # metrics' dense baseline / similarity tests: torch's CPU build from the wheel
 # on this machine's disk (never a CUDA build from the index), then the 'dense'
