@@ -218,11 +218,15 @@ class ProjectGraph:
         Default dispatch mode of ``reach`` (``DISPATCH_MODES``).
     instantiated : dict[str, InstantiatedType]
         The types the program instantiates, by type key (RTA; docs/callgraph.md "Dispatch").
+    resolution : ResolvedClasspath or None
+        How the project's libraries were resolved (``callgraph.classpath.resolve_classpath``),
+        ``None`` when that was not asked for.
     """
 
     def __init__(self, graph: nx.DiGraph, summary: BuildSummary, infos: dict, root: str,
-                 dispatch: str = DEFAULT_DISPATCH, instantiated: dict | None = None):
+                 dispatch: str = DEFAULT_DISPATCH, instantiated: dict | None = None, resolution=None):
         self.graph = graph
+        self.resolution = resolution
         self.summary = summary
         self.root = root
         self.dispatch = dispatch
