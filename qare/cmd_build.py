@@ -8,7 +8,8 @@ import sys
 
 import click
 
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from ._options import deprecated_alias, jobs_option, quiet_option
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 
 def _date(ctx, param, value):
@@ -32,13 +33,14 @@ def _range(ctx, param, value):
     return (a, b)
 
 
-_EPILOG = (
-    EPILOG + " For build: 1 also when the dataset ends with 0 samples (a warning on "
-    "stderr and projects.jsonl's no_samples_reason say why per project)."
-)
+_EPILOG = epilog(
+    "some project failed (recorded in projects.jsonl with its reason), or the dataset has 0 samples "
+    "(a warning on stderr and projects.jsonl's no_samples_reason say why per project)",
+    "PROJECT_LIST missing or naming no project",
+    "the build could not proceed (e.g. the output folder is not writable, an optional package is missing)")
 
 
-@click.command("build", epilog=_EPILOG)
+@click.command("build", epilog=_EPILOG, short_help="Build a Q-ARE-style dataset from a project list.")
 @click.argument("project_list", type=click.Path(dir_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder (re-running resumes).")
 @click.option("--min-stars", type=int, default=None, help="Keep projects with at least N stars (when the list gives stars).")
@@ -51,21 +53,25 @@ _EPILOG = (
 @click.option("--query-lines", type=click.IntRange(min=1), default=2, show_default=True, help="Description lines that make the query.")
 @click.option("--api-count-range", callback=_range, default=None, metavar="A:B", help="Keep methods with A..B direct third-party APIs (default: the IQR of the build).")
 @click.option("--iqr-over", type=click.Choice(["calling", "all"]), default="calling", show_default=True, help="IQR population: methods with >= 1 direct third-party API, or all candidates.")
-@click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
-@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True)
+@click.option("--include-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
+@click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True, help="cha: follow class-hierarchy dispatch edges too; declared: declared targets only.")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None, help="Longest chain kept (depth counts both ends).")
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
 @click.option("--drop-leaky", is_flag=True, help="Drop samples whose query names one of its targets.")
 @click.option("--translate-cmd", default=None, metavar="CMD", help="Command reading a non-English query on stdin, printing its translation.")
-@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
+@click.option("--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Add the project's Maven/Gradle dependency jars found in local repositories (~/.m2, /usr/share/maven-repo, the Gradle cache); same flag as in qare graph/chain.")
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
-@click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
+@click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
 @click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies (needs pyarrow: pip install -e '.[parquet]').")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Projects analysed in parallel processes.")
+@jobs_option("Projects analysed")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Run on a dask.distributed cluster instead.")
 @click.option("--no-resume", is_flag=True, help="Re-analyse projects already finished in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they are drawn only when stderr is a terminal).")
+@quiet_option()
+@deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
+@deprecated_alias("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath",
+                  "discover_classpath")
+@deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))
 def build(project_list, out, **kw):
     """Build a Q-ARE-style dataset (samples.jsonl, apis.jsonl, projects.jsonl,
     manifest.json) from PROJECT_LIST: a text file (folder, git repository or
@@ -73,6 +79,8 @@ def build(project_list, out, **kw):
     created_at, classpath and javadoc columns. See docs/dataset.md."""
     from queries.build import BuildError, BuildOptions, build_dataset, summary_table
 
+    # the library's ProjectGraph.reach keyword is include_unresolved; BuildOptions records it as keep_unresolved
+    kw["keep_unresolved"] = kw.pop("include_unresolved")
     opts = BuildOptions.from_dict(
         dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "")
     )

@@ -8,24 +8,28 @@ from pathlib import Path
 
 import click
 
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from ._options import deprecated_alias, jobs_option, quiet_option
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 
 
 def _classpath_options(f):
-    f = click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="Worker processes (default: the CPUs available).")(f)
-    f = click.option("--auto-classpath/--no-auto-classpath", default=True, show_default=True,
+    f = deprecated_alias("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath",
+                         "discover_classpath")(f)
+    f = jobs_option("Worker processes parsing files")(f)
+    f = click.option("--discover-classpath/--no-discover-classpath", "discover_classpath", default=True,
+                     show_default=True,
                      help="Add the project's Maven/Gradle dependency jars found in local repositories "
                           "(~/.m2, /usr/share/maven-repo, Gradle's cache); one stderr line says what was found.")(f)
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
                      help="A dependency jar/zip or class folder (repeatable); a missing path is a usage "
                           "error, an unreadable one a warning.")(f)
-    f = click.option("--quiet", is_flag=True, help="No progress bar (there is none when stderr is not a terminal).")(f)
+    f = quiet_option()(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="SQLite file caching parsed per-file facts by content hash.")(f)
-    f = click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
+    f = deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))(f)
+    f = click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
     return f
 
@@ -57,11 +61,11 @@ def _has_class_files(entry: Path) -> bool:
         return True
 
 
-def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None):
+def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None):
     import callgraph
 
     cp = list(classpath)
-    if auto_classpath and Path(project).is_dir():
+    if discover_classpath and Path(project).is_dir():
         try:
             from callgraph.classpath import discover_classpath_report
 
@@ -78,7 +82,7 @@ def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None
                     cp.append(jar)
     try:
         pg = callgraph.build_project_graph(
-            project, classpath=cp, jobs=jobs or callgraph.default_jobs(),
+            project, classpath=cp, jobs=jobs,
             progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
@@ -160,11 +164,17 @@ def _write_graph(g, out: Path) -> None:
         raise click.UsageError("--out must end in .graphml, .json or .dot")
 
 
-@click.command("graph", epilog=EPILOG)
+_GRAPH_EPILOG = epilog(
+    "some files were skipped or had parse errors (listed in the summary)",
+    "PROJECT missing or holding no .java file",
+    "cannot write --out")
+
+
+@click.command("graph", epilog=_GRAPH_EPILOG, short_help="Build a project's call graph; print its summary.")
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
 @_classpath_options
-def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, cache):
+def graph_cmd(project, out, classpath, discover_classpath, jobs, quiet, loc_mode, cache):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -173,7 +183,7 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache)
     if out is not None:
         try:
             _write_graph(pg.graph, out)
@@ -187,20 +197,25 @@ def graph_cmd(project, out, classpath, auto_classpath, jobs, quiet, loc_mode, ca
         sys.exit(PARTIAL)
 
 
-_CHAIN_EPILOG = EPILOG + " For chain, 3: METHOD unknown or ambiguous (candidates listed)."
+_CHAIN_EPILOG = epilog(
+    None,
+    "PROJECT missing or holding no .java file, or METHOD unknown or ambiguous (candidates listed)",
+    None)
 
 
-@click.command("chain", epilog=_CHAIN_EPILOG)
+@click.command("chain", epilog=_CHAIN_EPILOG, short_help="The third-party APIs one method reaches, with depth and density.")
 @_PROJECT
 @click.argument("method")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None,
               help="Largest depth shown (methods on the chain counting both ends).")
-@click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True,
+              help="tree: one chain per API, indented; json: the records of a dataset sample's targets.")
 @click.option("--dispatch", type=click.Choice(["cha", "declared"]), default="cha", show_default=True,
               help="cha: follow class-hierarchy dispatch edges too; declared: declared targets only.")
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
+@deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
-def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,
+def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
               jobs, quiet, loc_mode, cache):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
@@ -212,7 +227,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache)
+    pg = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:
