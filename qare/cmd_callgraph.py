@@ -80,10 +80,16 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
                 if real not in seen:
                     seen.add(real)
                     cp.append(jar)
+    from queries._progress import Heartbeat
+
+    on_terminal = sys.stderr.isatty()
+    # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
+    beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
     try:
-        pg = callgraph.build_project_graph(
-            project, classpath=cp, jobs=jobs,
-            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache)
+        with beat:
+            pg = callgraph.build_project_graph(
+                project, classpath=cp, jobs=jobs,
+                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=cache)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)

@@ -99,3 +99,28 @@ def test_no_help_shows_a_deprecated_alias():
     for path, _ in COMMANDS:
         text = _help(path)
         assert not re.search(r"--auto-classpath|--keep-unresolved|--loc\b(?!-)", text), path
+
+
+def test_graph_prints_plain_progress_lines_off_a_terminal_and_quiet_silences_them(monkeypatch):
+    import functools
+    import time
+    from pathlib import Path
+
+    import callgraph
+    import queries._progress as progress
+
+    plain = Path(__file__).resolve().parents[1] / "fixtures" / "java" / "plain"
+    real = callgraph.build_project_graph
+
+    def slow(*a, **kw):
+        time.sleep(0.5)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(callgraph, "build_project_graph", slow)
+    monkeypatch.setattr(progress, "Heartbeat", functools.partial(progress.Heartbeat, interval=0.1))
+    r = CliRunner().invoke(main, ["graph", str(plain), "--no-discover-classpath"])
+    assert r.exit_code in (0, 1), r.output
+    beats = [ln for ln in r.stderr.splitlines() if ln.startswith(f"qare: call graph of {plain}, ")]
+    assert beats and all(re.fullmatch(r".*, \d:\d\d:\d\d elapsed", ln) for ln in beats)
+    r = CliRunner().invoke(main, ["graph", str(plain), "--no-discover-classpath", "-q"])
+    assert "qare: call graph of" not in r.stderr
