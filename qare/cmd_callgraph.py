@@ -138,6 +138,33 @@ def _xml_safe(text: str) -> str:
     return text.translate(_XML_BAD)
 
 
+def _unknown_owner(node: str) -> bool:
+    """Is the declaring type of this API node unknown (``?.add(*)``, ``?Foo.bar(*)``)?"""
+    head = node.partition("(")[0]
+    owner = head.rpartition(".")[0]
+    return not owner or any(part.startswith("?") for part in owner.split("."))
+
+
+def export_graph(g, include_unresolved: bool = False):
+    """The graph as exported by ``qare graph --out``: every node's ``kind`` is
+    ``method`` (a project method), ``api`` (a library method; id ends in
+    ``(*)`` when the overload is undecided) or ``unresolved`` (an API node
+    whose declaring type is unknown, e.g. ``?.add(*)``: the receiver's type
+    could not be found, so the node names no real API). ``unresolved`` nodes
+    and their edges are left out unless ``include_unresolved``. Returns
+    ``(graph, number of nodes left out)``; ``g`` is not changed."""
+    bad = [n for n, d in g.nodes(data=True) if d.get("kind") == "api" and _unknown_owner(n)]
+    if not bad:
+        return g, 0
+    h = g.copy()
+    if include_unresolved:
+        for n in bad:
+            h.nodes[n]["kind"] = "unresolved"
+        return h, 0
+    h.remove_nodes_from(bad)
+    return h, len(bad)
+
+
 def _write_graph(g, out: Path) -> None:
     import networkx as nx
 
@@ -179,8 +206,11 @@ _GRAPH_EPILOG = epilog(
 @click.command("graph", epilog=_GRAPH_EPILOG, short_help="Build a project's call graph; print its summary.")
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
+@click.option("--include-unresolved", is_flag=True,
+              help="Keep API nodes whose declaring type is unknown (e.g. ?.add(*)) in --out, as kind "
+                   "'unresolved' (default: left out, with their edges).")
 @_classpath_options
-def graph_cmd(project, out, classpath, discover_classpath, jobs, quiet, loc_mode, cache):
+def graph_cmd(project, out, include_unresolved, classpath, discover_classpath, jobs, quiet, loc_mode, cache):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -190,15 +220,18 @@ def graph_cmd(project, out, classpath, discover_classpath, jobs, quiet, loc_mode
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
     pg = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache)
+    dropped = 0
     if out is not None:
+        exported, dropped = export_graph(pg.graph, include_unresolved)
         try:
-            _write_graph(pg.graph, out)
+            _write_graph(exported, out)
         except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
     click.echo(_summary_text(pg.summary))
     if out is not None:
-        click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
+        left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""
+        click.echo(f"graph: {exported.number_of_nodes()} nodes, {exported.number_of_edges()} edges → {out}{left_out}")
     if pg.summary.skipped or pg.summary.parse_errors:
         sys.exit(PARTIAL)
 

@@ -124,3 +124,37 @@ def test_graph_prints_plain_progress_lines_off_a_terminal_and_quiet_silences_the
     assert beats and all(re.fullmatch(r".*, \d:\d\d:\d\d elapsed", ln) for ln in beats)
     r = CliRunner().invoke(main, ["graph", str(plain), "--no-discover-classpath", "-q"])
     assert "qare: call graph of" not in r.stderr
+
+
+def test_export_leaves_out_or_marks_nodes_of_unknown_declaring_type():
+    import networkx as nx
+
+    from qare.cmd_callgraph import export_graph
+
+    g = nx.DiGraph()
+    g.add_node("a.A.m()", kind="method")
+    for n in ("java.util.List.add(java.lang.Object)", "org.x.Foo.bar(*)", "?.add(*)", "a.?Gen.run(*)"):
+        g.add_node(n, kind="api")
+        g.add_edge("a.A.m()", n, resolution="exact", lines=[3])
+    h, dropped = export_graph(g)
+    assert dropped == 2 and sorted(h.nodes) == ["a.A.m()", "java.util.List.add(java.lang.Object)", "org.x.Foo.bar(*)"]
+    assert h.number_of_edges() == 2 and g.number_of_nodes() == 5  # the input graph is not changed
+    k, dropped = export_graph(g, include_unresolved=True)
+    assert dropped == 0 and k.nodes["?.add(*)"]["kind"] == k.nodes["a.?Gen.run(*)"]["kind"] == "unresolved"
+    assert k.nodes["org.x.Foo.bar(*)"]["kind"] == "api" and g.nodes["?.add(*)"]["kind"] == "api"
+
+
+def test_graph_out_kinds_are_documented(tmp_path):
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "g.json"
+    r = CliRunner().invoke(main, ["graph", str(root / "fixtures" / "java" / "resolution"), "-q",
+                                  "--no-discover-classpath", "--out", str(out)])
+    assert r.exit_code in (0, 1), r.output
+    kinds = {n["kind"] for n in json.loads(out.read_text())["nodes"]}
+    doc = (root / "docs" / "callgraph.md").read_text()
+    assert kinds == {"method", "api"}
+    for kind in ("method", "api", "unresolved"):
+        assert f"`{kind}`" in doc[doc.index("### Node kinds"):]
