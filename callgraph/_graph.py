@@ -138,6 +138,9 @@ class BuildSummary:
     phases : dict[str, float]
         Wall seconds per phase (discover, parse, index, resolve, graph) and
         ``<phase>_cpu``/``total_cpu``: CPU seconds of this process and its workers.
+    notes : tuple[tuple[str, str], ...]
+        ``(file, note)`` about the input that is no failure: a type also
+        declared in another Maven/Gradle module (members merged).
     """
 
     files: int
@@ -155,6 +158,7 @@ class BuildSummary:
     seconds: float = 0.0
     examples: dict = field(default_factory=dict)
     phases: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""
@@ -172,6 +176,7 @@ class BuildSummary:
                 "decoded_with_fallback": [list(x) for x in self.decoded_with_fallback],
                 "skipped": [list(x) for x in self.skipped],
                 "classpath_warnings": [list(x) for x in self.classpath_warnings],
+                "notes": [list(x) for x in self.notes],
                 "seconds": round(self.seconds, 3)}
 
 

@@ -123,6 +123,13 @@ def _summary_text(s) -> str:
     if s.decoded_with_fallback:
         lines.append("decoded with a fallback encoding: "
                      + ", ".join(f"{f} ({e})" for f, e in s.decoded_with_fallback[:20]))
+    notes = getattr(s, "notes", ())
+    if notes:
+        lines.append(f"notes ({len(notes)}, no failure):")
+        for f, why in notes[:10]:
+            lines.append(f"  {f}: {why}")
+        if len(notes) > 10:
+            lines.append(f"  … {len(notes) - 10} more")
     if s.skipped:
         lines.append(f"skipped {len(s.skipped)}:")
         for f, why in s.skipped[:20]:
