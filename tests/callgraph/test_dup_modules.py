@@ -53,3 +53,13 @@ def test_same_type_twice_in_one_module_is_still_reported(tmp_path):
     assert [f for f, _ in pg.summary.skipped] == ["m/src/main/java/q/A.java"] and pg.summary.notes == ()
     r = CliRunner().invoke(main, ["graph", str(tmp_path), "-q", "--no-discover-classpath"])
     assert r.exit_code == 1
+
+
+def test_each_module_compiles_on_its_own(tmp_path):
+    from cg_fixture_support import java_files, javac
+
+    javac(java_files(DUP / "alpha" / "src" / "test" / "java"), tmp_path / "alpha-test")
+    javac(java_files(DUP / "beta" / "src" / "main" / "java"), tmp_path / "beta")
+    javac(java_files(DUP / "beta" / "src" / "test" / "java"), tmp_path / "beta-test", [tmp_path / "beta"])
+    assert (tmp_path / "alpha-test" / "org" / "dup" / "SharedTestSupport.class").is_file()
+    assert (tmp_path / "beta-test" / "org" / "dup" / "SharedTestSupport.class").is_file()
