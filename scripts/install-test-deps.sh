@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # Another apt/dpkg run (unattended upgrades, a second engineer) holds the dpkg
 # lock: wait for it up to 10 minutes instead of failing with exit 100.
 APT_WAIT=(-o DPkg::Lock::Timeout=600)
-step() { echo "qare test deps: $*"; }
+step() { echo "qare test deps: $* (at ${SECONDS} s)"; }
 
 APT_PACKAGES=(libcommons-lang3-java bubblewrap libmaven-dependency-plugin-java junit4)
 missing=()
