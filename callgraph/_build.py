@@ -328,7 +328,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
-        phases={k: round(v, 3) for k, v in phases.items()})
+        phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates))
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
     pg.resolution = resolution

@@ -163,6 +163,9 @@ class BuildSummary:
     phases : dict[str, float]
         Wall seconds per phase (discover, parse, index, resolve, graph) and
         ``<phase>_cpu``/``total_cpu``: CPU seconds of this process and its workers.
+    notes : tuple[tuple[str, str], ...]
+        ``(file, note)`` about the input that is no failure: a type also
+        declared in another Maven/Gradle module (members merged).
     """
 
     files: int
@@ -182,6 +185,7 @@ class BuildSummary:
     phases: dict = field(default_factory=dict)
     rta_edges: int = 0
     instantiated_types: int = 0
+    notes: tuple = ()
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""
@@ -200,6 +204,7 @@ class BuildSummary:
                 "decoded_with_fallback": [list(x) for x in self.decoded_with_fallback],
                 "skipped": [list(x) for x in self.skipped],
                 "classpath_warnings": [list(x) for x in self.classpath_warnings],
+                "notes": [list(x) for x in self.notes],
                 "seconds": round(self.seconds, 3)}
 
 

@@ -126,6 +126,17 @@ def _erased_ref(t: str):
     return (t if t in PRIMITIVES else "=" + t, (), dims)
 
 
+def _module_of(rel: str) -> str | None:
+    """The module folder of a file in a Maven/Gradle layout (``core`` for
+    ``core/src/test/java/p/A.java``, ``""`` for the root module), or None
+    when the path has no ``src/<set>/java``."""
+    parts = rel.split("/")
+    for i in range(len(parts) - 2):
+        if parts[i] == "src" and parts[i + 2] == "java":
+            return "/".join(parts[:i])
+    return None
+
+
 class ProjectIndex:
     """All project declarations plus the classpath, with memoised lookups."""
 
@@ -138,10 +149,25 @@ class ProjectIndex:
         self.members: dict[str, dict[str, str]] = {}
         self.local_types: dict[str, dict[str, str]] = {}
         self.duplicates: list[tuple[str, str]] = []  # (file, reason)
+        self.module_duplicates: list[tuple[str, str]] = []  # (file, note): same FQN in another module
+        self.merged: list[tuple[int, TypeDecl]] = []  # such declarations, their members merged in
         for fi, ff in enumerate(files):
             for td in ff.types:
                 if td.key in self.types and not td.local:
-                    # the same FQN twice (e.g. in two modules): the first file wins
+                    first_fi = self.type_file[td.key]
+                    mod, first_mod = _module_of(ff.rel), _module_of(files[first_fi].rel)
+                    if mod is not None and first_mod is not None and mod != first_mod:
+                        # separate Maven/Gradle modules are separate namespaces (spring-framework
+                        # declares the same test class in several): one node per method id, the
+                        # first file's where both declare it, the union of the members
+                        self.merged.append((fi, td))
+                        if td.outer is None:
+                            self.module_duplicates.append((ff.rel, (
+                                f"type {td.key} also declared in module {first_mod or '.'} "
+                                f"({files[first_fi].rel}); its members are merged, the first file's "
+                                f"where both declare one")))
+                        continue
+                    # the same FQN twice in one module: the first file wins
                     if td.outer is None:
                         first = files[self.type_file[td.key]].rel
                         self.duplicates.append((ff.rel, f"duplicate type {td.key} (first declared in "
@@ -182,6 +208,9 @@ class ProjectIndex:
                     self.subtypes.setdefault(s, set()).add(key)
         for key, td in self.types.items():
             self._build_methods(key, td)
+        for fi, td in self.merged:
+            if not td.local:
+                self._build_methods(td.key, td, fi)
         self._expand_delegates()
 
     # ----------------------------------------------------------- Lombok
@@ -662,10 +691,13 @@ class ProjectIndex:
         return b in s
 
     # ----------------------------------------------------------- members
-    def _build_methods(self, key: str, td: TypeDecl) -> None:
+    def _build_methods(self, key: str, td: TypeDecl, fi: int | None = None) -> None:
+        """The method table of ``key`` from ``td``; with ``fi`` (a declaration of the
+        same FQN in another module, :attr:`merged`), add its members not yet there."""
         if td.local:
             return
-        fi = self.type_file[key]
+        merging = fi is not None
+        fi = self.type_file[key] if fi is None else fi
         ff = self.files[fi]
         out: list[_PM] = []
         for md in td.methods:
@@ -720,7 +752,12 @@ class ProjectIndex:
         if stat:
             implicit("<clinit>", (), (), True, None, stat[0].start_line, stat[-1].end_line,
                      sum(i.loc for i in stat))
-        self.methods[key] = out
+        if merging:
+            have = {p.info.id for p in self.methods.get(key, ())}
+            out = [p for p in out if p.info.id not in have]
+            self.methods[key] = self.methods.get(key, []) + out
+        else:
+            self.methods[key] = out
         for p in out:
             self.by_id[p.info.id] = p
             self.by_name.setdefault(p.info.name, []).append(p.info.id)
@@ -852,9 +889,11 @@ class ProjectIndex:
         res = (None, False)
         td = self.types.get(t)
         if td is not None:
-            for f in td.fields:
-                if f.name == name:
-                    fi = self.type_file[t]
+            # the declaration of the FQN, then those of other modules (merged)
+            decls = [(self.type_file[t], td)] + [(mfi, m) for mfi, m in self.merged if m.key == t]
+            for fi, d in decls:
+                f = next((f for f in d.fields if f.name == name), None)
+                if f is not None:
                     res = (self.resolve_ref(f.type, fi, t), True)
                     break
             else:

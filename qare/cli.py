@@ -36,7 +36,9 @@ class _Group(click.Group):
             sys.exit(INTERRUPTED)
 
 
-@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+# max_content_width: wide terminals get wide help; short_help on every command
+# keeps `qare --help`'s list whole (click cuts a long default summary with "...")
+@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="qare")
 def main() -> None:
     """qare — Java call graphs, API Call Depth/Density and Q-ARE-style datasets."""

@@ -9,8 +9,9 @@ import sys
 import click
 
 from ._llm_options import LLM_EPILOG, llm_options
+from ._options import deprecated_alias, jobs_option, quiet_option
 from .cmd_callgraph import maven_options, repo_local_of
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 
 def _date(ctx, param, value):
@@ -34,13 +35,14 @@ def _range(ctx, param, value):
     return (a, b)
 
 
-_EPILOG = (
-    LLM_EPILOG + EPILOG + " For build: 1 also when the dataset ends with 0 samples (a warning on "
-    "stderr and projects.jsonl's no_samples_reason say why per project)."
-)
+_EPILOG = LLM_EPILOG + epilog(
+    "some project failed (recorded in projects.jsonl with its reason), or the dataset has 0 samples "
+    "(a warning on stderr and projects.jsonl's no_samples_reason say why per project)",
+    "PROJECT_LIST missing or naming no project",
+    "the build could not proceed (e.g. the output folder is not writable, an optional package is missing)")
 
 
-@click.command("build", epilog=_EPILOG)
+@click.command("build", epilog=_EPILOG, short_help="Build a Q-ARE-style dataset from a project list.")
 @click.argument("project_list", type=click.Path(dir_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder (re-running resumes).")
 @click.option("--min-stars", type=int, default=None, help="Keep projects with at least N stars (when the list gives stars).")
@@ -55,7 +57,7 @@ _EPILOG = (
 @click.option("--api-count", type=click.Choice(["direct", "reached"]), default="direct", show_default=True, help="What the API-count filter counts per method: third-party APIs it calls itself, or its whole target set (docs/dataset.md).")
 @click.option("--comments", type=click.Choice(["javadoc", "any"]), default="javadoc", show_default=True, help="Comments that make queries: /** */ doc comments only, or also // and /* */ blocks above the method.")
 @click.option("--iqr-over", type=click.Choice(["calling", "all"]), default="calling", show_default=True, help="IQR population: methods with >= 1 direct third-party API, or all candidates.")
-@click.option("--keep-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
+@click.option("--include-unresolved", is_flag=True, help="Follow unresolved ('name') call edges to targets.")
 @click.option("--dispatch", type=click.Choice(["rta", "cha", "declared"]), default=None, help="Dispatch of calls on a supertype: rta, cha or declared (docs/callgraph.md \"Dispatch\"; default: callgraph's DEFAULT_DISPATCH, see docs/dataset.md).")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None, help="Longest chain kept (depth counts both ends).")
 @click.option("--require-docs/--no-require-docs", default=True, show_default=True, help="Drop undocumented APIs and the samples that reach them.")
@@ -64,16 +66,20 @@ _EPILOG = (
 @click.option("--translate", "translate", type=click.Choice(["llm"]), default=None, help="Translate non-English queries with the language model (--llm-url, --llm-model); wins over --translate-cmd.")
 @click.option("--describe-undocumented", type=click.Choice(["llm"]), default=None, help="Describe undocumented APIs with the language model from their sources jar or decompiled class (doc_source: llm in apis.jsonl).")
 @llm_options
-@click.option("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Resolve the project's libraries with Maven (sanitised poms / Gradle's declared coordinates) and fetch the javadoc (else sources) jars of the APIs reached; same flag as in qare graph/chain.")
+@click.option("--discover-classpath/--no-discover-classpath", "discover_classpath", default=True, show_default=True, help="Resolve the project's libraries with Maven (sanitised poms / Gradle's declared coordinates) and fetch the javadoc (else sources) jars of the APIs reached; same flag as in qare graph/chain.")
 @maven_options
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
-@click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True)
+@click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
 @click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies (needs pyarrow: pip install -e '.[parquet]').")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Projects analysed in parallel processes.")
+@jobs_option("Projects analysed")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Run on a dask.distributed cluster instead.")
 @click.option("--no-resume", is_flag=True, help="Re-analyse projects already finished in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they are drawn only when stderr is a terminal).")
+@quiet_option()
+@deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
+@deprecated_alias("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath",
+                  "discover_classpath")
+@deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))
 def build(project_list, out, **kw):
     """Build a Q-ARE-style dataset (samples.jsonl, apis.jsonl, projects.jsonl,
     manifest.json) from PROJECT_LIST: a text file (folder, git repository or
@@ -86,6 +92,8 @@ def build(project_list, out, **kw):
     if kw.get("dispatch") is None:
         kw.pop("dispatch", None)  # BuildOptions' default: callgraph's DEFAULT_DISPATCH
     repo_local = repo_local_of(kw.pop("maven_repo_local"), kw.pop("user_m2"))
+    # the library's ProjectGraph.reach keyword is include_unresolved; BuildOptions records it as keep_unresolved
+    kw["keep_unresolved"] = kw.pop("include_unresolved")
     opts = BuildOptions.from_dict(
         dict(kw, selection=kw, jdk=None if kw["jdk"] == "none" else kw["jdk"], cache_dir=kw["cache_dir"] or "",
              llm_cache=None if kw["no_llm_cache"] else "",

@@ -9,15 +9,18 @@ from pathlib import Path
 
 import click
 
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from ._options import deprecated_alias, jobs_option, quiet_option
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 
 
 def _classpath_options(f):
-    f = click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="Worker processes (default: the CPUs available).")(f)
-    f = click.option("--auto-classpath/--no-auto-classpath", default=True, show_default=True,
+    f = deprecated_alias("--auto-classpath/--no-auto-classpath", "--discover-classpath/--no-discover-classpath",
+                         "discover_classpath")(f)
+    f = jobs_option("Worker processes parsing files")(f)
+    f = click.option("--discover-classpath/--no-discover-classpath", "discover_classpath", default=True,
+                     show_default=True,
                      help="Add the project's libraries, resolved by Maven from a sanitised copy of its poms "
                           "(Gradle: its declared coordinates) into qare's Maven cache; one stderr line says "
                           "what was resolved and what not (docs/classpath.md).")(f)
@@ -25,10 +28,11 @@ def _classpath_options(f):
     f = click.option("--classpath", "classpath", multiple=True, type=click.Path(exists=True, path_type=Path),
                      help="A dependency jar/zip or class folder (repeatable); a missing path is a usage "
                           "error, an unreadable one a warning.")(f)
-    f = click.option("--quiet", is_flag=True, help="No progress bar (there is none when stderr is not a terminal).")(f)
+    f = quiet_option()(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="SQLite file caching parsed per-file facts by content hash.")(f)
-    f = click.option("--loc", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
+    f = deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))(f)
+    f = click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
     return f
 
@@ -88,12 +92,12 @@ def _has_class_files(entry: Path) -> bool:
         return True
 
 
-def _effective_classpath(project, classpath, auto_classpath, offline=False, maven_repo_local=None,
+def _effective_classpath(project, classpath, discover_classpath, offline=False, maven_repo_local=None,
                          user_m2=False) -> list:
-    """--classpath entries plus, with --auto-classpath, the libraries Maven resolves
+    """--classpath entries plus, with --discover-classpath, the libraries Maven resolves
     (one stderr line), for engines that take a jar list (JDT)."""
     cp = list(classpath)
-    if auto_classpath and Path(project).is_dir():
+    if discover_classpath and Path(project).is_dir():
         try:
             from callgraph.classpath import resolve_classpath
 
@@ -110,18 +114,23 @@ def _effective_classpath(project, classpath, auto_classpath, offline=False, mave
     return cp
 
 
-def _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
+def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full."""
     import callgraph
+    from queries._progress import Heartbeat
 
     repo_local = repo_local_of(maven_repo_local, user_m2)
+    on_terminal = sys.stderr.isatty()
+    # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
+    beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
     try:
-        pg = callgraph.build_project_graph(
-            project, classpath=list(classpath), auto_classpath=auto_classpath, jobs=jobs or callgraph.default_jobs(),
-            progress=not quiet and sys.stderr.isatty(), loc_mode=loc_mode, cache=cache, offline=offline,
-            maven_repo_local=repo_local)
+        with beat:
+            pg = callgraph.build_project_graph(
+                project, classpath=list(classpath), auto_classpath=discover_classpath, jobs=jobs,
+                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=cache, offline=offline,
+                maven_repo_local=repo_local)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -177,6 +186,13 @@ def _summary_text(s) -> str:
     if s.decoded_with_fallback:
         lines.append("decoded with a fallback encoding: "
                      + ", ".join(f"{f} ({e})" for f, e in s.decoded_with_fallback[:20]))
+    notes = getattr(s, "notes", ())
+    if notes:
+        lines.append(f"notes ({len(notes)}, no failure):")
+        for f, why in notes[:10]:
+            lines.append(f"  {f}: {why}")
+        if len(notes) > 10:
+            lines.append(f"  … {len(notes) - 10} more")
     if s.skipped:
         lines.append(f"skipped {len(s.skipped)}:")
         for f, why in s.skipped[:20]:
@@ -232,6 +248,33 @@ def write_node_link_json(g, fh) -> None:
     fh.write("}")
 
 
+def _unknown_owner(node: str) -> bool:
+    """Is the declaring type of this API node unknown (``?.add(*)``, ``?Foo.bar(*)``)?"""
+    head = node.partition("(")[0]
+    owner = head.rpartition(".")[0]
+    return not owner or any(part.startswith("?") for part in owner.split("."))
+
+
+def export_graph(g, include_unresolved: bool = False):
+    """The graph as exported by ``qare graph --out``: every node's ``kind`` is
+    ``method`` (a project method), ``api`` (a library method; id ends in
+    ``(*)`` when the overload is undecided) or ``unresolved`` (an API node
+    whose declaring type is unknown, e.g. ``?.add(*)``: the receiver's type
+    could not be found, so the node names no real API). ``unresolved`` nodes
+    and their edges are left out unless ``include_unresolved``. Returns
+    ``(graph, number of nodes left out)``; ``g`` is not changed."""
+    bad = [n for n, d in g.nodes(data=True) if d.get("kind") == "api" and _unknown_owner(n)]
+    if not bad:
+        return g, 0
+    h = g.copy()
+    if include_unresolved:
+        for n in bad:
+            h.nodes[n]["kind"] = "unresolved"
+        return h, 0
+    h.remove_nodes_from(bad)
+    return h, len(bad)
+
+
 def _write_graph(g, out: Path) -> None:
     import networkx as nx
 
@@ -272,15 +315,24 @@ def _write_graph(g, out: Path) -> None:
         raise click.UsageError("--out must end in .graphml, .json or .dot")
 
 
-@click.command("graph", epilog=EPILOG)
+_GRAPH_EPILOG = epilog(
+    "some files were skipped or had parse errors (listed in the summary)",
+    "PROJECT missing or holding no .java file",
+    "cannot write --out")
+
+
+@click.command("graph", epilog=_GRAPH_EPILOG, short_help="Build a project's call graph; print its summary.")
 @_PROJECT
 @click.option("--out", type=click.Path(path_type=Path), help="Write the graph (.graphml, .json node-link, .dot).")
 @_dispatch_option
 @click.option("--resolver", type=click.Choice(["qare", "jdt"]), default="qare", show_default=True,
               help="jdt: edges from Eclipse JDT's compiler bindings (needs the 'jdt' extra; see docs/crosscheck.md).")
+@click.option("--include-unresolved", is_flag=True,
+              help="Keep API nodes whose declaring type is unknown (e.g. ?.add(*)) in --out, as kind "
+                   "'unresolved' (default: left out, with their edges).")
 @_classpath_options
-def graph_cmd(project, out, dispatch, resolver, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
-              maven_repo_local, user_m2):
+def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, discover_classpath, jobs, quiet,
+              loc_mode, cache, offline, maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -294,39 +346,47 @@ def graph_cmd(project, out, dispatch, resolver, classpath, auto_classpath, jobs,
     if resolver == "jdt":
         from .cmd_crosscheck import jdt_graph
 
-        pg = jdt_graph(project, _effective_classpath(project, classpath, auto_classpath, offline, maven_repo_local,
+        pg = jdt_graph(project, _effective_classpath(project, classpath, discover_classpath, offline, maven_repo_local,
                                                      user_m2), loc_mode)
         cp_failed = False
     else:
-        pg, cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+        pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                maven_repo_local, user_m2)
+    dropped = 0
     if out is not None:
+        exported, dropped = export_graph(pg.graph, include_unresolved)
         try:
-            _write_graph(_dispatch_view(pg.graph, dispatch), out)
+            _write_graph(_dispatch_view(exported, dispatch), out)
         except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
     click.echo(_summary_text(pg.summary))
     if out is not None:
-        click.echo(f"graph: {pg.graph.number_of_nodes()} nodes, {pg.graph.number_of_edges()} edges → {out}")
+        left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""
+        click.echo(f"graph: {exported.number_of_nodes()} nodes, {exported.number_of_edges()} edges → {out}{left_out}")
     if pg.summary.skipped or pg.summary.parse_errors or cp_failed or (
             pg.resolution is not None and pg.resolution.unresolved):
         sys.exit(PARTIAL)
 
 
-_CHAIN_EPILOG = EPILOG + " For chain, 3: METHOD unknown or ambiguous (candidates listed)."
+_CHAIN_EPILOG = epilog(
+    None,
+    "PROJECT missing or holding no .java file, or METHOD unknown or ambiguous (candidates listed)",
+    None)
 
 
-@click.command("chain", epilog=_CHAIN_EPILOG)
+@click.command("chain", epilog=_CHAIN_EPILOG, short_help="The third-party APIs one method reaches, with depth and density.")
 @_PROJECT
 @click.argument("method")
 @click.option("--max-depth", type=click.IntRange(min=2), default=None,
               help="Largest depth shown (methods on the chain counting both ends).")
-@click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True,
+              help="tree: one chain per API, indented; json: the records of a dataset sample's targets.")
 @_dispatch_option
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
+@deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
-def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, auto_classpath,
+def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
               jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
@@ -338,7 +398,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     """
     import callgraph
 
-    pg, _cp_failed = _build(project, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+    pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                             maven_repo_local, user_m2)
     try:
         mid = pg.resolve_method(method)

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from .cmd_callgraph import _PROJECT, _build, _classpath_options, _effective_classpath
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 
 def _run_jdt(project, cp):
@@ -70,13 +70,17 @@ def _table(report) -> str:
     return "\n".join(lines)
 
 
-@click.command("crosscheck", epilog=EPILOG)
+@click.command("crosscheck", short_help="Check qare's third-party targets against Eclipse JDT's bindings.",
+               epilog=epilog("qare skipped files or JDT failed on a file (each reported)",
+                             "no Java files in PROJECT",
+                             "JDT cannot run (the 'jdt' extra, Maven Central or a JDK 17+ missing: the reason is "
+                             "printed), or --out cannot be written"))
 @_PROJECT
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the disagreeing call sites as JSONL (file, line, name, categories, level, jdt, qare).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @_classpath_options
-def crosscheck_cmd(project, out, fmt, classpath, auto_classpath, jobs, quiet, loc_mode, cache, offline,
+def crosscheck_cmd(project, out, fmt, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                    maven_repo_local, user_m2):
     """Check qare's third-party call targets in PROJECT against Eclipse JDT's
     compiler bindings (JDT from Maven Central, run through JPype: the 'jdt'
@@ -89,7 +93,7 @@ def crosscheck_cmd(project, out, fmt, classpath, auto_classpath, jobs, quiet, lo
     """
     from callgraph import crosscheck as xc
 
-    cp = _effective_classpath(project, classpath, auto_classpath, offline, maven_repo_local, user_m2)
+    cp = _effective_classpath(project, classpath, discover_classpath, offline, maven_repo_local, user_m2)
     t0 = time.perf_counter()
     pg, _cp_failed = _build(project, tuple(cp), False, jobs, quiet, loc_mode, cache)
     qare_s = time.perf_counter() - t0

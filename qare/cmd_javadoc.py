@@ -8,17 +8,23 @@ from collections import Counter
 
 import click
 
-from .exitcodes import EPILOG, FATAL, NO_INPUT, PARTIAL
+from ._options import jobs_option
+from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 
-@click.command("javadoc", epilog=EPILOG)
+_EPILOG = epilog(
+    "some input could not be read or had a broken page (each reported as FILE: REASON)",
+    "no documented member found in PATHS",
+    "cannot write --out")
+
+
+@click.command("javadoc", epilog=_EPILOG, short_help="API description records from javadoc sites and sources.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True,
               help="JSONL file of API records (the apis.jsonl format); '-' writes to stdout.")
 @click.option("--library", default=None, metavar="GROUP:ARTIFACT:VERSION", help="Value of the records' library field.")
-@click.option("--jobs", "-j", "workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes parsing the pages of a site.")
-def javadoc(paths, out, library, workers):
+@jobs_option("Processes parsing a site's pages")
+def javadoc(paths, out, library, jobs):
     """Read javadoc sites (*-javadoc.jar, zips of sites, site folders; JDK 8,
     11, 17+ and 25 layouts) and Java sources (*-sources.jar, source folders)
     and write one API record per method, constructor, field, enum constant
@@ -27,7 +33,7 @@ def javadoc(paths, out, library, workers):
     problem as FILE: REASON. See docs/javadoc.md."""
     from javadoc import DocIndex
 
-    index = DocIndex.open(*paths, workers=workers)
+    index = DocIndex.open(*paths, workers=jobs)
     members = index.members()
     summary = sys.stderr if out == "-" else sys.stdout
     if members:

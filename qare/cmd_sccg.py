@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from . import exitcodes
-from .exitcodes import EPILOG
+from .exitcodes import epilog
+
+_UNREADABLE = "an input file cannot be read or --out cannot be written"
 
 
 def _read_jsonl(path: str) -> tuple[list, list]:
@@ -112,13 +114,17 @@ def _sandbox_or_exit(sandbox: str, protected) -> None:
         sys.exit(exitcodes.FATAL)
 
 
-@click.group(epilog=EPILOG)
+@click.group(short_help="SCCGBench tools (Python Web service calls): extract, redact, execute, score.",
+             epilog=epilog("some input failed (each reported as a warning)", "no input to work on", _UNREADABLE))
 def sccg() -> None:
     """SCCGBench tools for Python Web service-call code: extract, redact,
     execute, score."""
 
 
-@sccg.command(epilog=EPILOG)
+@sccg.command(short_help="Find the functions that issue HTTP requests in Python repositories.", epilog=epilog(
+    "some files could not be read or parsed (each reported)",
+    "no repository folder, or no Python file in them",
+    "an input file cannot be read or --out cannot be written"))
 @click.argument("repos", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL of SCCGBench records ('-' = stdout).")
 @click.option("--rapidapi-only", is_flag=True, help="Keep only functions with RapidAPI evidence.")
@@ -161,7 +167,10 @@ def extract(repos, out, rapidapi_only, keep_templates, keep_duplicates, repo_url
     _finish(errors, result.stats)
 
 
-@sccg.command(epilog=EPILOG)
+@sccg.command(short_help="Redact SCCGBench records and run LeakCheck on them.", epilog=epilog(
+    "some records were malformed (each reported)",
+    "RECORDS missing or holding no record",
+    _UNREADABLE))
 @click.argument("records", type=str)
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL output ('-' = stdout).")
 def redact(records, out):
@@ -198,7 +207,10 @@ def redact(records, out):
     _finish(errors)
 
 
-@sccg.command(epilog=EPILOG)
+@sccg.command(short_help="Run generations in a sandbox and record the requests they send.", epilog=epilog(
+    "some generations were malformed or had no gold record (each reported)",
+    "GENERATIONS or --gold missing or holding no record",
+    _UNREADABLE + ", or --sandbox bwrap and bubblewrap cannot run"))
 @click.argument("generations", type=str)
 @click.option("--gold", required=True, type=str, help="JSONL of gold SCCGBench records (by sample_id).")
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL of per-generation results.")
@@ -259,7 +271,10 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_
     _finish(errors, summarise(rows)["overall"])
 
 
-@sccg.command(epilog=EPILOG)
+@sccg.command(short_help="pass@k and Host@K/Endpoint@K from execution results.", epilog=epilog(
+    "some rows were malformed (each reported)",
+    "RESULTS missing or holding no scored row",
+    "an input file cannot be read"))
 @click.argument("results", type=str)
 @click.option("--k", "ks", default="1,3,5", show_default=True, help="pass@k values, comma-separated.")
 @click.option("--candidates", type=str, default=None,
@@ -301,7 +316,9 @@ def score(results, ks, candidates, gold, retrieval_k):
     _finish(errors)
 
 
-@sccg.command("check-gold", epilog=EPILOG)
+@sccg.command("check-gold", short_help="Diagnose gold records: does each record's own code hit its annotation?",
+              epilog=epilog("some records could not be read or run (each reported)", "no records to check",
+                            _UNREADABLE + ", or no working sandbox"))
 @click.argument("records", type=str)
 @click.option("--out", "-o", default="-", show_default=True, help="JSONL, one diagnosis per record ('-' = stdout).")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")

@@ -15,9 +15,27 @@ INTERRUPTED = 130
 """Stopped by SIGINT (Ctrl-C): 128 + the signal number, as shells report it."""
 
 EPILOG = (
-    "Exit codes: 0 ok; 1 finished but some inputs failed (see the report); "
-    "2 usage error; 3 no input to work on (missing path, no Java files, empty "
-    "file) or an unknown/ambiguous METHOD (candidates listed); 4 fatal error "
-    "(e.g. an optional package missing: the message names it); 130 interrupted "
-    "(Ctrl-C)."
+    "Exit codes (each command's --help says what they mean for it): 0 ok; "
+    "1 finished, but some inputs failed (each reported with file and reason); "
+    "2 usage error; 3 no input to work on; 4 fatal error; 130 interrupted (Ctrl-C)."
 )
+"""The summary under ``qare --help``."""
+
+
+def epilog(partial: str | None, no_input: str | None, fatal: str | None) -> str:
+    """A command's own exit-code footer: what 1, 3 and 4 mean for it (``None``:
+    the command never exits with that code). 0 and 2 mean the same everywhere.
+
+    >>> epilog(None, "no such file", None)
+    'Exit codes: 0 ok; 2 usage error; 3 no such file; 130 interrupted (Ctrl-C).'
+    """
+    parts = ["0 ok"]
+    if partial:
+        parts.append(f"1 {partial}")
+    parts.append("2 usage error")
+    if no_input:
+        parts.append(f"3 {no_input}")
+    if fatal:
+        parts.append(f"4 {fatal}")
+    parts.append("130 interrupted (Ctrl-C)")
+    return "Exit codes: " + "; ".join(parts) + "."

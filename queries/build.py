@@ -28,12 +28,13 @@ import subprocess
 import sys
 import time
 import traceback
-from collections import Counter
+from collections import Counter, OrderedDict
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import _progress
 from .comments import clean_comment, detect_lang, is_javadoc, query_from_description, reject_description
 from .leaks import find_leaks
 from .projects import (
@@ -249,10 +250,37 @@ def _fetch_doc_jars(libraries: list[str], kind: str, opts: BuildOptions, reposit
                           repositories=repositories, progress=progress)
 
 
+_DOCS_MEMO: "OrderedDict[str, Any]" = OrderedDict()
+"""Site path → its one-path DocIndex, within one build (``build_dataset`` empties
+it): projects sharing a javadoc site or source folder load it once, not once
+each (DocIndex's own cache keeps archives only, never folders)."""
+_DOCS_MEMO_SIZE = 32
+
+
 def _open_docs(paths: list[str]):
     from javadoc import DocIndex
 
-    return DocIndex.open(*paths)
+    docsets, warnings, failed = [], [], []
+    for p in paths:
+        key = os.path.realpath(p)
+        one = _DOCS_MEMO.get(key)
+        if one is None:
+            t = time.perf_counter()
+            one = DocIndex.open(p)
+            _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
+                           f"loaded in {time.perf_counter() - t:.1f} s (once per build)")
+            _DOCS_MEMO[key] = one
+            while len(_DOCS_MEMO) > _DOCS_MEMO_SIZE:
+                _DOCS_MEMO.popitem(last=False)
+        else:
+            _DOCS_MEMO.move_to_end(key)
+        docsets += one.docsets
+        failed += one.failed
+        if one.failed:  # a read failure's (path, reason); a read site's own warnings come with its DocSet
+            warnings += one.warnings
+    index = DocIndex(docsets, warnings)
+    index.failed = tuple(failed)
+    return index
 
 
 # ---------------------------------------------------------------- per project
@@ -397,6 +425,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             return part
         notes = [reason] if reason else []
         t = time.perf_counter()
+        _progress.set_phase(spec.name, "fetch")
         root, commit = fetch_project(spec, opts.cache_dir or _default_cache())
         part.update(root=str(root), commit=commit)
         timings["fetch"] = round(time.perf_counter() - t, 3)
@@ -424,6 +453,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         if opts.facts_cache_dir:
             Path(opts.facts_cache_dir).mkdir(parents=True, exist_ok=True)
             cache = str(Path(opts.facts_cache_dir) / f"{spec.key}.sqlite")
+        _progress.set_phase(spec.name, "call graph")
         pg = _build_graph(root, classpath, opts, progress, cache=cache)
         timings["graph"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
@@ -437,6 +467,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             v = getattr(summary, attr, None)
             if isinstance(v, (list, tuple)):
                 counts[attr] = len(v)
+        _progress.set_phase(spec.name, "methods and chains")
         mids = list(pg.methods())
         counts["methods"] = len(mids)
         source_sets = ("main", "test") if opts.include_tests else ("main",)
@@ -484,6 +515,8 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         counts["distinct_apis"] = len(targets_by_node)
         counts["distinct_api_names"] = len({d["api"] for d in targets_by_node.values()})
         doc_paths = list(spec.javadoc) + [p for p in _doc_paths_next_to(classpath) if p not in spec.javadoc]
+        if targets_by_node and doc_paths:
+            _progress.set_phase(spec.name, f"javadoc ({len(doc_paths)} site{'s' if len(doc_paths) != 1 else ''})")
         index = _open_doc_index(doc_paths, part) if targets_by_node and doc_paths else None
         if opts.discover_classpath and targets_by_node:
             index, doc_paths = _add_fetched_docs(targets_by_node, index, doc_paths, resolution, opts, part, progress)
@@ -1103,17 +1136,23 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
                disable=True if quiet else None, file=sys.stderr)
     # callgraph draws its own bars: ask for them only when someone can see them
     progress = not quiet and _stderr_is_tty()
+    # not on a terminal: plain lines (per project, and every ~10 s) instead of bars
+    lines = _progress.BuildProgress(len(unique), len(resumed), lines=not quiet and not progress,
+                                    on_phase=bar.set_postfix_str if progress else None)
+    _DOCS_MEMO.clear()
 
     def finish(spec: ProjectSpec, part: dict) -> None:
         _write_atomic(parts_dir / f"{spec.key}.json", json.dumps(part, ensure_ascii=False))
         parts[spec.key] = _light(part)
         bar.set_postfix_str(f"{spec.name[:30]}: {part['verdict']}")
         bar.update(1)
+        lines.finished(spec.name, part["verdict"], (part.get("timings") or {}).get("total"))
 
     def crashed(spec: ProjectSpec, e: BaseException) -> dict:
         return _failed_part(spec, opts, e)
 
     try:
+        lines.__enter__()
         if scheduler:
             try:
                 from distributed import Client, as_completed as dask_completed
@@ -1147,6 +1186,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
                     continue
                 finish(s, crashed(s, RuntimeError("the worker process died (killed by a signal or out of memory)")))
     finally:
+        lines.__exit__(None, None, None)
+        _DOCS_MEMO.clear()
         bar.close()
 
     ordered = [parts[s.key] for s in unique]

@@ -105,8 +105,8 @@ def test_chain_help_documents_exit_3():
     res = CliRunner().invoke(main, ["chain", "--help"])
     assert res.exit_code == 0
     text = " ".join(res.output.split())
-    assert "3: METHOD unknown or ambiguous (candidates listed)" in text
-    assert "--auto-classpath / --no-auto-classpath" in text
+    assert "3 PROJECT missing or holding no .java file, or METHOD unknown or ambiguous (candidates listed)" in text
+    assert "--discover-classpath / --no-discover-classpath" in text
 
 
 POM = """<?xml version="1.0" encoding="UTF-8"?>

