@@ -78,7 +78,8 @@ def _table(report) -> str:
 @_PROJECT
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the disagreeing call sites as JSONL (file, line, name, categories, level, jdt, qare).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: precision/recall per call-site category and level; json: the same as one object.")
 @_classpath_options
 def crosscheck_cmd(project, out, fmt, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                    maven_repo_local, user_m2):

@@ -26,7 +26,7 @@ def test_graph_json_is_byte_identical_to_node_link_data(tmp_path):
     out = tmp_path / "g.json"
     r = CliRunner().invoke(main, ["graph", str(EXAMPLE), "--out", str(out), "--no-auto-classpath", "--quiet"])
     assert r.exit_code == 0, r.output
-    pg = build_project_graph(EXAMPLE)
+    pg = build_project_graph(EXAMPLE, auto_classpath=False)
     assert pg.graph.number_of_edges() > 10
     assert out.read_bytes() == _reference(pg.graph)
     assert list(tmp_path.iterdir()) == [out]  # no temp file left
