@@ -18,6 +18,7 @@ import tree_sitter
 from ._facts import JAVA, type_ref
 from ._facts import _text as _t
 from ._graph import _STRENGTH as _RANK
+from ._types import JArray, JClass, JTypeVar, JWildcard
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
@@ -1071,7 +1072,7 @@ class FileResolver:
         else:
             tid = c.id
             lib = {tid: (c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner))}
-            ret = self.lib_return(c, recv)
+            ret = self.lib_return(c, recv, args)
             ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
@@ -1121,25 +1122,111 @@ class FileResolver:
             return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
         return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
 
-    def lib_return(self, c: _LibM, recv):
+    def lib_return(self, c: _LibM, recv, args=()):
+        """Return type of library method ``c`` called on ``recv`` (None: static or
+        unqualified) with argument nodes ``args``: the method's ``Signature``
+        with the class type variables substituted from the receiver's type
+        arguments (through the supertypes' Signatures, wildcards captured) and
+        the method's own type variables inferred from the arguments (JLS
+        §18.5.1, only where an argument's type determines the variable
+        exactly); else the erased return type."""
         sig = c.sig
         if sig.name == "<init>":
             return (c.owner, ())
-        g = sig.generic_returns
-        if g and recv is not None and recv[0] == c.owner and recv[1]:
-            tps = list(c.tsig.type_params)
-            if len(recv[1]) == len(tps):
-                subst = dict(zip(tps, recv[1]))
-                try:
-                    t, _ = _jvm_sig(g, 0, subst)
-                except (IndexError, ValueError):
-                    t = None
-                if t is not None and t[0] != "?":
-                    return t
         rt = sig.returns
+        idx = self.idx
+        ms = idx.lib_method_sig(sig) if sig.generic_returns else None
+        if ms is not None:
+            subst: dict = {}
+            # a raw library receiver (javac erases its members): no substitution
+            raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
+                idx.lib_type_params(recv[0]))
+            if recv is not None and not raw and not sig.static:
+                if recv[0] == c.owner:
+                    r = recv if recv[1] else None
+                else:
+                    ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
+                    r = (c.owner, ta) if ta else None
+                r = idx.capture_lib(r)
+                if r is not None:
+                    tps = idx.lib_type_params(c.owner)
+                    if len(tps) == len(r[1]):
+                        subst = {tp.name: a for tp, a in zip(tps, r[1])}
+            if ms.type_params:
+                subst.update(self.infer_lib(ms, sig.varargs, args))
+            try:
+                t = idx.jtuple(ms.returns, subst)
+            except RecursionError:
+                t = None
+            if t is not None and t[0] != "?":
+                return t
         if not rt:
             return None
         return (rt, ())
+
+    def infer_lib(self, ms, varargs: bool, args) -> dict:
+        """{method type variable: inferred type or None} from the argument nodes:
+        a variable gets an argument's type where a parameter is the variable,
+        ``Class<V>``, an array of it or a generic type of it; conflicting
+        evidence leaves it unknown (javac would take a least upper bound)."""
+        mvars = {tp.name for tp in ms.type_params}
+        got: dict = {}
+        bad: set = set()
+        ps = ms.params
+        n = len(args)
+        if not n or not ps:
+            return {v: None for v in mvars}
+        ats = [self.texpr(a) for a in args]
+        pairs = []
+        if varargs and isinstance(ps[-1], JArray):
+            last_arr = n == len(ps) and ats[-1] is not None and (ats[-1][0].endswith("[]") or ats[-1][0] == "null")
+            for i, a in enumerate(ats):
+                if i < len(ps) - 1:
+                    pairs.append((ps[i], a))
+                elif last_arr:
+                    pairs.append((ps[-1], a))
+                else:
+                    pairs.append((ps[-1].elem, a))
+        elif n == len(ps):
+            pairs = list(zip(ps, ats))
+        for p, a in pairs:
+            self._unify(p, a, mvars, got, bad, 0)
+        return {v: (None if v in bad else got.get(v)) for v in mvars}
+
+    def _unify(self, p, a, mvars, got, bad, depth):
+        if a is None or depth > 8 or a[0] in ("null", "λ", "?"):
+            return
+        if isinstance(p, JTypeVar):
+            if p.name not in mvars:
+                return
+            if a[0] in PRIMITIVES:
+                if a[0] == "void":
+                    return
+                a = (BOX[a[0]], ())
+            prev = got.get(p.name)
+            if prev is None:
+                got[p.name] = a
+            elif prev != a:
+                bad.add(p.name)
+            return
+        if isinstance(p, JArray):
+            if a[0].endswith("[]"):
+                el = a[0][:-2]
+                if el not in PRIMITIVES:
+                    self._unify(p.elem, (el, a[1]), mvars, got, bad, depth + 1)
+            return
+        if isinstance(p, JClass) and p.args:
+            if a[0] in PRIMITIVES:
+                return
+            ta = a[1] if a[0] == p.name else self.idx.super_type_args(a[0], a[1], p.name)
+            if not ta or len(ta) != len(p.args):
+                return
+            for pa, aa in zip(p.args, ta):
+                if isinstance(pa, JWildcard):
+                    if pa.upper and pa.bound is not None:
+                        self._unify(pa.bound, aa, mvars, got, bad, depth + 1)
+                else:
+                    self._unify(pa, aa, mvars, got, bad, depth + 1)
 
     # ----------------------------------------------------------- constructors
     def new(self, n) -> _Res:

@@ -89,6 +89,9 @@ class MethodSig:
     generic_returns : str or None
         The return part of the method's ``Signature`` attribute (JVMS §4.7.9.1),
         e.g. ``"TE;"``, or None when the method has no Signature attribute.
+    signature : str or None
+        The whole ``Signature`` attribute (type parameters, parameters, return;
+        parsed by ``callgraph._types.parse_method_signature``), or None.
     """
 
     name: str
@@ -99,6 +102,7 @@ class MethodSig:
     abstract: bool
     access: str
     generic_returns: str | None
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +142,9 @@ class TypeSig:
         Maven ``group:artifact:version`` of the jar, or None.
     location : str
         The jar or folder path, or ``"jrt:/<module>"`` for the JDK.
+    signature : str or None
+        The class's ``Signature`` attribute (type parameters with bounds, generic
+        supertypes; parsed by ``callgraph._types.parse_class_signature``), or None.
     """
 
     fqn: str
@@ -151,6 +158,7 @@ class TypeSig:
     origin: str
     library: str | None
     location: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,7 +879,7 @@ class ClasspathIndex:
                 name=m.name, params=tuple(params), returns=ret,
                 static=bool(m.access & cf.ACC_STATIC), varargs=varargs,
                 abstract=bool(m.access & cf.ACC_ABSTRACT), access=_access(m.access),
-                generic_returns=_generic_return(m.signature)))
+                generic_returns=_generic_return(m.signature), signature=m.signature))
         fields = []
         for f in raw.fields:
             if f.access & cf.ACC_SYNTHETIC or f.synthetic_attr:
@@ -890,7 +898,8 @@ class ClasspathIndex:
             interfaces=tuple(name_of(i, inner) for i in raw.interfaces),
             methods=tuple(methods), fields=tuple(fields), nested=nested,
             type_params=_type_params(raw.signature),
-            origin=src.origin, library=src.library, location=src.location(raw.name)))
+            origin=src.origin, library=src.library, location=src.location(raw.name),
+            signature=raw.signature))
 
 
 # --------------------------------------------------------------------------- descriptors
