@@ -911,6 +911,38 @@ class ProjectIndex:
         self._sam[t] = r
         return r
 
+    def sam_method(self, t: str):
+        """(declaring type, candidate) of the single abstract method of functional
+        interface ``t`` (a ``_PM`` or ``_LibM``), or None when ``t`` is not a
+        known functional interface (memoised)."""
+        r = self._sam.get(("m", t), 0)
+        if r != 0:
+            return r
+        found: dict = {}
+        if isinstance(self.sam(t), tuple):
+            queue, seen, i = [t], {t}, 0
+            while i < len(queue):
+                x = queue[i]
+                i += 1
+                decl = self._declared(x)
+                if decl is None:
+                    break
+                for ms in decl[0].values():
+                    for m in ms:
+                        if isinstance(m, _PM):
+                            ab, nm = m.info.abstract, m.info.name
+                        else:
+                            ab, nm = m.sig.abstract and not m.sig.static, m.sig.name
+                        if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
+                            found.setdefault((nm, m.ptypes), (x, m))
+                for sup in self.supers(x):
+                    if sup not in seen and sup != OBJECT:
+                        seen.add(sup)
+                        queue.append(sup)
+        r = next(iter(found.values())) if len(found) == 1 else None
+        self._sam[("m", t)] = r
+        return r
+
     def methods_named(self, t: str, name: str):
         """Methods named ``name`` visible on type ``t`` (declared or inherited), nearest
         declaration first, overridden ones dropped.

@@ -144,11 +144,25 @@ def _jvm_sig(g: str, i: int, subst: dict):
         j = k + 1  # "." then an inner class of a parameterized outer
 
 
-class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand")
+def _mentions_tvar(ref, names) -> bool:
+    """Does TypeRef ``ref`` name one of the type variables ``names``?"""
+    if not names:
+        return False
+    stack = [ref]
+    while stack:
+        r = stack.pop()
+        if r[0] in names:
+            return True
+        stack.extend(r[1])
+    return False
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None):
+
+class _Res:
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
+
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
         self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
+        self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
         self.targets = targets  # ids
         self.ret = ret
@@ -221,6 +235,7 @@ class FileResolver:
         self.local_types_cache: dict = {}
         self.key = None
         self.pm = None
+        self._lam_target: dict = {}  # lambda node id -> target type during inference
 
     # ----------------------------------------------------------- context
     def type_at(self, pos: int):
@@ -424,11 +439,11 @@ class FileResolver:
             if ps is None:
                 return
             if ps.type == "identifier":
-                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("none",))
+                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, 0))
             elif ps.type == "inferred_parameters":
-                for c in ps.named_children:
-                    if c.type == "identifier":
-                        self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("none",))
+                ids = [c for c in ps.named_children if c.type == "identifier"]
+                for i, c in enumerate(ids):
+                    self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, i))
 
     def _payload(self, ty, value, dims):
         if ty is None:
@@ -467,6 +482,9 @@ class FileResolver:
             elif k == "var":
                 self.set_ctx(payload[1].start_byte)
                 t = self.texpr(payload[1])
+            elif k == "lparam":
+                self.set_ctx(payload[1].start_byte)
+                t = self.lambda_param_type(payload[1], payload[2])
             else:  # "elem": element of an iterated expression
                 self.set_ctx(payload[1].start_byte)
                 it = self.texpr(payload[1])
@@ -1081,7 +1099,7 @@ class FileResolver:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
-        return _Res(kind, (tid,), ret, None, cha, lib, c)
+        return _Res(kind, (tid,), ret, None, cha, lib, c, recv)
 
     def project_return(self, c: _PM, t, args, recv):
         if c.returns is None:
@@ -1137,23 +1155,7 @@ class FileResolver:
         idx = self.idx
         ms = idx.lib_method_sig(sig) if sig.generic_returns else None
         if ms is not None:
-            subst: dict = {}
-            # a raw library receiver (javac erases its members): no substitution
-            raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
-                idx.lib_type_params(recv[0]))
-            if recv is not None and not raw and not sig.static:
-                if recv[0] == c.owner:
-                    r = recv if recv[1] else None
-                else:
-                    ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
-                    r = (c.owner, ta) if ta else None
-                r = idx.capture_lib(r)
-                if r is not None:
-                    tps = idx.lib_type_params(c.owner)
-                    if len(tps) == len(r[1]):
-                        subst = {tp.name: a for tp, a in zip(tps, r[1])}
-            if ms.type_params:
-                subst.update(self.infer_lib(ms, sig.varargs, args))
+            subst = self.lib_subst(c, ms, recv, args)
             try:
                 t = idx.jtuple(ms.returns, subst)
             except RecursionError:
@@ -1164,11 +1166,42 @@ class FileResolver:
             return None
         return (rt, ())
 
-    def infer_lib(self, ms, varargs: bool, args) -> dict:
+    def lib_subst(self, c: _LibM, ms, recv, args) -> dict:
+        """{type variable: type or None} for a call of library method ``c`` (its
+        parsed Signature ``ms``): the class's variables from the receiver, the
+        method's own inferred from the arguments."""
+        sig = c.sig
+        idx = self.idx
+        subst: dict = {}
+        if recv is None and not sig.static and self.key is not None:
+            recv = (self.key, ())  # an unqualified call: the receiver is `this`
+        # a raw library receiver (javac erases its members): no substitution
+        raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
+            idx.lib_type_params(recv[0]))
+        if recv is not None and not raw and not sig.static:
+            if recv[0] == c.owner:
+                r = recv if recv[1] else None
+            else:
+                ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
+                r = (c.owner, ta) if ta else None
+            r = idx.capture_lib(r)
+            if r is not None:
+                tps = idx.lib_type_params(c.owner)
+                if len(tps) == len(r[1]):
+                    subst = {tp.name: a for tp, a in zip(tps, r[1])}
+        if ms.type_params:
+            subst.update(self.infer_lib(ms, sig.varargs, args, subst))
+        return subst
+
+    def infer_lib(self, ms, varargs: bool, args, csubst=None) -> dict:
         """{method type variable: inferred type or None} from the argument nodes:
         a variable gets an argument's type where a parameter is the variable,
-        ``Class<V>``, an array of it or a generic type of it; conflicting
-        evidence leaves it unknown (javac would take a least upper bound)."""
+        ``Class<V>``, an array of it or a generic type of it, or the type of an
+        expression-bodied lambda where the parameter is a functional interface
+        whose function type returns it (``Function<? super T, ? extends U>``);
+        conflicting evidence leaves it unknown (javac would take a least upper
+        bound). ``csubst``: the class's type variables, for the lambdas'
+        parameter types."""
         mvars = {tp.name for tp in ms.type_params}
         got: dict = {}
         bad: set = set()
@@ -1189,9 +1222,50 @@ class FileResolver:
                     pairs.append((ps[-1].elem, a))
         elif n == len(ps):
             pairs = list(zip(ps, ats))
-        for p, a in pairs:
-            self._unify(p, a, mvars, got, bad, 0)
+        lams = []
+        for k, (p, a) in enumerate(pairs):
+            if a is not None and a[0] == "λ" and args[k].type == "lambda_expression":
+                lams.append((p, args[k]))
+            else:
+                self._unify(p, a, mvars, got, bad, 0)
+        for p, lam in lams:
+            self._unify_lambda(p, lam, mvars, got, bad, csubst or {})
         return {v: (None if v in bad else got.get(v)) for v in mvars}
+
+    def _unify_lambda(self, p, lam, mvars, got, bad, csubst):
+        """Bind the method type variable a functional-interface parameter ``p``
+        returns (``? extends U`` of ``Function<T, R>``'s ``R``) to the type of
+        lambda ``lam``'s expression body, its parameters typed from ``p``."""
+        body = lam.child_by_field_name("body")
+        if not isinstance(p, JClass) or not p.args or body is None or body.type == "block":
+            return
+        idx = self.idx
+        sm = idx.sam_method(p.name)
+        if sm is None or sm[0] != p.name or not isinstance(sm[1], _LibM):
+            return
+        sms = idx.lib_method_sig(sm[1].sig)
+        tps = idx.lib_type_params(p.name)
+        if sms is None or sms.type_params or not isinstance(sms.returns, JTypeVar) or len(tps) != len(p.args):
+            return
+        k = next((j for j, tp in enumerate(tps) if tp.name == sms.returns.name), None)
+        if k is None:
+            return
+        ra = p.args[k]
+        if isinstance(ra, JWildcard):
+            if not ra.upper or ra.bound is None:
+                return
+            ra = ra.bound
+        if not isinstance(ra, JTypeVar) or ra.name not in mvars or ra.name in got:
+            return
+        known = dict(csubst)
+        known.update({v: got.get(v) for v in mvars if v not in bad})
+        self._lam_target[lam.id] = self.function_target(p, known)
+        try:
+            bt = self.texpr(body)
+        finally:
+            self._lam_target.pop(lam.id, None)
+        if bt is not None and bt[0] != "void":
+            self._unify(ra, bt, mvars, got, bad, 0)
 
     def _unify(self, p, a, mvars, got, bad, depth):
         if a is None or depth > 8 or a[0] in ("null", "λ", "?"):
@@ -1396,6 +1470,98 @@ class FileResolver:
             return self.star(libs[0].owner, name, "arity")
         return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
+
+    def lambda_param_type(self, lam, i: int):
+        """Type of untyped parameter ``i`` of lambda ``lam`` (JLS §15.27.3): the
+        parameter type of the function type of its target — an argument of a
+        call decided exactly (the parameter's type after substitution) or the
+        initializer of a declared local — or None."""
+        p = lam.parent
+        if p is None:
+            return None
+        idx = self.idx
+        ft = self._lam_target.get(lam.id)  # the target functional interface type (tuple)
+        if ft is not None:
+            pass  # provisional, while the enclosing call's type arguments are inferred
+        elif p.type == "argument_list" and p.parent is not None and p.parent.type == "method_invocation":
+            call = p.parent
+            args = [a for a in p.named_children if a.type not in ("line_comment", "block_comment")]
+            pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
+            r = self.call(call)
+            c = r.cand
+            if pos is None or c is None or r.kind != "exact":
+                return None
+            if isinstance(c, _LibM):
+                ms = idx.lib_method_sig(c.sig)
+                if ms is None:
+                    ft = (c.ptypes[pos], ()) if pos < len(c.ptypes) and not c.sig.varargs else None
+                else:
+                    if pos >= len(ms.params) or (c.sig.varargs and pos >= len(ms.params) - 1):
+                        return None
+                    pt = ms.params[pos]
+                    if not isinstance(pt, JClass):
+                        return None
+                    subst = self.lib_subst(c, ms, r.recv, args)
+                    ft = self.function_target(pt, subst)
+            else:
+                if c.decl is None or pos >= len(c.decl.params) or c.info.varargs or c.tparams:
+                    return None
+                ref = c.decl.params[pos][1]
+                if _mentions_tvar(ref, self.idx.tparams_of(c.type_key)):
+                    return None
+                ft = idx.resolve_ref(ref, idx.type_file[c.type_key], c.type_key)
+        elif p.type == "variable_declarator" and p.parent is not None \
+                and p.parent.type == "local_variable_declaration":
+            ty = p.parent.child_by_field_name("type")
+            if ty is not None and _t(ty) != "var":
+                ft = self.ref(type_ref(ty))
+        if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
+            return None
+        sm = idx.sam_method(ft[0])
+        if sm is None:
+            return None
+        owner, m = sm
+        if isinstance(m, _LibM):
+            ms = idx.lib_method_sig(m.sig)
+            if ms is None:
+                return (m.ptypes[i], ()) if i < len(m.ptypes) else None
+            if ms.type_params or i >= len(ms.params):
+                return None  # a generic function type: no lambda fits it (JLS 15.27.3)
+            ta = ft[1] if owner == ft[0] else idx.super_type_args(ft[0], ft[1], owner)
+            tps = idx.lib_type_params(owner)
+            subst = {tp.name: a for tp, a in zip(tps, ta)} if ta and len(ta) == len(tps) else {}
+            return idx.jtuple(ms.params[i], subst)
+        if m.decl is None or i >= len(m.decl.params) or m.tparams:
+            return None
+        ref = m.decl.params[i][1]
+        tps = [n for n, _ in idx.types[owner].type_params] if owner in idx.types else []
+        ta = ft[1] if owner == ft[0] else idx.super_type_args(ft[0], ft[1], owner)
+        subst = {n: a for n, a in zip(tps, ta or ()) if a is not None} if ta and len(ta) == len(tps) else {}
+        if _mentions_tvar(ref, {n: None for n in tps if n not in subst}) or \
+                _mentions_tvar(ref, self.idx.tparams_of(idx.types[owner].outer) if owner in idx.types else {}):
+            return None
+        return idx.subst_ref(ref, idx.type_file[owner], owner, None, subst)
+
+    def function_target(self, pt, subst):
+        """A functional-interface parameter type (JType) as the tuple its function
+        type is derived from (JLS §9.9): ``? extends B`` and ``? super B`` → B,
+        ``?`` → the formal's bound when it is not Object, else unknown."""
+        idx = self.idx
+        if not pt.args:
+            return (pt.name, ())
+        out = []
+        tps = idx.lib_type_params(pt.name)
+        for k, a in enumerate(pt.args):
+            if isinstance(a, JWildcard):
+                if a.bound is not None:
+                    out.append(idx.jtuple(a.bound, subst))
+                else:
+                    b = tps[k].bounds if k < len(tps) else ()
+                    out.append(idx.jtuple(b[0], {}) if b and not (isinstance(b[0], JClass)
+                                                                 and b[0].name == OBJECT) else None)
+            else:
+                out.append(idx.jtuple(a, subst))
+        return (pt.name, tuple(out))
 
     def target_sam(self, n):
         """SAM (arity, returns_void) of the functional interface a method reference
