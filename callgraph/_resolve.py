@@ -1020,12 +1020,19 @@ class FileResolver:
             else:
                 kind = "arity"
             return self.target(c, kind, t, args, recv, virtual)
-        # undecided overload
+        # undecided overload: a chained call goes on when every remaining
+        # candidate returns the same type
+        rets = {self.lib_return(c, recv, args) if isinstance(c, _LibM) else self.project_return(c, t, args, recv)
+                for c in chosen}
+        common = rets.pop() if len(rets) == 1 else None
         libs = [c for c in chosen if isinstance(c, _LibM)]
         if libs:
-            return self.star(libs[0].owner, name, "arity")
+            r = self.star(libs[0].owner, name, "arity")
+            if common is not None:
+                r.ret = common
+            return r
         ids = tuple(sorted(c.info.id for c in chosen))
-        return _Res("name", ids, None, "overload undecided among project methods")
+        return _Res("name", ids, common, "overload undecided among project methods")
 
     def unknown_enum_constant(self, obj) -> bool:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath

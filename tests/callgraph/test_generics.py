@@ -168,3 +168,14 @@ def test_real_assertj_chains_match_javac(assertj):
     wrong, missed = compare(pg, calls, "src/test/java", "gaj/RealAssertjTest.java")
     assert wrong == []
     assert missed == []
+
+
+def test_chain_after_undecided_overload(gen):
+    """``Texts.text(switch ...)``: a switch expression's type is not computed, so
+    text(String)/text(StringBuilder) stays undecided (``(*)``), but both return
+    StringAssert: the chained isEmpty() is decided, and javac binds the same method."""
+    pg, calls = gen
+    by_line = _edges_by_line(pg, "src/main/java/gen/Undecided.java")
+    assert by_line[8] == {("gl.Texts.text(*)", "arity"),
+                          ("gl.AbstractCharSequenceAssert.isEmpty()", "exact")}
+    assert ("isEmpty", "()") in {(n, d) for n, d, _ in calls["gen/Undecided.java"][8]}
