@@ -680,7 +680,16 @@ class FileResolver:
         if t == "instanceof_expression":
             return ("boolean", ())
         if t == "lambda_expression":
-            return ("λ", _lambda_shape(n))
+            shape = _lambda_shape(n)
+            if shape == (0, "both"):
+                # `() -> call()`: value-compatible only if the call returns a value
+                # (JLS 15.27.2); a parameterless body's type needs no target
+                body = n.child_by_field_name("body")
+                if body is not None and body.type == "method_invocation":
+                    bt = self.call(body).ret
+                    if bt is not None and bt[0] == "void":
+                        shape = (0, "void")
+            return ("λ", shape)
         if t == "method_reference":
             return ("λ", ())
         if t == "class_literal":
@@ -941,13 +950,22 @@ class FileResolver:
                 maybe = True
         return None if maybe else True
 
-    def more_specific(self, c1, c2, n) -> bool:
+    def more_specific(self, c1, c2, n, ats=()) -> bool:
         p1, p2 = c1.ptypes, c2.ptypes
         if len(p1) != len(p2):
             return len(p1) > len(p2) if n else False
-        for a, b in zip(p1, p2):
+        for k, (a, b) in enumerate(zip(p1, p2)):
             if a == b:
                 continue
+            at = ats[k] if k < len(ats) else None
+            if at is not None and at[0] == "λ" and at[1] and at[1][0] == 0 and at[1][1] != "void" \
+                    and a not in PRIMITIVES and b not in PRIMITIVES:
+                # a parameterless (so explicitly typed) lambda: a value-returning
+                # function type is more specific than a void one (JLS 15.12.2.5)
+                sa, sb = self.idx.sam(a), self.idx.sam(b)
+                if isinstance(sa, tuple) and isinstance(sb, tuple) and sa[0] == sb[0] == 0 \
+                        and sb[1] and not sa[1] and self.idx.is_subtype(b, a) is False:
+                    continue
             if a in PRIMITIVES and b in PRIMITIVES:
                 if b not in _WIDEN.get(a, ()):
                     return False
@@ -980,7 +998,7 @@ class FileResolver:
             if len(app) == 1:
                 return [app[0][0]], all_known and app[0][1] is True
             # most specific
-            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n) for d, _ in app)]
+            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n, ats) for d, _ in app)]
             if len(best) == 1:
                 return best, all_known and all(ok is True for _, ok in app)
             return [c for c, _ in app], False
