@@ -1534,12 +1534,12 @@ class FileResolver:
                 ref = c.decl.params[pos][1]
                 if _mentions_tvar(ref, self.idx.tparams_of(c.type_key)):
                     return None
-                ft = idx.resolve_ref(ref, idx.type_file[c.type_key], c.type_key)
+                ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
         elif p.type == "variable_declarator" and p.parent is not None \
                 and p.parent.type == "local_variable_declaration":
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
-                ft = self.ref(type_ref(ty))
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])
@@ -1566,6 +1566,22 @@ class FileResolver:
                 _mentions_tvar(ref, self.idx.tparams_of(idx.types[owner].outer) if owner in idx.types else {}):
             return None
         return idx.subst_ref(ref, idx.type_file[owner], owner, None, subst)
+
+    def function_target_ref(self, ref, fi, key, mt):
+        """A declared functional-interface type (TypeRef) as the tuple its function
+        type is derived from (JLS §9.9): ``? extends B``/``? super B`` → B, ``?``
+        → unknown."""
+        idx = self.idx
+        base = idx.resolve_ref((ref[0], (), ref[2]), fi, key, mt)
+        if base is None or ref[2] or not ref[1]:
+            return base
+        out = []
+        for a in ref[1]:
+            if a[0] in ("?", "?super"):
+                out.append(idx.resolve_ref(a[1][0], fi, key, mt) if a[1] else None)
+            else:
+                out.append(idx.resolve_ref(a, fi, key, mt))
+        return (base[0], tuple(out))
 
     def function_target(self, pt, subst):
         """A functional-interface parameter type (JType) as the tuple its function
