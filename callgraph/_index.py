@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ._facts import FileFacts, MethodDecl, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
 from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
-                     parse_method_signature)
+                     parse_field_signature, parse_method_signature)
 
 PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void"})
 OBJECT = "java.lang.Object"
@@ -1027,6 +1027,53 @@ class ProjectIndex:
                         break
         self._fields[mk] = res
         return res
+
+    def _lib_field(self, t: str, name: str, depth: int = 0):
+        """(declaring library type, FieldSig) of the field ``name`` that
+        :meth:`field_type` finds from ``t``, when a library type declares it; else None."""
+        if depth > 30:
+            return None
+        td = self.types.get(t)
+        if td is not None:
+            if any(f.name == name for f in td.fields) or any(f.name == name for f in self.gen_fields.get(t, ())):
+                return None
+        else:
+            sig = self.lib(t)
+            if sig is not None:
+                for f in sig.fields:
+                    if f.name == name:
+                        return (t, f)
+        for s in self.supers(t):
+            if not s.startswith("?") and self.field_type(s, name)[1]:
+                return self._lib_field(s, name, depth + 1)
+        return None
+
+    def field_type_of(self, t, name: str):
+        """(type, found) of field ``name`` on a receiver of type ``t`` (a tuple):
+        :meth:`field_type`, with a library field's ``Signature`` substituted from
+        the receiver's type arguments (``protected final ACTUAL actual`` seen
+        from ``ItemAssert extends AbstractAssert<ItemAssert, Item>`` is ``Item``)."""
+        r = self.field_type(t[0], name)
+        if not r[1]:
+            return r
+        lf = self._lib_field(t[0], name)
+        if lf is None or not lf[1].signature or lf[1].static:
+            return r
+        owner, f = lf
+        try:
+            jt = parse_field_signature(f.signature)
+        except SignatureError:
+            return r
+        raw = not t[1] and t[0] not in self.types and bool(self.lib_type_params(t[0]))
+        if raw:
+            return r
+        ta = t[1] if t[0] == owner else self.super_type_args(t[0], self.capture_lib(t)[1], owner)
+        rc = self.capture_lib((owner, ta)) if ta else None
+        tps = self.lib_type_params(owner)
+        if rc is None or len(tps) != len(rc[1]):
+            return r
+        got = self.jtuple(jt, {tp.name: a for tp, a in zip(tps, rc[1])})
+        return (got, True) if got is not None else r
 
     def overriders(self, t: str, name: str, ptypes: tuple, base=None) -> tuple:
         """Class hierarchy analysis: ids of the project methods a virtual call of

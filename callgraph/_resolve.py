@@ -508,7 +508,7 @@ class FileResolver:
         idx = self.idx
         k = self.key
         while k is not None:
-            t, found = idx.field_type(k, name)
+            t, found = idx.field_type_of((k, ()), name)
             if found:
                 return t, True
             td = idx.types.get(k)
@@ -592,7 +592,7 @@ class FileResolver:
                 return None
             if ot[0].endswith("[]") and name == "length":
                 return ("int", ())
-            return self.idx.field_type(ot[0], name)[0]
+            return self.idx.field_type_of(ot, name)[0]
         if t in _INT_LIT:
             return ("long", ()) if _t(n)[-1:] in "lL" else ("int", ())
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):

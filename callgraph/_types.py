@@ -9,7 +9,8 @@ planned solver-chain refactor (issue 13, part 1) can build on:
   class file's ``Signature`` attribute (JVMS §4.7.9.1);
 * :class:`TypeParam`, :class:`ClassSignature`, :class:`MethodSignature` — the
   parsed class and method signatures;
-* :func:`parse_class_signature`, :func:`parse_method_signature` — the parsers
+* :func:`parse_class_signature`, :func:`parse_method_signature`,
+  :func:`parse_field_signature` — the parsers
   (raise :class:`SignatureError` on malformed input: signatures come from
   untrusted jars);
 * :func:`substitute` — replace type variables by types (JLS §4.5.2).
@@ -237,6 +238,19 @@ def parse_method_signature(sig: str) -> MethodSignature:
     except IndexError as e:
         raise SignatureError(f"malformed method signature {sig[:80]!r}") from e
     return MethodSignature(tps, tuple(params), ret)
+
+
+def parse_field_signature(sig: str) -> JType:
+    """Parse a field's Signature (a ReferenceTypeSignature, e.g. ``"TACTUAL;"``).
+    Raises SignatureError."""
+    p = _P(sig)
+    try:
+        t = p.ref()
+    except IndexError as e:
+        raise SignatureError(f"malformed field signature {sig[:80]!r}") from e
+    if p.i != len(sig):
+        raise SignatureError(f"trailing characters in field signature {sig[:80]!r}")
+    return t
 
 
 def substitute(t: JType, subst: dict) -> JType:

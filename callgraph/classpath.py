@@ -107,11 +107,13 @@ class MethodSig:
 
 @dataclass(frozen=True, slots=True)
 class FieldSig:
-    """A field: name, erased type in source form, whether it is static."""
+    """A field: name, erased type in source form, whether it is static, and its
+    ``Signature`` attribute (e.g. ``"TACTUAL;"``) or None."""
 
     name: str
     type: str
     static: bool
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -887,7 +889,7 @@ class ClasspathIndex:
             t, end = _parse_field_type(f.descriptor, 0, lambda n: name_of(n, inner))
             if end != len(f.descriptor):
                 raise cf.ClassFormatError(f"bad field descriptor {f.descriptor!r}")
-            fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC)))
+            fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC), f.signature))
         nested = tuple(name_of(ic.inner, inner) for ic in raw.inner_classes
                        if ic.outer == raw.name and ic.simple_name and not ic.access & cf.ACC_SYNTHETIC)
         superclass = None if raw.superclass is None else name_of(raw.superclass, inner)

@@ -105,7 +105,8 @@ def gen(graph_of, gl_jar, tmp_path_factory):
     return graph_of(GEN, classpath=[gl_jar]), calls
 
 
-@pytest.mark.parametrize("rel", ["gen/Fluent.java", "gen/JdkGenerics.java", "gen/Lambdas.java", "gen/Overloads.java"])
+@pytest.mark.parametrize("rel", ["gen/Fluent.java", "gen/JdkGenerics.java", "gen/Lambdas.java", "gen/Overloads.java",
+                                 "gen/ItemAssert.java"])
 def test_fixture_calls_match_javac(gen, rel):
     pg, calls = gen
     wrong, missed = compare(pg, calls, "src/main/java", rel)
