@@ -33,7 +33,7 @@ import shutil
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Iterable
 
@@ -108,12 +108,13 @@ class MethodSig:
 @dataclass(frozen=True, slots=True)
 class FieldSig:
     """A field: name, erased type in source form, whether it is static, and its
-    ``Signature`` attribute (e.g. ``"TACTUAL;"``) or None."""
+    ``Signature`` attribute (e.g. ``"TACTUAL;"``) or None; fields compare by
+    their erased form (the signature is left out of ``==``)."""
 
     name: str
     type: str
     static: bool
-    signature: str | None = None
+    signature: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
