@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from ._facts import FileFacts, MethodDecl, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
+from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
+                     parse_field_signature, parse_method_signature)
 
 PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void"})
 OBJECT = "java.lang.Object"
@@ -197,6 +199,8 @@ class ProjectIndex:
         self._decl: dict = {}
         self._sam: dict = {}
         self._partial: dict = {}
+        self._csig: dict = {}
+        self._msig: dict = {}
         self._plan_lombok(root)
         self.methods: dict[str, list[_PM]] = {}
         self.by_id: dict[str, _PM] = {}
@@ -577,13 +581,126 @@ class ProjectIndex:
             return base
         return (base[0], tuple(self.subst_ref(a, fi, key, mt, subst, depth + 1) for a in args))
 
+    # ----------------------------------------------------------- library generics
+    def lib_class_sig(self, fqn: str):
+        """Parsed ``Signature`` (a ``_types.ClassSignature``) of library type ``fqn``;
+        None when it has none, is malformed, or the type is unknown (memoised)."""
+        r = self._csig.get(fqn, 0)
+        if r != 0:
+            return r
+        sig = self.lib(fqn)
+        r = None
+        if sig is not None and getattr(sig, "signature", None):
+            try:
+                r = parse_class_signature(sig.signature)
+            except SignatureError:
+                r = None
+        self._csig[fqn] = r
+        return r
+
+    def lib_method_sig(self, ms):
+        """Parsed ``Signature`` (a ``_types.MethodSignature``) of library method
+        ``ms`` (a MethodSig), or None (memoised by the signature string)."""
+        s = ms.signature
+        if not s:
+            return None
+        r = self._msig.get(s, 0)
+        if r != 0:
+            return r
+        try:
+            r = parse_method_signature(s)
+        except SignatureError:
+            r = None
+        self._msig[s] = r
+        return r
+
+    def lib_type_params(self, fqn: str) -> tuple:
+        """The ``_types.TypeParam`` tuple of library type ``fqn`` (empty if unknown)."""
+        cs = self.lib_class_sig(fqn)
+        return cs.type_params if cs is not None else ()
+
+    def jtuple(self, t, subst: dict, depth: int = 0):
+        """A ``_types`` JType as a resolver type tuple, type variables replaced from
+        ``subst`` (name → tuple or None). Wildcard arguments are captured to
+        their bounds (JLS §5.1.10): ``? extends B`` → B; ``?`` and ``? super B``
+        → the formal parameter's bound when it is not ``Object`` (self
+        references of an F-bound — ``SELF extends A<SELF>`` — become unknown),
+        else unknown. None when unknown."""
+        if depth > 12:
+            return None
+        if isinstance(t, JClass):
+            if not t.args:
+                return (t.name, ())
+            out = [None] * len(t.args)
+            captured = []
+            for i, a in enumerate(t.args):
+                if isinstance(a, JWildcard):
+                    if a.upper and a.bound is not None:
+                        out[i] = self.jtuple(a.bound, subst, depth + 1)
+                    else:
+                        captured.append(i)
+                else:
+                    out[i] = self.jtuple(a, subst, depth + 1)
+            if captured:
+                tps = self.lib_type_params(t.name)
+                if len(tps) == len(t.args):
+                    inner = {tp.name: out[j] for j, tp in enumerate(tps) if j not in captured}
+                    for i in captured:
+                        b = tps[i].bounds
+                        if b and not (isinstance(b[0], JClass) and b[0].name == OBJECT):
+                            out[i] = self.jtuple(b[0], inner, depth + 1)
+            return (t.name, tuple(out))
+        if isinstance(t, JTypeVar):
+            return subst.get(t.name)
+        if isinstance(t, JPrim):
+            return (t.name, ())
+        if isinstance(t, JArray):
+            e = self.jtuple(t.elem, subst, depth + 1)
+            return (e[0] + "[]", ()) if e is not None else None
+        if isinstance(t, JWildcard) and t.upper and t.bound is not None:
+            return self.jtuple(t.bound, subst, depth + 1)
+        return None
+
+    def capture_lib(self, t):
+        """Receiver type ``t`` (a tuple) of a library class with its unknown
+        type arguments replaced by their formal bounds (see :meth:`jtuple`)."""
+        if t is None or not t[1] or None not in t[1]:
+            return t
+        tps = self.lib_type_params(t[0])
+        if len(tps) != len(t[1]):
+            return t
+        known = {tp.name: a for tp, a in zip(tps, t[1]) if a is not None}
+        out = list(t[1])
+        for i, (tp, a) in enumerate(zip(tps, t[1])):
+            if a is None and tp.bounds and not (isinstance(tp.bounds[0], JClass) and tp.bounds[0].name == OBJECT):
+                out[i] = self.jtuple(tp.bounds[0], known)
+        return (t[0], tuple(out))
+
     def super_type_args(self, t: str, args: tuple, target: str, depth: int = 0):
         """Type arguments of supertype ``target`` as seen from ``t<args>``
-        (``class ItemBox extends Box<Item>`` → ``(Item,)``), or None."""
+        (``class ItemBox extends Box<Item>`` → ``(Item,)``), or None. Library
+        types are walked through their ``Signature`` attributes."""
         if t == target:
             return args
+        if depth > 12:
+            return None
         td = self.types.get(t)
-        if td is None or depth > 12:
+        if td is None:
+            cs = self.lib_class_sig(t)
+            if cs is None:
+                return None
+            tps = cs.type_params
+            subst = {tp.name: a for tp, a in zip(tps, args)} if len(args) == len(tps) else {}
+            for sup in ((cs.superclass,) if cs.superclass else ()) + cs.interfaces:
+                if sup.name != target and target not in (self.all_supers(sup.name)
+                                                          or self._partial.get(sup.name, ())):
+                    continue
+                r = self.jtuple(sup, subst)
+                if r is None:
+                    continue
+                out = self.super_type_args(r[0], r[1], target, depth + 1)
+                if out is not None:
+                    return out
             return None
         tps = [n for n, _ in td.type_params]
         subst = {n: a for n, a in zip(tps, args) if a is not None} if len(args) == len(tps) else {}
@@ -831,6 +948,38 @@ class ProjectIndex:
         self._sam[t] = r
         return r
 
+    def sam_method(self, t: str):
+        """(declaring type, candidate) of the single abstract method of functional
+        interface ``t`` (a ``_PM`` or ``_LibM``), or None when ``t`` is not a
+        known functional interface (memoised)."""
+        r = self._sam.get(("m", t), 0)
+        if r != 0:
+            return r
+        found: dict = {}
+        if isinstance(self.sam(t), tuple):
+            queue, seen, i = [t], {t}, 0
+            while i < len(queue):
+                x = queue[i]
+                i += 1
+                decl = self._declared(x)
+                if decl is None:
+                    break
+                for ms in decl[0].values():
+                    for m in ms:
+                        if isinstance(m, _PM):
+                            ab, nm = m.info.abstract, m.info.name
+                        else:
+                            ab, nm = m.sig.abstract and not m.sig.static, m.sig.name
+                        if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
+                            found.setdefault((nm, m.ptypes), (x, m))
+                for sup in self.supers(x):
+                    if sup not in seen and sup != OBJECT:
+                        seen.add(sup)
+                        queue.append(sup)
+        r = next(iter(found.values())) if len(found) == 1 else None
+        self._sam[("m", t)] = r
+        return r
+
     def methods_named(self, t: str, name: str):
         """Methods named ``name`` visible on type ``t`` (declared or inherited), nearest
         declaration first, overridden ones dropped.
@@ -917,6 +1066,53 @@ class ProjectIndex:
                         break
         self._fields[mk] = res
         return res
+
+    def _lib_field(self, t: str, name: str, depth: int = 0):
+        """(declaring library type, FieldSig) of the field ``name`` that
+        :meth:`field_type` finds from ``t``, when a library type declares it; else None."""
+        if depth > 30:
+            return None
+        td = self.types.get(t)
+        if td is not None:
+            if any(f.name == name for f in td.fields) or any(f.name == name for f in self.gen_fields.get(t, ())):
+                return None
+        else:
+            sig = self.lib(t)
+            if sig is not None:
+                for f in sig.fields:
+                    if f.name == name:
+                        return (t, f)
+        for s in self.supers(t):
+            if not s.startswith("?") and self.field_type(s, name)[1]:
+                return self._lib_field(s, name, depth + 1)
+        return None
+
+    def field_type_of(self, t, name: str):
+        """(type, found) of field ``name`` on a receiver of type ``t`` (a tuple):
+        :meth:`field_type`, with a library field's ``Signature`` substituted from
+        the receiver's type arguments (``protected final ACTUAL actual`` seen
+        from ``ItemAssert extends AbstractAssert<ItemAssert, Item>`` is ``Item``)."""
+        r = self.field_type(t[0], name)
+        if not r[1]:
+            return r
+        lf = self._lib_field(t[0], name)
+        if lf is None or not lf[1].signature or lf[1].static:
+            return r
+        owner, f = lf
+        try:
+            jt = parse_field_signature(f.signature)
+        except SignatureError:
+            return r
+        raw = not t[1] and t[0] not in self.types and bool(self.lib_type_params(t[0]))
+        if raw:
+            return r
+        ta = t[1] if t[0] == owner else self.super_type_args(t[0], self.capture_lib(t)[1], owner)
+        rc = self.capture_lib((owner, ta)) if ta else None
+        tps = self.lib_type_params(owner)
+        if rc is None or len(tps) != len(rc[1]):
+            return r
+        got = self.jtuple(jt, {tp.name: a for tp, a in zip(tps, rc[1])})
+        return (got, True) if got is not None else r
 
     def overriders(self, t: str, name: str, ptypes: tuple, base=None) -> tuple:
         """Class hierarchy analysis: ids of the project methods a virtual call of

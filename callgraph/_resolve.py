@@ -18,6 +18,7 @@ import tree_sitter
 from ._facts import JAVA, type_ref
 from ._facts import _text as _t
 from ._graph import _STRENGTH as _RANK
+from ._types import JArray, JClass, JTypeVar, JWildcard
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
@@ -143,11 +144,25 @@ def _jvm_sig(g: str, i: int, subst: dict):
         j = k + 1  # "." then an inner class of a parameterized outer
 
 
-class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand")
+def _mentions_tvar(ref, names) -> bool:
+    """Does TypeRef ``ref`` name one of the type variables ``names``?"""
+    if not names:
+        return False
+    stack = [ref]
+    while stack:
+        r = stack.pop()
+        if r[0] in names:
+            return True
+        stack.extend(r[1])
+    return False
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None):
+
+class _Res:
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
+
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
         self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
+        self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
         self.targets = targets  # ids
         self.ret = ret
@@ -222,6 +237,7 @@ class FileResolver:
         self.local_types_cache: dict = {}
         self.key = None
         self.pm = None
+        self._lam_target: dict = {}  # lambda node id -> target type during inference
 
     # ----------------------------------------------------------- context
     def type_at(self, pos: int):
@@ -425,11 +441,11 @@ class FileResolver:
             if ps is None:
                 return
             if ps.type == "identifier":
-                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("none",))
+                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, 0))
             elif ps.type == "inferred_parameters":
-                for c in ps.named_children:
-                    if c.type == "identifier":
-                        self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("none",))
+                ids = [c for c in ps.named_children if c.type == "identifier"]
+                for i, c in enumerate(ids):
+                    self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, i))
 
     def _payload(self, ty, value, dims):
         if ty is None:
@@ -468,6 +484,9 @@ class FileResolver:
             elif k == "var":
                 self.set_ctx(payload[1].start_byte)
                 t = self.texpr(payload[1])
+            elif k == "lparam":
+                self.set_ctx(payload[1].start_byte)
+                t = self.lambda_param_type(payload[1], payload[2])
             else:  # "elem": element of an iterated expression
                 self.set_ctx(payload[1].start_byte)
                 it = self.texpr(payload[1])
@@ -491,7 +510,7 @@ class FileResolver:
         idx = self.idx
         k = self.key
         while k is not None:
-            t, found = idx.field_type(k, name)
+            t, found = idx.field_type_of((k, ()), name)
             if found:
                 return t, True
             td = idx.types.get(k)
@@ -575,7 +594,7 @@ class FileResolver:
                 return None
             if ot[0].endswith("[]") and name == "length":
                 return ("int", ())
-            return self.idx.field_type(ot[0], name)[0]
+            return self.idx.field_type_of(ot, name)[0]
         if t in _INT_LIT:
             return ("long", ()) if _t(n)[-1:] in "lL" else ("int", ())
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):
@@ -663,7 +682,16 @@ class FileResolver:
         if t == "instanceof_expression":
             return ("boolean", ())
         if t == "lambda_expression":
-            return ("λ", _lambda_shape(n))
+            shape = _lambda_shape(n)
+            if shape == (0, "both"):
+                # `() -> call()`: value-compatible only if the call returns a value
+                # (JLS 15.27.2); a parameterless body's type needs no target
+                body = n.child_by_field_name("body")
+                if body is not None and body.type == "method_invocation":
+                    bt = self.call(body).ret
+                    if bt is not None and bt[0] == "void":
+                        shape = (0, "void")
+            return ("λ", shape)
         if t == "method_reference":
             return ("λ", ())
         if t == "class_literal":
@@ -924,13 +952,22 @@ class FileResolver:
                 maybe = True
         return None if maybe else True
 
-    def more_specific(self, c1, c2, n) -> bool:
+    def more_specific(self, c1, c2, n, ats=()) -> bool:
         p1, p2 = c1.ptypes, c2.ptypes
         if len(p1) != len(p2):
             return len(p1) > len(p2) if n else False
-        for a, b in zip(p1, p2):
+        for k, (a, b) in enumerate(zip(p1, p2)):
             if a == b:
                 continue
+            at = ats[k] if k < len(ats) else None
+            if at is not None and at[0] == "λ" and at[1] and at[1][0] == 0 and at[1][1] != "void" \
+                    and a not in PRIMITIVES and b not in PRIMITIVES:
+                # a parameterless (so explicitly typed) lambda: a value-returning
+                # function type is more specific than a void one (JLS 15.12.2.5)
+                sa, sb = self.idx.sam(a), self.idx.sam(b)
+                if isinstance(sa, tuple) and isinstance(sb, tuple) and sa[0] == sb[0] == 0 \
+                        and sb[1] and not sa[1] and self.idx.is_subtype(b, a) is False:
+                    continue
             if a in PRIMITIVES and b in PRIMITIVES:
                 if b not in _WIDEN.get(a, ()):
                     return False
@@ -963,7 +1000,7 @@ class FileResolver:
             if len(app) == 1:
                 return [app[0][0]], all_known and app[0][1] is True
             # most specific
-            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n) for d, _ in app)]
+            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n, ats) for d, _ in app)]
             if len(best) == 1:
                 return best, all_known and all(ok is True for _, ok in app)
             return [c for c, _ in app], False
@@ -1003,12 +1040,19 @@ class FileResolver:
             else:
                 kind = "arity"
             return self.target(c, kind, t, args, recv, virtual)
-        # undecided overload
+        # undecided overload: a chained call goes on when every remaining
+        # candidate returns the same type
+        rets = {self.lib_return(c, recv, args) if isinstance(c, _LibM) else self.project_return(c, t, args, recv)
+                for c in chosen}
+        common = rets.pop() if len(rets) == 1 else None
         libs = [c for c in chosen if isinstance(c, _LibM)]
         if libs:
-            return self.star(libs[0].owner, name, "arity")
+            r = self.star(libs[0].owner, name, "arity")
+            if common is not None:
+                r.ret = common
+            return r
         ids = tuple(sorted(c.info.id for c in chosen))
-        return _Res("name", ids, None, "overload undecided among project methods")
+        return _Res("name", ids, common, "overload undecided among project methods")
 
     def unknown_enum_constant(self, obj) -> bool:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
@@ -1073,7 +1117,7 @@ class FileResolver:
         else:
             tid = c.id
             lib = {tid: (c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner))}
-            ret = self.lib_return(c, recv)
+            ret = self.lib_return(c, recv, args)
             ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
@@ -1082,7 +1126,7 @@ class FileResolver:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
-        return _Res(kind, (tid,), ret, None, cha, lib, c)
+        return _Res(kind, (tid,), ret, None, cha, lib, c, recv)
 
     def project_return(self, c: _PM, t, args, recv):
         if c.returns is None:
@@ -1123,25 +1167,167 @@ class FileResolver:
             return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
         return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
 
-    def lib_return(self, c: _LibM, recv):
+    def lib_return(self, c: _LibM, recv, args=()):
+        """Return type of library method ``c`` called on ``recv`` (None: static or
+        unqualified) with argument nodes ``args``: the method's ``Signature``
+        with the class type variables substituted from the receiver's type
+        arguments (through the supertypes' Signatures, wildcards captured) and
+        the method's own type variables inferred from the arguments (JLS
+        §18.5.1, only where an argument's type determines the variable
+        exactly); else the erased return type."""
         sig = c.sig
         if sig.name == "<init>":
             return (c.owner, ())
-        g = sig.generic_returns
-        if g and recv is not None and recv[0] == c.owner and recv[1]:
-            tps = list(c.tsig.type_params)
-            if len(recv[1]) == len(tps):
-                subst = dict(zip(tps, recv[1]))
-                try:
-                    t, _ = _jvm_sig(g, 0, subst)
-                except (IndexError, ValueError):
-                    t = None
-                if t is not None and t[0] != "?":
-                    return t
         rt = sig.returns
+        idx = self.idx
+        ms = idx.lib_method_sig(sig) if sig.generic_returns else None
+        if ms is not None:
+            subst = self.lib_subst(c, ms, recv, args)
+            try:
+                t = idx.jtuple(ms.returns, subst)
+            except RecursionError:
+                t = None
+            if t is not None and t[0] != "?":
+                return t
         if not rt:
             return None
         return (rt, ())
+
+    def lib_subst(self, c: _LibM, ms, recv, args) -> dict:
+        """{type variable: type or None} for a call of library method ``c`` (its
+        parsed Signature ``ms``): the class's variables from the receiver, the
+        method's own inferred from the arguments."""
+        sig = c.sig
+        idx = self.idx
+        subst: dict = {}
+        if recv is None and not sig.static and self.key is not None:
+            recv = (self.key, ())  # an unqualified call: the receiver is `this`
+        # a raw library receiver (javac erases its members): no substitution
+        raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
+            idx.lib_type_params(recv[0]))
+        if recv is not None and not raw and not sig.static:
+            if recv[0] == c.owner:
+                r = recv if recv[1] else None
+            else:
+                ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
+                r = (c.owner, ta) if ta else None
+            r = idx.capture_lib(r)
+            if r is not None:
+                tps = idx.lib_type_params(c.owner)
+                if len(tps) == len(r[1]):
+                    subst = {tp.name: a for tp, a in zip(tps, r[1])}
+        if ms.type_params:
+            subst.update(self.infer_lib(ms, sig.varargs, args, subst))
+        return subst
+
+    def infer_lib(self, ms, varargs: bool, args, csubst=None) -> dict:
+        """{method type variable: inferred type or None} from the argument nodes:
+        a variable gets an argument's type where a parameter is the variable,
+        ``Class<V>``, an array of it or a generic type of it, or the type of an
+        expression-bodied lambda where the parameter is a functional interface
+        whose function type returns it (``Function<? super T, ? extends U>``);
+        conflicting evidence leaves it unknown (javac would take a least upper
+        bound). ``csubst``: the class's type variables, for the lambdas'
+        parameter types."""
+        mvars = {tp.name for tp in ms.type_params}
+        got: dict = {}
+        bad: set = set()
+        ps = ms.params
+        n = len(args)
+        if not n or not ps:
+            return {v: None for v in mvars}
+        ats = [self.texpr(a) for a in args]
+        pairs = []
+        if varargs and isinstance(ps[-1], JArray):
+            last_arr = n == len(ps) and ats[-1] is not None and (ats[-1][0].endswith("[]") or ats[-1][0] == "null")
+            for i, a in enumerate(ats):
+                if i < len(ps) - 1:
+                    pairs.append((ps[i], a))
+                elif last_arr:
+                    pairs.append((ps[-1], a))
+                else:
+                    pairs.append((ps[-1].elem, a))
+        elif n == len(ps):
+            pairs = list(zip(ps, ats))
+        lams = []
+        for k, (p, a) in enumerate(pairs):
+            if a is not None and a[0] == "λ" and args[k].type == "lambda_expression":
+                lams.append((p, args[k]))
+            else:
+                self._unify(p, a, mvars, got, bad, 0)
+        for p, lam in lams:
+            self._unify_lambda(p, lam, mvars, got, bad, csubst or {})
+        return {v: (None if v in bad else got.get(v)) for v in mvars}
+
+    def _unify_lambda(self, p, lam, mvars, got, bad, csubst):
+        """Bind the method type variable a functional-interface parameter ``p``
+        returns (``? extends U`` of ``Function<T, R>``'s ``R``) to the type of
+        lambda ``lam``'s expression body, its parameters typed from ``p``."""
+        body = lam.child_by_field_name("body")
+        if not isinstance(p, JClass) or not p.args or body is None or body.type == "block":
+            return
+        idx = self.idx
+        sm = idx.sam_method(p.name)
+        if sm is None or sm[0] != p.name or not isinstance(sm[1], _LibM):
+            return
+        sms = idx.lib_method_sig(sm[1].sig)
+        tps = idx.lib_type_params(p.name)
+        if sms is None or sms.type_params or not isinstance(sms.returns, JTypeVar) or len(tps) != len(p.args):
+            return
+        k = next((j for j, tp in enumerate(tps) if tp.name == sms.returns.name), None)
+        if k is None:
+            return
+        ra = p.args[k]
+        if isinstance(ra, JWildcard):
+            if not ra.upper or ra.bound is None:
+                return
+            ra = ra.bound
+        if not isinstance(ra, JTypeVar) or ra.name not in mvars or ra.name in got:
+            return
+        known = dict(csubst)
+        known.update({v: got.get(v) for v in mvars if v not in bad})
+        self._lam_target[lam.id] = self.function_target(p, known)
+        try:
+            bt = self.texpr(body)
+        finally:
+            self._lam_target.pop(lam.id, None)
+        if bt is not None and bt[0] != "void":
+            self._unify(ra, bt, mvars, got, bad, 0)
+
+    def _unify(self, p, a, mvars, got, bad, depth):
+        if a is None or depth > 8 or a[0] in ("null", "λ", "?"):
+            return
+        if isinstance(p, JTypeVar):
+            if p.name not in mvars:
+                return
+            if a[0] in PRIMITIVES:
+                if a[0] == "void":
+                    return
+                a = (BOX[a[0]], ())
+            prev = got.get(p.name)
+            if prev is None:
+                got[p.name] = a
+            elif prev != a:
+                bad.add(p.name)
+            return
+        if isinstance(p, JArray):
+            if a[0].endswith("[]"):
+                el = a[0][:-2]
+                if el not in PRIMITIVES:
+                    self._unify(p.elem, (el, a[1]), mvars, got, bad, depth + 1)
+            return
+        if isinstance(p, JClass) and p.args:
+            if a[0] in PRIMITIVES:
+                return
+            ta = a[1] if a[0] == p.name else self.idx.super_type_args(a[0], a[1], p.name)
+            if not ta or len(ta) != len(p.args):
+                return
+            for pa, aa in zip(p.args, ta):
+                if isinstance(pa, JWildcard):
+                    if pa.upper and pa.bound is not None:
+                        self._unify(pa.bound, aa, mvars, got, bad, depth + 1)
+                else:
+                    self._unify(pa, aa, mvars, got, bad, depth + 1)
 
     # ----------------------------------------------------------- constructors
     def new(self, n) -> _Res:
@@ -1314,6 +1500,114 @@ class FileResolver:
             return self.star(libs[0].owner, name, "arity")
         return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
+
+    def lambda_param_type(self, lam, i: int):
+        """Type of untyped parameter ``i`` of lambda ``lam`` (JLS §15.27.3): the
+        parameter type of the function type of its target — an argument of a
+        call decided exactly (the parameter's type after substitution) or the
+        initializer of a declared local — or None."""
+        p = lam.parent
+        if p is None:
+            return None
+        idx = self.idx
+        ft = self._lam_target.get(lam.id)  # the target functional interface type (tuple)
+        if ft is not None:
+            pass  # provisional, while the enclosing call's type arguments are inferred
+        elif p.type == "argument_list" and p.parent is not None and p.parent.type == "method_invocation":
+            call = p.parent
+            args = [a for a in p.named_children if a.type not in ("line_comment", "block_comment")]
+            pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
+            r = self.call(call)
+            c = r.cand
+            if pos is None or c is None or r.kind != "exact":
+                return None
+            if isinstance(c, _LibM):
+                ms = idx.lib_method_sig(c.sig)
+                if ms is None:
+                    ft = (c.ptypes[pos], ()) if pos < len(c.ptypes) and not c.sig.varargs else None
+                else:
+                    if pos >= len(ms.params) or (c.sig.varargs and pos >= len(ms.params) - 1):
+                        return None
+                    pt = ms.params[pos]
+                    if not isinstance(pt, JClass):
+                        return None
+                    subst = self.lib_subst(c, ms, r.recv, args)
+                    ft = self.function_target(pt, subst)
+            else:
+                if c.decl is None or pos >= len(c.decl.params) or c.info.varargs or c.tparams:
+                    return None
+                ref = c.decl.params[pos][1]
+                if _mentions_tvar(ref, self.idx.tparams_of(c.type_key)):
+                    return None
+                ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
+        elif p.type == "variable_declarator" and p.parent is not None \
+                and p.parent.type == "local_variable_declaration":
+            ty = p.parent.child_by_field_name("type")
+            if ty is not None and _t(ty) != "var":
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+        if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
+            return None
+        sm = idx.sam_method(ft[0])
+        if sm is None:
+            return None
+        owner, m = sm
+        if isinstance(m, _LibM):
+            ms = idx.lib_method_sig(m.sig)
+            if ms is None:
+                return (m.ptypes[i], ()) if i < len(m.ptypes) else None
+            if ms.type_params or i >= len(ms.params):
+                return None  # a generic function type: no lambda fits it (JLS 15.27.3)
+            ta = ft[1] if owner == ft[0] else idx.super_type_args(ft[0], ft[1], owner)
+            tps = idx.lib_type_params(owner)
+            subst = {tp.name: a for tp, a in zip(tps, ta)} if ta and len(ta) == len(tps) else {}
+            return idx.jtuple(ms.params[i], subst)
+        if m.decl is None or i >= len(m.decl.params) or m.tparams:
+            return None
+        ref = m.decl.params[i][1]
+        tps = [n for n, _ in idx.types[owner].type_params] if owner in idx.types else []
+        ta = ft[1] if owner == ft[0] else idx.super_type_args(ft[0], ft[1], owner)
+        subst = {n: a for n, a in zip(tps, ta or ()) if a is not None} if ta and len(ta) == len(tps) else {}
+        if _mentions_tvar(ref, {n: None for n in tps if n not in subst}) or \
+                _mentions_tvar(ref, self.idx.tparams_of(idx.types[owner].outer) if owner in idx.types else {}):
+            return None
+        return idx.subst_ref(ref, idx.type_file[owner], owner, None, subst)
+
+    def function_target_ref(self, ref, fi, key, mt):
+        """A declared functional-interface type (TypeRef) as the tuple its function
+        type is derived from (JLS §9.9): ``? extends B``/``? super B`` → B, ``?``
+        → unknown."""
+        idx = self.idx
+        base = idx.resolve_ref((ref[0], (), ref[2]), fi, key, mt)
+        if base is None or ref[2] or not ref[1]:
+            return base
+        out = []
+        for a in ref[1]:
+            if a[0] in ("?", "?super"):
+                out.append(idx.resolve_ref(a[1][0], fi, key, mt) if a[1] else None)
+            else:
+                out.append(idx.resolve_ref(a, fi, key, mt))
+        return (base[0], tuple(out))
+
+    def function_target(self, pt, subst):
+        """A functional-interface parameter type (JType) as the tuple its function
+        type is derived from (JLS §9.9): ``? extends B`` and ``? super B`` → B,
+        ``?`` → the formal's bound when it is not Object, else unknown."""
+        idx = self.idx
+        if not pt.args:
+            return (pt.name, ())
+        out = []
+        tps = idx.lib_type_params(pt.name)
+        for k, a in enumerate(pt.args):
+            if isinstance(a, JWildcard):
+                if a.bound is not None:
+                    out.append(idx.jtuple(a.bound, subst))
+                else:
+                    b = tps[k].bounds if k < len(tps) else ()
+                    out.append(idx.jtuple(b[0], {}) if b and not (isinstance(b[0], JClass)
+                                                                 and b[0].name == OBJECT) else None)
+            else:
+                out.append(idx.jtuple(a, subst))
+        return (pt.name, tuple(out))
 
     def target_sam(self, n):
         """SAM (arity, returns_void) of the functional interface a method reference

@@ -37,7 +37,7 @@ import shutil
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Iterable
 
@@ -103,6 +103,9 @@ class MethodSig:
     generic_returns : str or None
         The return part of the method's ``Signature`` attribute (JVMS §4.7.9.1),
         e.g. ``"TE;"``, or None when the method has no Signature attribute.
+    signature : str or None
+        The whole ``Signature`` attribute (type parameters, parameters, return;
+        parsed by ``callgraph._types.parse_method_signature``), or None.
     """
 
     name: str
@@ -113,15 +116,19 @@ class MethodSig:
     abstract: bool
     access: str
     generic_returns: str | None
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSig:
-    """A field: name, erased type in source form, whether it is static."""
+    """A field: name, erased type in source form, whether it is static, and its
+    ``Signature`` attribute (e.g. ``"TACTUAL;"``) or None; fields compare by
+    their erased form (the signature is left out of ``==``)."""
 
     name: str
     type: str
     static: bool
+    signature: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +159,9 @@ class TypeSig:
         Maven ``group:artifact:version`` of the jar, or None.
     location : str
         The jar or folder path, or ``"jrt:/<module>"`` for the JDK.
+    signature : str or None
+        The class's ``Signature`` attribute (type parameters with bounds, generic
+        supertypes; parsed by ``callgraph._types.parse_class_signature``), or None.
     """
 
     fqn: str
@@ -165,6 +175,7 @@ class TypeSig:
     origin: str
     library: str | None
     location: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -885,7 +896,7 @@ class ClasspathIndex:
                 name=m.name, params=tuple(params), returns=ret,
                 static=bool(m.access & cf.ACC_STATIC), varargs=varargs,
                 abstract=bool(m.access & cf.ACC_ABSTRACT), access=_access(m.access),
-                generic_returns=_generic_return(m.signature)))
+                generic_returns=_generic_return(m.signature), signature=m.signature))
         fields = []
         for f in raw.fields:
             if f.access & cf.ACC_SYNTHETIC or f.synthetic_attr:
@@ -893,7 +904,7 @@ class ClasspathIndex:
             t, end = _parse_field_type(f.descriptor, 0, lambda n: name_of(n, inner))
             if end != len(f.descriptor):
                 raise cf.ClassFormatError(f"bad field descriptor {f.descriptor!r}")
-            fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC)))
+            fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC), f.signature))
         nested = tuple(name_of(ic.inner, inner) for ic in raw.inner_classes
                        if ic.outer == raw.name and ic.simple_name and not ic.access & cf.ACC_SYNTHETIC)
         superclass = None if raw.superclass is None else name_of(raw.superclass, inner)
@@ -904,7 +915,8 @@ class ClasspathIndex:
             interfaces=tuple(name_of(i, inner) for i in raw.interfaces),
             methods=tuple(methods), fields=tuple(fields), nested=nested,
             type_params=_type_params(raw.signature),
-            origin=src.origin, library=src.library, location=src.location(raw.name)))
+            origin=src.origin, library=src.library, location=src.location(raw.name),
+            signature=raw.signature))
 
 
 # --------------------------------------------------------------------------- descriptors
