@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
 import time
@@ -625,7 +626,12 @@ def _default_cache() -> str:
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
+        tmp.unlink()  # planted in a shared --out: never write through it
+    # O_NOFOLLOW | O_EXCL: a link or file planted at the guessable name between
+    # the check and the open makes the open fail instead of writing elsewhere
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with open(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -642,7 +648,18 @@ def _lock_out(out: Path):
     never leaves a stale lock). Raises ``BuildError`` when another build holds it."""
     import fcntl
 
-    fh = open(out / LOCK_FILE, "a+", encoding="utf-8")
+    lock = out / LOCK_FILE
+    try:
+        # never through a symlink (a shared --out could point it at a victim
+        # file), never a FIFO or device (open would block or read forever)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as e:
+        raise BuildError(f"{lock}: cannot open the build lock ({e.strerror or e}); "
+                         "remove it if it is a link or not a regular file") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BuildError(f"{lock}: the build lock is not a regular file; remove it")
+    fh = open(fd, "a+", encoding="utf-8")
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

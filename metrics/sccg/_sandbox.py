@@ -240,6 +240,9 @@ def _interpreter_binds() -> list[tuple[str, str]]:
 
 
 def _check_protected(binds, protected) -> None:
+    # /usr is bound whole (the interpreter's shared libraries live there), and
+    # _interpreter_binds leaves out what lies under it: check it too
+    binds = [("/usr", "/usr"), *binds]
     for path in protected:
         real = os.path.realpath(path)
         for src, dest in binds:

@@ -84,3 +84,42 @@ def test_a_bad_jsonl_line_in_a_project_list_is_a_line_error(tmp_path):
     assert r.exit_code == 4
     assert isinstance(r.exception, SystemExit), r.exception  # a clean exit, no traceback
     assert f"{lst}:2: bad JSON (nested too deeply)" in r.stderr
+
+
+def test_a_planted_lock_link_is_never_written_through(tmp_path):
+    """A shared --out: ``.lock`` (or a temp file's guessable name) planted as a
+    link to a victim file must not overwrite the victim."""
+    lst = tmp_path / "l.txt"
+    lst.write_text(f"{EXAMPLE}\n")
+    out = tmp_path / "o"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious data\n")
+    (out / ".lock").symlink_to(victim)
+    r = run(lst, "--out", out, *FAST)
+    assert r.exit_code == 4 and "build lock" in r.stderr
+    assert victim.read_text() == "precious data\n"
+
+
+def test_a_fifo_lock_is_refused_not_a_traceback(tmp_path):
+    import os
+
+    lst = tmp_path / "l.txt"
+    lst.write_text(f"{EXAMPLE}\n")
+    out = tmp_path / "o"
+    out.mkdir()
+    os.mkfifo(out / ".lock")
+    r = run(lst, "--out", out, *FAST)
+    assert r.exit_code == 4 and "not a regular file" in r.stderr, r.output
+
+
+def test_temp_file_names_are_never_written_through_links(tmp_path):
+    import os
+    from queries.build import _write_atomic
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious data\n")
+    target = tmp_path / "samples.jsonl"
+    (tmp_path / f".samples.jsonl.{os.getpid()}.tmp").symlink_to(victim)
+    _write_atomic(target, "new\n")
+    assert victim.read_text() == "precious data\n" and target.read_text() == "new\n"

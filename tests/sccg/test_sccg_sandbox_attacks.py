@@ -315,3 +315,13 @@ def test_mac_binds_each_line_to_its_position():
     events, bad = _sandbox._verified([line(0, a), line(0, a), line(2, b), line(1, b)], key)
     assert (events, bad) == ([a, b], 2)
     assert _sandbox._verified([line(0, a)], b"x" * 32) == ([], 1)
+
+
+def test_gold_under_usr_is_refused():
+    """/usr is bound whole, so gold data under it would be readable: refused,
+    whatever the interpreter's own folders are."""
+    with pytest.raises(SandboxExposure, match="lies inside /usr"):
+        _sandbox._check_protected([], ["/usr/share/gold.jsonl"])
+    with pytest.raises(SandboxExposure):
+        _sandbox._check_protected(_sandbox._interpreter_binds(), ["/usr/local/lib/python3/dist-packages/g.jsonl"])
+    _sandbox._check_protected([], ["/srv/gold.jsonl"])
