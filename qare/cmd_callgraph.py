@@ -316,7 +316,8 @@ def _write_graph(g, out: Path) -> None:
 
 
 _GRAPH_EPILOG = epilog(
-    "some files were skipped or had parse errors (listed in the summary)",
+    "some files were skipped or had parse errors (listed in the summary), a classpath jar could not be read, "
+    "or some of the project's libraries could not be resolved (the classpath line on stderr names them)",
     "PROJECT missing or holding no .java file",
     "cannot write --out")
 

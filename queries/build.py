@@ -439,6 +439,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
         classpath = list(spec.classpath)
         resolution = None
         if opts.discover_classpath:
+            _progress.set_phase(spec.name, "classpath (Maven resolution; downloads on a cold cache)")
             t = time.perf_counter()
             try:
                 resolution = _discover_classpath(root, opts, progress)
@@ -520,6 +521,7 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             _progress.set_phase(spec.name, f"javadoc ({len(doc_paths)} site{'s' if len(doc_paths) != 1 else ''})")
         index = _open_doc_index(doc_paths, part) if targets_by_node and doc_paths else None
         if opts.discover_classpath and targets_by_node:
+            _progress.set_phase(spec.name, "docs (javadoc/sources jars of the reached libraries)")
             index, doc_paths = _add_fetched_docs(targets_by_node, index, doc_paths, resolution, opts, part, progress)
         part["doc_paths"] = doc_paths
         part["classpath_jars"] = [str(j) for j in classpath]  # the jars the describe step reads undocumented members from
@@ -617,6 +619,10 @@ def _library_totals(rows: list[dict]) -> dict[str, Any]:
 
 
 def _default_cache() -> str:
+    # the qare cache folder of every cache: $QARE_CACHE_DIR, else $XDG_CACHE_HOME/qare, else ~/.cache/qare
+    env = os.environ.get("QARE_CACHE_DIR")
+    if env:
+        return os.path.join(env, "repos")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "qare", "repos")
 
