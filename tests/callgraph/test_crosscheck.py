@@ -71,11 +71,10 @@ def _edges(g, kinds=None):
             if kinds is None or d["resolution"] in kinds}
 
 
-# Edges JDT binds that qare's resolver does not decide yet (issue 13 part 2:
-# untyped lambda parameters take their type from the target functional interface).
-KNOWN_ONLY_JDT = {
-    ("res.more.Functional.streams(java.util.List)", "res.Item.label()", (27,)),
-}
+# Edges JDT binds that qare's resolver does not decide yet. Empty since the
+# generics work (issue 13 part 2) typed untyped lambda parameters from the
+# target functional interface (res.more.Functional.streams -> Item.label()).
+KNOWN_ONLY_JDT: set = set()
 
 
 def _projects():
@@ -105,7 +104,7 @@ def test_both_resolvers_agree_on_fixture_edges(name, root, cp, xc, jdt_of, graph
     assert qare_exact - jdt_edges == set()
     qare_pairs = {(u, v) for u, v, _ in _edges(pg.graph, ("exact", "arity"))}
     only_jdt = {e for e in jdt_edges - qare_exact if (e[0], e[1]) not in qare_pairs}
-    assert only_jdt == (KNOWN_ONLY_JDT if name == "resolution" else set())
+    assert only_jdt == KNOWN_ONLY_JDT
     assert sorted(jg.methods()) == sorted(pg.methods())
     for mid in pg.methods():
         a, b = pg.method(mid), jg.method(mid)
