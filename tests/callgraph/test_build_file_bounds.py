@@ -56,3 +56,16 @@ def test_a_fifo_build_gradle_is_refused_not_waited_on(tmp_path):
     warnings: list = []
     assert gradle_model([bf], warnings) == ([], [])
     assert [w[0] for w in warnings] == [str(bf)] and "FIFO" in warnings[0][1]
+
+
+def test_parent_versions_linked_as_written():
+    """Which <parent> versions a local sanitised copy may stand for (Maven matches them as
+    written): literals and CI-friendly ${revision}/${sha1}/${changelist}; not ranges or
+    other properties."""
+    from callgraph._mvn_resolve import _linkable_version, _plain_version
+
+    assert [_linkable_version(v) for v in ("1.0", "2.0.0-SNAPSHOT", "${revision}", "${revision}${changelist}",
+                                           "1.0-${sha1}", "${project.version}", "[1,2)", "", "${env.X}")] == [
+        True, True, True, True, True, False, False, False, False]
+    assert [_plain_version(v) for v in ("1.0", "1.0-rc+1", "${revision}", "[1,2)", "")] == [
+        True, True, False, False, False]

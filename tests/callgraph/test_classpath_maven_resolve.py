@@ -501,3 +501,28 @@ def test_env_and_settings_properties_never_reach_a_request(server, tmp_path):
     assert any("classifier" in w and "env." in w for w in refused)
     assert any("property x" in w and "settings." in w for w in refused)
     assert "good-1.0.jar" in _names(r)
+
+
+def test_an_imported_bom_contributes_versions_never_plugins(server, tmp_path):
+    """BOMs (``scope=import``) are not sanitised: Maven imports only their
+    dependencyManagement. A BOM whose build binds antrun to ``validate`` (and that has an
+    extension) gives its versions and nothing of its build is even downloaded."""
+    marker = tmp_path / "PWNED"
+    _serve_fixture_libs(server)
+    server.put("qare.fixture", "managed", "2.5")
+    server.put("evil", "bom", "1", jar=False, extra=_antrun_parent(marker).replace(
+        "<build>", "<build><extensions><extension><groupId>qare.evil</groupId><artifactId>bom-ext</artifactId>"
+        "<version>1</version></extension></extensions>")
+        + "<dependencyManagement><dependencies>" + _dep("qare.fixture", "managed", "2.5")
+        + "</dependencies></dependencyManagement>")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pom.xml").write_bytes(_pom("com.me", "p", "1", _dep("qare.fixture", "managed"), extra=(
+        "<dependencyManagement><dependencies>"
+        + _dep("evil", "bom", "1", scope="import", extra="<type>pom</type>")
+        + "</dependencies></dependencyManagement>")))
+    r = _resolve(server, root)
+    assert _names(r) == ["managed-2.5.jar"] and r.unresolved == ()
+    assert "evil/bom/1/bom-1.pom" in server.requests
+    assert not marker.exists()
+    assert not [p for p in server.requests if "maven-antrun-plugin" in p or p.startswith("qare/evil")]
