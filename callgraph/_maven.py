@@ -29,7 +29,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .safefs import is_inside
+from .safefs import is_inside, read_regular
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
            "default_repositories"]
@@ -509,19 +509,30 @@ _GRADLE_VAR = re.compile(r"""(?:\bdef\s+|\bval\s+|\bvar\s+|\bext\.|^\s*|\bset\(\
                          re.M)
 
 
+def _read_build_text(path: Path, errors: str = "replace") -> str:
+    """A Gradle build file, ``gradle.properties`` or version catalog: a regular file of at
+    most 4 MiB (else :class:`~callgraph.safefs.FileRefused`, an ``OSError``), never read
+    past that bound (a sparse 6 GB ``build.gradle`` costs nothing)."""
+    return read_regular(path, _MAX_POM_BYTES).decode("utf-8", errors)
+
+
 def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
     try:
-        raw = path.read_bytes()[:_MAX_POM_BYTES]
-        text = raw.decode("utf-8", "replace")
+        text = _read_build_text(path)
     except OSError as exc:
-        report.warnings.append((str(path), f"unreadable: {exc}"))
+        report.warnings.append((str(path), f"unreadable: {exc.strerror or exc}"))
         return []
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"(?m)//.*$", "", text)
     props: dict[str, str] = {}
-    for gp in (path.parent / "gradle.properties", _find_up(path.parent, "gradle.properties")):
+    for gp in dict.fromkeys((path.parent / "gradle.properties", _find_up(path.parent, "gradle.properties"))):
         if gp is not None and gp.is_file():
-            for line in gp.read_text("utf-8", "replace").splitlines():
+            try:
+                gp_text = _read_build_text(gp)
+            except OSError as exc:
+                report.warnings.append((str(gp), f"unreadable: {exc.strerror or exc}"))
+                continue
+            for line in gp_text.splitlines():
                 if "=" in line and not line.lstrip().startswith("#"):
                     k, _, v = line.partition("=")
                     props.setdefault(k.strip(), v.strip())
@@ -572,9 +583,10 @@ def _catalog_deps(catalog: Path, aliases: list[str], report: ClasspathReport) ->
         report.warnings.append((str(catalog), "tomllib unavailable (Python < 3.11); version catalog not read"))
         return []
     try:
-        data = tomllib.loads(catalog.read_text("utf-8"))
+        data = tomllib.loads(_read_build_text(catalog, "strict"))
     except (OSError, ValueError) as exc:
-        report.warnings.append((str(catalog), f"unreadable version catalog: {exc}"))
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        report.warnings.append((str(catalog), f"unreadable version catalog: {why}"))
         return []
     versions = data.get("versions", {})
     libs = {k.replace("-", ".").replace("_", "."): v for k, v in data.get("libraries", {}).items()}

@@ -138,7 +138,10 @@ class MavenClient:
         cmd = [exe, "-B", "-C", f"-Dmaven.repo.local={self.repo_local}",
                f"-Daether.connector.basic.threads={self.threads}",
                f"-Daether.connector.connectTimeout={self.connect_timeout_ms}",
-               f"-Daether.connector.requestTimeout={self.request_timeout_ms}"]
+               f"-Daether.connector.requestTimeout={self.request_timeout_ms}",
+               # no core extension from the command line's class path (defence in depth: the
+               # environment that could set it is not passed on either)
+               "-Dmaven.ext.class.path="]
         if self.offline:
             cmd.append("-o")
         if self.settings is not None:

@@ -264,6 +264,13 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                 warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} "
                                         "(only plain http(s) URLs)"))
                 repos.remove(r)
+    # ${env.X} / ${settings.X}: Maven fills them in from its environment and settings, and
+    # a pom can send them to a server in a URL (classifier, type, version, ...): never kept
+    for el in list(out.iter()):
+        if len(el) == 0 and _ENV_REF.search(el.text or "") and el.getparent() is not None:
+            warnings.append((where, f"{_path_of(el)} refused: {(el.text or '')[:100]!r} refers to Maven's "
+                                    "environment or settings (${env.…}, ${settings.…})"))
+            el.getparent().remove(el)
     # properties: refuse values whose expansion is unbounded (issue 15 item 5)
     props = dict(inherited or {})
     for pe in out.iter("properties"):
@@ -278,7 +285,33 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                     warnings.append((where, f"property {c.tag} refused: {e}"))
                     pe.remove(c)
                     props.pop(c.tag, None)
+    # the same through a property of the chain: what a value expands to must not refer to them either
+    for el in list(out.iter()):
+        if len(el) == 0 and "${" in (el.text or "") and el.getparent() is not None:
+            try:
+                expanded = _maven._interpolate(el.text, props)
+            except _maven.PropertyExpansionError:
+                continue
+            if _ENV_REF.search(expanded):
+                warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} expands to a reference to "
+                                        "Maven's environment or settings"))
+                el.getparent().remove(el)
     return out, props
+
+
+_ENV_REF = re.compile(r"\$\{\s*(?:env|settings)\.", re.I)
+
+
+def _path_of(el) -> str:
+    """``property NAME`` for a property, else the element's path below <project> (for warnings)."""
+    parent = el.getparent()
+    if parent is not None and parent.tag == "properties":
+        return f"property {el.tag}"
+    names = []
+    while el is not None and el.tag != "project":
+        names.append(el.tag)
+        el = el.getparent()
+    return "/".join(reversed(names))
 
 
 def _deps(tree, managed: bool = False):
@@ -294,6 +327,28 @@ def _deps(tree, managed: bool = False):
         if ds is not None:
             out += [d for d in ds if d.tag == "dependency"]
     return out
+
+
+def _gav(tree) -> tuple[str, str, str]:
+    """A sanitised pom's coordinates as Maven reads them for parent matching: its own
+    groupId/version, else its parent's; as written, not interpolated."""
+    par = _child(tree, "parent")
+    return (_text(tree, "groupId") or _text(par, "groupId") or "", _text(tree, "artifactId") or "",
+            _text(tree, "version") or _text(par, "version") or "")
+
+
+_CI_VERSION = re.compile(r"^(?:[\w.\-+]|\$\{(?:revision|sha1|changelist)\})+$")
+
+
+def _plain_version(v: str) -> bool:
+    """A literal version (no range, no property)."""
+    return bool(v) and re.fullmatch(r"[\w.\-+]+", v) is not None
+
+
+def _linkable_version(v: str) -> bool:
+    """A parent version Maven matches as written: literal, or with the CI-friendly
+    ``${revision}``/``${sha1}``/``${changelist}`` (the same text on both sides)."""
+    return bool(v) and _CI_VERSION.fullmatch(v) is not None
 
 
 def _write(tree, path: Path) -> None:
@@ -434,14 +489,22 @@ class _Work:
                 if cand.is_dir():
                     cand = cand / "pom.xml"
                 local = by_src.get(cand)
-            if local is not None and local.ga == gav[:2]:
+            # Maven takes the pom at relativePath only when its groupId:artifactId:version equal the
+            # <parent>'s as written (a version range aside); otherwise it reads the parent from the
+            # repository, where the original, unsanitised pom is. So a local copy is linked only on
+            # the same full coordinates (then Maven accepts it); anything else is fetched and
+            # sanitised by qare, or dropped.
+            if local is not None and _gav(local.tree) == gav and _linkable_version(gav[2]):
                 if relc is None:
                     relc = etree.SubElement(par, "relativePath")
                 relc.text = os.path.relpath(self.dir / local.rel / "pom.xml", self.dir / pm.rel)
                 continue
-            if not all(gav) or "${" in "".join(gav):
-                self.failures.append(Failure(":".join(gav), Reason.PARENT, "parent coordinates incomplete or use "
-                                             "properties; resolved without the parent", str(pm.source)))
+            if not all(gav) or not _plain_version(gav[2]) or "${" in "".join(gav):
+                why = ("parent version differs from the project's pom at its relativePath and uses properties"
+                       if local is not None and local.ga == gav[:2] else
+                       "parent coordinates incomplete, a version range, or use properties")
+                self.failures.append(Failure(":".join(gav), Reason.PARENT, why + "; resolved without the parent",
+                                             str(pm.source)))
                 self._drop_parent(pm, par)
                 continue
             remote.append((pm, gav))
@@ -499,6 +562,12 @@ class _Work:
             self.failures.append(Failure(":".join(gav), Reason.PARENT, f"unreadable parent pom: {e}"))
             return None
         tree, _ = sanitise(el, str(path), self.warnings)
+        if _gav(tree) != gav:
+            # Maven would refuse this copy at relativePath and read g:a:v from the local
+            # repository instead: the unsanitised file
+            self.failures.append(Failure(":".join(gav), Reason.PARENT, "the repository's pom for the parent says "
+                                         f"it is {':'.join(x or '?' for x in _gav(tree))}; resolved without the parent"))
+            return None
         mods = _child(tree, "modules")
         if mods is not None:
             tree.remove(mods)
@@ -523,7 +592,29 @@ class _Work:
 
     # ---------------------------------------------------------------- writing and running
 
+    def check_parent_links(self) -> None:
+        """The last guard before Maven runs: every <parent> left points (explicit relativePath)
+        at a sanitised copy with the same groupId:artifactId:version as written, so Maven
+        never falls back to reading a parent from a repository; any other parent is dropped."""
+        everyone = self.poms + [p for p in self.parents.values() if p is not None]
+        by_rel = {os.path.normpath(pm.rel): pm for pm in everyone}
+        for pm in everyone:
+            par = _child(pm.tree, "parent")
+            if par is None:
+                continue
+            gav = (_text(par, "groupId", ""), _text(par, "artifactId", ""), _text(par, "version", ""))
+            relc = _child(par, "relativePath")
+            target = None
+            if relc is not None and (relc.text or "").endswith("pom.xml"):
+                target = by_rel.get(os.path.normpath(os.path.join(pm.rel, os.path.dirname(relc.text))))
+            if target is None or _gav(target.tree) != gav or not _linkable_version(gav[2]):
+                self.failures.append(Failure(":".join(gav), Reason.PARENT, "no sanitised copy of the parent with "
+                                             "these coordinates; resolved without the parent",
+                                             str(pm.source) if pm.source else None))
+                self._drop_parent(pm, par)
+
     def write_all(self) -> None:
+        self.check_parent_links()
         for pm in self.poms + [p for p in self.parents.values() if p is not None]:
             _write(pm.tree, self.dir / pm.rel / "pom.xml")
         agg = etree.Element("project")
@@ -739,8 +830,8 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
 
 def _gradle_text(path: Path) -> tuple[str, dict[str, str]]:
     try:
-        text = path.read_bytes()[:_maven._MAX_POM_BYTES].decode("utf-8", "replace")
-    except OSError:
+        text = _maven._read_build_text(path)
+    except OSError:   # refused or unreadable: _maven._gradle_deps reported it with its path
         return "", {}
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"(?m)//.*$", "", text)
@@ -748,7 +839,7 @@ def _gradle_text(path: Path) -> tuple[str, dict[str, str]]:
     gp = _maven._find_up(path.parent, "gradle.properties")
     if gp is not None:
         try:
-            for line in gp.read_text("utf-8", "replace").splitlines()[:10_000]:
+            for line in _maven._read_build_text(gp).splitlines()[:10_000]:
                 if "=" in line and not line.lstrip().startswith("#"):
                     k, _, v = line.partition("=")
                     props.setdefault(k.strip(), v.strip())
@@ -769,7 +860,7 @@ def _catalog_plugin_version(catalog: Path, plugin_id: str, aliases: list[str]) -
     try:
         import tomllib
 
-        data = tomllib.loads(catalog.read_text("utf-8"))
+        data = tomllib.loads(_maven._read_build_text(catalog, "strict"))
     except Exception:  # unreadable catalog: the offline model reports it
         return None
     versions = data.get("versions", {})

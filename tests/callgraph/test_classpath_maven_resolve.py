@@ -416,3 +416,113 @@ def test_parse_failures(line, coords, reason):
     fs = parse_failures([line])
     assert [f.coords for f in fs] == coords
     assert {f.reason for f in fs} == {reason}
+
+
+# --------------------------------------------------------------------------- parents Maven would read unsanitised
+
+def _antrun_parent(marker: Path) -> str:
+    """A parent pom whose build runs ``/bin/sh`` at ``validate`` (maven-antrun-plugin from the shared cache)."""
+    return (
+        "<packaging>pom</packaging><build><plugins><plugin><groupId>org.apache.maven.plugins</groupId>"
+        "<artifactId>maven-antrun-plugin</artifactId><version>3.2.0</version><executions><execution>"
+        "<id>pwn</id><phase>validate</phase><goals><goal>run</goal></goals><configuration><target>"
+        f'<exec executable="/bin/sh"><arg value="-c"/><arg value="id > {marker}"/></exec>'
+        "</target></configuration></execution></executions></plugin></plugins></build>")
+
+
+def test_a_parent_with_the_local_ga_but_another_version_is_never_read_unsanitised(server, tmp_path):
+    """The attack: the root pom is evil:parent:1, the module's parent is evil:parent:2 (default
+    relativePath). Maven refuses the local copy (version differs) and would take the original
+    evil:parent:2 from the repository, whose build runs a shell. qare fetches and sanitises
+    evil:parent:2 itself; the proof that nothing ran is that antrun was never even asked for
+    (a fresh local repository: Maven would have to download a plugin it binds) and no marker."""
+    marker = tmp_path / "PWNED"
+    server.put("evil", "parent", "2", jar=False, extra=_antrun_parent(marker)
+               + "<properties><leak>${env.HOME}</leak></properties>")
+    _serve_fixture_libs(server)
+    root = tmp_path / "m1"
+    (root / "child").mkdir(parents=True)
+    (root / "pom.xml").write_bytes(_pom("evil", "parent", "1", extra=(
+        "<packaging>pom</packaging><modules><module>child</module></modules>")))
+    (root / "child" / "pom.xml").write_bytes(
+        b'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        b"<parent><groupId>evil</groupId><artifactId>parent</artifactId><version>2</version></parent>"
+        b"<artifactId>child</artifactId><dependencies>" + _dep("qare.fixture", "good", "1.0").encode()
+        + b"</dependencies></project>")
+    r = _resolve(server, root)
+    assert not marker.exists()
+    assert not [p for p in server.requests if "maven-antrun-plugin" in p]
+    assert r.method is Method.MAVEN
+    assert _names(r) == ["good-1.0.jar", "transitive-1.0.jar"]
+    # the remote parent was fetched (as a plain pom) and used sanitised: its env property refused
+    assert "evil/parent/2/parent-2.pom" in server.requests
+    assert any("leak" in w[1] and "env." in w[1] for w in r.warnings)
+
+
+def test_a_remote_parent_whose_pom_declares_another_version_is_dropped(server, tmp_path):
+    """A repository serves, at evil:parent:3's path, a pom that says it is version 4: Maven
+    would refuse the sanitised copy at relativePath and read evil:parent:3 from the local
+    repository, unsanitised. qare drops such a parent and says why."""
+    marker = tmp_path / "PWNED"
+    base = server.put("evil", "parent", "4", jar=False, extra=_antrun_parent(marker))
+    server.files["evil/parent/3/parent-3.pom"] = server.files.pop(base + ".pom")
+    _serve_fixture_libs(server)
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pom.xml").write_bytes(
+        b'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        b"<parent><groupId>evil</groupId><artifactId>parent</artifactId><version>3</version>"
+        b"<relativePath/></parent><artifactId>app</artifactId><dependencies>"
+        + _dep("qare.fixture", "good", "1.0").encode() + b"</dependencies></project>")
+    r = _resolve(server, root)
+    assert not marker.exists()
+    assert not [p for p in server.requests if "maven-antrun-plugin" in p]
+    assert _names(r) == ["good-1.0.jar", "transitive-1.0.jar"]
+    assert any(f.coords == "evil:parent:3" and f.reason is Reason.PARENT for f in r.unresolved)
+
+
+def test_env_and_settings_properties_never_reach_a_request(server, tmp_path):
+    """The tester's leak: ``${env.HOME}`` in a classifier, ``${settings.…}`` through a property
+    into a type, both sent to the repository in a request URL. Such values are dropped."""
+    _serve_fixture_libs(server)
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pom.xml").write_bytes(_pom("com.me", "p", "1", _dep("qare.fixture", "good", "1.0")
+                                        + _dep("qare.fixture", "transitive", "1.0",
+                                               extra="<classifier>${env.HOME}</classifier>")
+                                        + _dep("qare.fixture", "test-only", "1.0",
+                                               extra="<type>${x}</type>"),
+                                        extra="<properties><x>${settings.localRepository}</x></properties>"))
+    r = _resolve(server, root)
+    # what Maven would have filled in: $HOME (passed to mvn) and the local repository's path
+    secrets = (os.environ["HOME"].strip("/"), str(server.local).strip("/"))
+    assert not [p for p in server.requests if any(s in p.replace("%2F", "/") for s in secrets)]
+    refused = [w[1] for w in r.warnings]
+    assert any("classifier" in w and "env." in w for w in refused)
+    assert any("property x" in w and "settings." in w for w in refused)
+    assert "good-1.0.jar" in _names(r)
+
+
+def test_an_imported_bom_contributes_versions_never_plugins(server, tmp_path):
+    """BOMs (``scope=import``) are not sanitised: Maven imports only their
+    dependencyManagement. A BOM whose build binds antrun to ``validate`` (and that has an
+    extension) gives its versions and nothing of its build is even downloaded."""
+    marker = tmp_path / "PWNED"
+    _serve_fixture_libs(server)
+    server.put("qare.fixture", "managed", "2.5")
+    server.put("evil", "bom", "1", jar=False, extra=_antrun_parent(marker).replace(
+        "<build>", "<build><extensions><extension><groupId>qare.evil</groupId><artifactId>bom-ext</artifactId>"
+        "<version>1</version></extension></extensions>")
+        + "<dependencyManagement><dependencies>" + _dep("qare.fixture", "managed", "2.5")
+        + "</dependencies></dependencyManagement>")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pom.xml").write_bytes(_pom("com.me", "p", "1", _dep("qare.fixture", "managed"), extra=(
+        "<dependencyManagement><dependencies>"
+        + _dep("evil", "bom", "1", scope="import", extra="<type>pom</type>")
+        + "</dependencies></dependencyManagement>")))
+    r = _resolve(server, root)
+    assert _names(r) == ["managed-2.5.jar"] and r.unresolved == ()
+    assert "evil/bom/1/bom-1.pom" in server.requests
+    assert not marker.exists()
+    assert not [p for p in server.requests if "maven-antrun-plugin" in p or p.startswith("qare/evil")]
