@@ -191,7 +191,10 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     resolution = None
     classpath = list(classpath)
     if auto_classpath and root.is_dir():
-        classpath, resolution = _with_resolved(root, classpath, offline, maven_repo_local, progress)
+        from .classpath import with_resolved
+
+        classpath, resolution = with_resolved(root, classpath, offline=offline, repo_local=maven_repo_local,
+                                              progress=progress)
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
     lap("discover")
@@ -333,26 +336,6 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                       instantiated=instantiated.types)
     pg.resolution = resolution
     return pg
-
-
-def _with_resolved(root: Path, classpath: list, offline: bool, repo_local, progress: bool):
-    """``classpath`` followed by the resolved libraries not already in it (by real path)."""
-    from .classpath import resolve_classpath
-
-    resolution = resolve_classpath(root, offline=offline, repo_local=repo_local, progress=progress)
-    seen = set()
-    for p in classpath:
-        try:
-            seen.add(Path(p).resolve())
-        except OSError:
-            pass
-    out = list(classpath)
-    for jar in resolution.jars:
-        real = jar.resolve()
-        if real not in seen:
-            seen.add(real)
-            out.append(jar)
-    return out, resolution
 
 
 def _tqdm(progress: bool):

@@ -58,6 +58,8 @@ __all__ = [
     "maven_build_classpath",
     "ClasspathReport",
     "resolve_classpath",
+    "with_resolved",
+    "cache_dir",
     "ResolvedClasspath",
     "ResolutionMethod",
     "Artifact",
@@ -539,6 +541,12 @@ def find_jdk(jdk: str | os.PathLike | None = "auto") -> Path | None:
 def _looks_like_jdk(home: Path) -> bool:
     return (home / "lib" / "modules").is_file() or (home / "jre" / "lib" / "rt.jar").is_file() \
         or (home / "lib" / "rt.jar").is_file() or (home / "lib" / "ct.sym").is_file()
+
+
+def cache_dir() -> Path | None:
+    """qare's cache folder: ``$QARE_CACHE_DIR``, else ``$XDG_CACHE_HOME/qare``,
+    else ``~/.cache/qare``; ``None`` when ``QARE_CACHE_DIR`` is ``""``, ``0`` or ``off``."""
+    return _cache_dir()
 
 
 def _cache_dir() -> Path | None:
@@ -1068,3 +1076,18 @@ from ._mvn import Failure, Reason  # noqa: E402
 from ._mvn_resolve import Artifact, ResolvedClasspath, default_repo_local, resolve_classpath  # noqa: E402
 from ._mvn_resolve import Method as ResolutionMethod  # noqa: E402
 from ._artifacts import DocFetch, DocJar, fetch_doc_jars  # noqa: E402
+
+
+def with_resolved(root, classpath, *, offline: bool = False, repo_local=None, progress: bool = False):
+    """``(jars, resolution)``: ``classpath`` followed by the libraries
+    :func:`resolve_classpath` finds for the project at ``root`` that are not
+    already in it (compared by real path; explicit entries come first, so they win)."""
+    resolution = resolve_classpath(root, offline=offline, repo_local=repo_local, progress=progress)
+    out = list(classpath)
+    seen = {os.path.realpath(p) for p in out}
+    for jar in resolution.jars:
+        real = os.path.realpath(jar)
+        if real not in seen:
+            seen.add(real)
+            out.append(jar)
+    return out, resolution

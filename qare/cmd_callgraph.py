@@ -99,18 +99,13 @@ def _effective_classpath(project, classpath, discover_classpath, offline=False, 
     cp = list(classpath)
     if discover_classpath and Path(project).is_dir():
         try:
-            from callgraph.classpath import resolve_classpath
+            from callgraph.classpath import with_resolved
 
-            r = resolve_classpath(project, offline=offline, repo_local=repo_local_of(maven_repo_local, user_m2))
+            cp, r = with_resolved(project, cp, offline=offline, repo_local=repo_local_of(maven_repo_local, user_m2))
         except Exception as e:  # resolution is best effort: say so, go on without
             click.echo(f"warning: classpath resolution failed: {type(e).__name__}: {e}", err=True)
         else:
             click.echo(resolution_line(r), err=True)
-            seen = {os.path.realpath(p) for p in cp}
-            for jar in r.jars:
-                if os.path.realpath(jar) not in seen:
-                    seen.add(os.path.realpath(jar))
-                    cp.append(jar)
     return cp
 
 

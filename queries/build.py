@@ -619,12 +619,11 @@ def _library_totals(rows: list[dict]) -> dict[str, Any]:
 
 
 def _default_cache() -> str:
-    # the qare cache folder of every cache: $QARE_CACHE_DIR, else $XDG_CACHE_HOME/qare, else ~/.cache/qare
-    env = os.environ.get("QARE_CACHE_DIR")
-    if env:
-        return os.path.join(env, "repos")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "qare", "repos")
+    from callgraph.classpath import cache_dir
+
+    # clones need a folder even when the other caches are switched off
+    base = cache_dir() or Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "qare"
+    return str(base / "repos")
 
 
 # ---------------------------------------------------------------- merge
