@@ -909,7 +909,8 @@ class FileResolver:
             if p in PRIMITIVES or p.endswith("[]"):
                 return False
             if not a[1]:
-                return True
+                # a method reference: compatible only with a functional interface (JLS 15.13.2)
+                return self.idx.sam(p) != "none"
             sam = self.idx.sam(p)
             if sam is None:
                 return None
