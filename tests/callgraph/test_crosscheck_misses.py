@@ -142,3 +142,25 @@ def test_crosscheck_agrees_on_every_miss(misses, jdt_misses, xl_jar):
     assert [d.to_dict() for d in report.disagreements] == []
     s = report.score("all", "signature")
     assert (s.tp, s.fp, s.fn) == (6, 0, 0)  # create, build, extracting, isNotNull, body, TypeRef.<init>
+
+
+XC_BROKEN = FIXTURES / "xcheck-broken"
+
+
+def test_diamond_factory_in_unbound_call_is_unjudgeable(graph_of, xl_jar, jdt_misses):
+    """``client.body(new TypeRef<>() {})`` with ``client`` undeclared (on poleepo: a
+    Lombok ``@Slf4j``/``@RequiredArgsConstructor`` class, whose generated members JDT
+    does not see): JDT has no binding for ``body`` and answered the creation with
+    its synthetic ``TypeRef.<factory>()``, judged ``ok`` — so qare's right
+    ``TypeRef.<init>()`` counted as a false positive. That answer is now
+    ``recovered`` (unjudgeable), keyed ``<init>`` like every creation."""
+    from callgraph import crosscheck
+    from callgraph.classpath import ClasspathIndex
+
+    jdt = crosscheck.run_jdt(XC_BROKEN, [xl_jar])
+    ln = line_of(XC_BROKEN / "src/main/java/xb/Broken.java", "new TypeRef<>()")
+    got = {(c.callee_name, c.judgement.value) for c in jdt.calls if c.line == ln}
+    assert got == {("body", "nobinding"), ("<init>", "recovered")}
+    report = crosscheck.crosscheck(graph_of(XC_BROKEN, classpath=[xl_jar]), jdt, ClasspathIndex.open([str(xl_jar)]))
+    assert report.disagreements == ()
+    assert report.unjudgeable_sites == 2 and report.unjudgeable_qare_targets == 1
