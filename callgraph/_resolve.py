@@ -909,7 +909,8 @@ class FileResolver:
             if p in PRIMITIVES or p.endswith("[]"):
                 return False
             if not a[1]:
-                return True
+                # a method reference: compatible only with a functional interface (JLS 15.13.2)
+                return self.idx.sam(p) != "none"
             sam = self.idx.sam(p)
             if sam is None:
                 return None
@@ -1544,6 +1545,16 @@ class FileResolver:
                 and p.parent.type == "local_variable_declaration":
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+        elif p.type == "return_statement":
+            # `return x -> ...`: the target is the enclosing method's declared return
+            # type (JLS 14.17, 15.27.3); inside a lambda body it is that lambda's, unknown here
+            m = p.parent
+            while m is not None and m.type not in ("method_declaration", "lambda_expression", "class_body",
+                                                   "constructor_declaration", "compact_constructor_declaration"):
+                m = m.parent
+            ty = m.child_by_field_name("type") if m is not None and m.type == "method_declaration" else None
+            if ty is not None:
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
