@@ -267,16 +267,20 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     lap("resolve")
 
     # graph ---------------------------------------------------------------
+    # nodes and edges are added in sorted order: the graph (and every file
+    # written from it) is then byte-identical whatever the process count, the
+    # hash seed or the order in which workers finished
     g = nx.DiGraph()
     infos = {}
     for pms in idx.methods.values():
         for p in pms:
-            mi = p.info
-            infos[mi.id] = mi
-            g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
-                       end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
-                       third_party=False, library=None, source_set=mi.source_set,
-                       generated_by=mi.generated_by)
+            infos[p.info.id] = p.info
+    for mid in sorted(infos):
+        mi = infos[mid]
+        g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
+                   end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
+                   third_party=False, library=None, source_set=mi.source_set,
+                   generated_by=mi.generated_by)
     counts: Counter = Counter()
     reasons: Counter = Counter()
     examples: dict = {}
@@ -305,7 +309,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     g.add_nodes_from(
         (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
                "comment": None, "third_party": bool(third), "library": lib, "source_set": None})
-        for aid, (_cls, _name, third, lib) in apis.items() if aid not in infos)
+        for aid, (_cls, _name, third, lib) in sorted(apis.items()) if aid not in infos)
+    edge_rows.sort(key=lambda r: (r[0], r[1]))
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide
     g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
