@@ -166,6 +166,10 @@ class BuildSummary:
     notes : tuple[tuple[str, str], ...]
         ``(file, note)`` about the input that is no failure: a type also
         declared in another Maven/Gradle module (members merged).
+    cache : dict[str, int]
+        Warm-cache counts (callgraph._cache): ``facts_hits``/``facts_misses``
+        (files parsed for declarations), ``resolved_hits``/``resolved_misses``
+        (files whose call sites were resolved), ``rebuilt``; empty when off.
     """
 
     files: int
@@ -186,6 +190,7 @@ class BuildSummary:
     rta_edges: int = 0
     instantiated_types: int = 0
     notes: tuple = ()
+    cache: dict = field(default_factory=dict)
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""

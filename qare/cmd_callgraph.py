@@ -30,7 +30,11 @@ def _classpath_options(f):
                           "error, an unreadable one a warning.")(f)
     f = quiet_option()(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="SQLite file caching parsed per-file facts by content hash.")(f)
+                     help="The warm build cache: an SQLite file of per-file declarations and resolved call "
+                          "sites, invalidated by content and declarations (default <qare cache>/callgraph.sqlite; "
+                          "docs/callgraph.md \"Warm cache\").")(f)
+    f = click.option("--no-cache", "no_cache", is_flag=True,
+                     help="Neither read nor write the warm build cache.")(f)
     f = deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))(f)
     f = click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
@@ -110,7 +114,7 @@ def _effective_classpath(project, classpath, discover_classpath, offline=False, 
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False):
+           maven_repo_local=None, user_m2=False, no_cache=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full."""
     import callgraph
@@ -124,7 +128,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         with beat:
             pg = callgraph.build_project_graph(
                 project, classpath=list(classpath), auto_classpath=discover_classpath, jobs=jobs,
-                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=cache, offline=offline,
+                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"), offline=offline,
                 maven_repo_local=repo_local)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
@@ -367,7 +371,7 @@ _GRAPH_EPILOG = epilog(
                    "'unresolved' (default: left out, with their edges).")
 @_classpath_options
 def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, discover_classpath, jobs, quiet,
-              loc_mode, cache, offline, maven_repo_local, user_m2):
+              loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -386,7 +390,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         cp_failed = False
     else:
         pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                               maven_repo_local, user_m2)
+                               maven_repo_local, user_m2, no_cache)
     dropped = 0
     if out is not None:
         exported, dropped = export_graph(pg.graph, include_unresolved)
@@ -422,7 +426,7 @@ _CHAIN_EPILOG = epilog(
 @deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
-              jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2):
+              jobs, quiet, loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
 
@@ -434,7 +438,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     import callgraph
 
     pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                            maven_repo_local, user_m2)
+                            maven_repo_local, user_m2, no_cache)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:

@@ -26,7 +26,15 @@ def _graph(out: Path, jobs: int, seed: str, *extra: str) -> bytes:
 
 @pytest.mark.parametrize("fmt", ["json", "graphml"])
 def test_graph_bytes_equal_across_jobs_and_hash_seeds(tmp_path, fmt):
-    a = _graph(tmp_path / f"a.{fmt}", 1, "1")
-    b = _graph(tmp_path / f"b.{fmt}", 2, "2")
+    a = _graph(tmp_path / f"a.{fmt}", 1, "1", "--no-cache")
+    b = _graph(tmp_path / f"b.{fmt}", 2, "2", "--no-cache")
     assert len(a) > 10_000
     assert a == b
+
+
+def test_graph_bytes_equal_cold_and_warm(tmp_path):
+    cache = str(tmp_path / "cache.sqlite")
+    cold = _graph(tmp_path / "cold.json", 2, "3", "--no-cache")
+    first = _graph(tmp_path / "first.json", 2, "4", "--cache", cache)   # fills the cache
+    warm = _graph(tmp_path / "warm.json", 1, "5", "--cache", cache)     # every file from it
+    assert cold == first == warm
