@@ -208,6 +208,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         clock[:] = [now, cpu]
 
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
+    lap("discover")
     resolution = None
     classpath = list(classpath)
     if auto_classpath and root.is_dir():
@@ -215,9 +216,10 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
 
         classpath, resolution = with_resolved(root, classpath, offline=offline, repo_local=maven_repo_local,
                                               progress=progress)
+    lap("classpath")
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
-    lap("discover")
+    lap("jdk_index")
 
     # pass 1 --------------------------------------------------------------
     store = _open_store(cache)

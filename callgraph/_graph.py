@@ -161,8 +161,11 @@ class BuildSummary:
     examples : dict[str, str]
         One ``file:line`` per unresolved reason.
     phases : dict[str, float]
-        Wall seconds per phase (discover, parse, index, resolve, graph) and
-        ``<phase>_cpu``/``total_cpu``: CPU seconds of this process and its workers.
+        Wall seconds per phase (``discover`` the source files, ``classpath``
+        resolution, ``jdk_index`` = opening the JDK and the jars, ``parse``,
+        ``index``, ``resolve``, ``graph``) and ``<phase>_cpu``/``total_cpu``:
+        CPU seconds of this process and its workers. They add up to
+        ``seconds``; the CLI adds ``startup`` and ``output`` (and ``chain``).
     notes : tuple[tuple[str, str], ...]
         ``(file, note)`` about the input that is no failure: a type also
         declared in another Maven/Gradle module (members merged).
