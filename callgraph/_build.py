@@ -370,18 +370,30 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         for aid, (_cls, _name, third, lib) in sorted(apis.items()) if aid not in infos)
     edge_rows.sort(key=lambda r: (r[0], r[1]))
     # an edge's source is a method of the file that produced it, so rows of
-    # different files never collide
-    g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
-                     for s, d, kind, lines in edge_rows if d in g)
+    # different files never collide; a cha edge gets its rta witnesses as it
+    # is added (one attribute dict per edge, the witnesses once per target)
     cha = 0
     rta = 0
     instantiated = InstantiatedSet(idx, made)
-    for s, d, kind, _lines in edge_rows:
-        if kind == "cha" and d in g:
-            w = tuple(sorted(instantiated.witness(d)))
-            g.edges[s, d]["rta"] = w
-            cha += 1
-            rta += bool(w)
+    witnesses: dict = {}
+    nodes = g._node
+
+    def edges():
+        nonlocal cha, rta
+        for s, d, kind, lines in edge_rows:
+            if d not in nodes:
+                continue
+            if kind == "cha":
+                w = witnesses.get(d)
+                if w is None:
+                    w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
+                cha += 1
+                rta += bool(w)
+                yield s, d, {"lines": lines, "resolution": kind, "rta": w}
+            else:
+                yield s, d, {"lines": lines, "resolution": kind}
+
+    g.add_edges_from(edges())
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
