@@ -130,7 +130,7 @@ def _can_fork() -> bool:
 
 def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk="auto", jobs: int = 1,
                         progress: bool = False, max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
-                        cache="auto", dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
+                        cache=None, dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
                         maven_repo_local=None) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
@@ -170,7 +170,9 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         The warm build cache (callgraph._cache: per-file declarations and
         resolved call sites in SQLite, exact invalidation): ``"auto"`` =
         ``<qare cache folder>/callgraph.sqlite`` (off when the cache folder
-        is off), a path, or None/False for none.
+        is off; the CLI's default), a path, or None (the default here, so a
+        library caller patching the resolver never reads or writes stale
+        rows).
     dispatch : {"rta", "cha", "declared"}
         The graph's default dispatch mode for ``reach`` (docs/callgraph.md
         "Dispatch"); the graph always holds every ``cha`` edge, each with
@@ -439,7 +441,21 @@ def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
         h = hashlib.sha256(read_regular(sf.path, max_bytes)).hexdigest()
     except OSError:
         return None  # parsed without the cache; pass 1 reports the error
-    return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}"
+    return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{_code_version()}"
+
+
+_CODE: list = []
+
+
+def _code_version() -> str:
+    """A fingerprint of this package's code (each module's name, size and
+    mtime): an upgraded or edited resolver never reads results of the old one."""
+    if not _CODE:
+        h = hashlib.sha256()
+        for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            h.update(_stat_sig(p).encode())
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
 
 
 def _stat_sig(p: Path) -> str:

@@ -209,3 +209,23 @@ def test_default_cache_lives_in_the_qare_cache_folder(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
     assert BuildCache(tmp_path / "qc" / "callgraph.sqlite").get_facts("nope") is None
+
+
+def test_other_code_never_reads_these_rows(tmp_path, monkeypatch):
+    import callgraph._build as b
+
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    _build(root, cache)
+    monkeypatch.setattr(b, "_CODE", ["an-upgraded-resolver"])
+    again = _build(root, cache)
+    assert again.summary.cache["facts_misses"] == 4 and again.summary.cache["resolved_misses"] == 4
+
+
+def test_the_library_default_is_no_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    pg = build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None)
+    assert pg.summary.cache == {}
+    assert not (tmp_path / "qc" / "callgraph.sqlite").exists()
+    assert build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None,
+                               cache="auto").summary.cache["facts_misses"] == 4
+    assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
