@@ -212,6 +212,9 @@ def phases_text(phases: dict) -> str:
     phase of the run in order; ``process`` is the age of this process now."""
     parts = [f"{k.replace('_', ' ')} {phases[k]:.2f} s" for k in PHASES if k in phases]
     line = "phases: " + ", ".join(parts)
+    if "total_cpu" in phases:  # CPU of the build (this process and its workers): wall minus waiting
+        line += "; build CPU " + ", ".join(f"{k.replace('_', ' ')} {phases[k + '_cpu']:.2f} s"
+                                           for k in PHASES if k + "_cpu" in phases)
     age = process_age()
     if "startup" in phases:
         accounted = sum(phases[k] for k in PHASES if k in phases)
