@@ -175,7 +175,8 @@ class MemoryCgroup:
 
     def wrap(self, cmd: list[str]) -> list[str]:
         """*cmd* started inside this cgroup (the shell moves itself in, then ``exec``\\ s)."""
-        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', self.procs_file] + list(cmd)
+        # unset: sh exports PWD, and the environment of the command must stay the one given
+        return ["/bin/sh", "-c", 'echo $$ > "$0" && unset PWD OLDPWD && exec "$@"', self.procs_file] + list(cmd)
 
     def oom_kills(self) -> int:
         """Processes the kernel's OOM killer killed in this cgroup so far."""

@@ -120,9 +120,16 @@ class Execution:
     note : str
         Why the run was not isolated, when it was not; report lines dropped.
     stand_ins : tuple of str
-        ``module:NAME``, ``global:NAME``, ``env:NAME``: each inert stand-in
-        the run used (a module no finder has, a global the snippet never
-        defines, a key-like environment variable that is not set).
+        ``module:NAME``, ``global:NAME``, ``env:NAME``, ``arg:self``,
+        ``stdin:input``: each inert stand-in the run used (a module no finder
+        has or a heavy one never imported, a global the snippet never
+        defines, a key-like environment variable that is not set, the
+        instance of a method cut out of its class, a line read by
+        ``input()``).
+    error_site : str or None
+        Where the escaped exception was raised (innermost frame):
+        ``generation:NAME`` (the generation's own function NAME) or
+        ``library:NAME``; ``None`` when nothing escaped.
     """
 
     status: str
@@ -137,6 +144,7 @@ class Execution:
     duration_s: float = 0.0
     note: str = ""
     stand_ins: tuple = ()
+    error_site: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict (``requests`` as a list)."""
@@ -153,6 +161,7 @@ class Execution:
             "duration_s": round(self.duration_s, 4),
             "note": self.note,
             "stand_ins": list(self.stand_ins),
+            "error_site": self.error_site,
         }
 
 
@@ -658,7 +667,9 @@ def _result(events, timed_out, rc, isolated, kind, duration, reason, rejected=0)
         status = "cpu_limit" if sig == signal.SIGXCPU else "killed"
         return Execution(status, error=sig.name, n_requests=n, **common)
     if done is not None:
+        site = done.get("error_site")
         return Execution(str(done.get("status", "crashed")), error=done.get("error"), function=done.get("function"),
+                         error_site=site if isinstance(site, str) else None,
                          stdout_bytes=int(done.get("stdout_bytes") or 0), n_requests=n, **common)
     if not started:
         return Execution("sandbox_error", error=f"child exited with {rc} before starting", **common)
