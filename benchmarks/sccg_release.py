@@ -100,6 +100,19 @@ def _official_reason(off: dict, row: dict, rec: dict) -> str:
     return "official: first captured request is not the judged one"
 
 
+def _reason_group(reason: str) -> str:
+    """The class of a disagreement reason (for the note's table)."""
+    if "ModuleNotFoundError" in reason or "ImportError" in reason:
+        return "an import the official evaluator lacks (qare: a recorded stand-in)"
+    if "NameError" in reason:
+        return "an undefined global (qare: a recorded stand-in)"
+    if "nothing captured" in reason:
+        return "nothing captured officially (Session/aiohttp/urllib not faked, or the call is guarded)"
+    if reason.startswith("official: ") and ("Error" in reason or "Exception" in reason):
+        return "an exception in the official run (mostly reading the fake response after the request)"
+    return reason
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("release")
@@ -140,6 +153,8 @@ def main(argv=None) -> int:
     classes = Counter(r["class"] for r in rows)
     out["gold_self_execution"] = {
         "wall_s": round(wall, 1), "classes": dict(classes.most_common()), "hits": classes.get("hit", 0),
+        # trustworthy: neither an annotation error nor a record whose code cannot
+        # show its request (framework, dynamic, broken, helper, input, file, arguments)
         "trustworthy": classes.get("hit", 0) + classes.get("no_request", 0),
         "hits_among_trustworthy": classes.get("hit", 0),
         "stand_in_runs": sum(1 for r in rows if r["stand_ins"]),
@@ -162,7 +177,11 @@ def main(argv=None) -> int:
                 reasons[(cell, why)] += 1
                 details.append({"sample_id": r["sample_id"], "cell": cell, "reason": why,
                                 "qare": row["captured"], "official": off.get("captured_url")})
-        out["official"] = {"table": dict(table), "reasons": [
+        groups = Counter()
+        for (c, w), n in reasons.items():
+            groups[(c, _reason_group(w))] += n
+        out["official"] = {"table": dict(table), "reason_groups": [
+            {"cell": c, "reason": w, "count": n} for (c, w), n in groups.most_common()], "reasons": [
             {"cell": c, "reason": w, "count": n} for (c, w), n in reasons.most_common()]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)

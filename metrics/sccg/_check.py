@@ -92,14 +92,45 @@ def _function(tree, name: str | None):
     return None
 
 
-def _needs_context(code: str, gold: dict) -> bool:
+def _framework_names(tree) -> set[str]:
+    """Names the module binds by importing a framework (``from flask import
+    request``, ``import streamlit as st``)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in FRAMEWORKS}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level \
+                and node.module.split(".")[0] in FRAMEWORKS:
+            out |= {a.asname or a.name for a in node.names}
+    return out
+
+
+def _needs_context(code: str, gold: dict, req: dict | None) -> bool:
+    """The function takes a framework's context object (a parameter named
+    ``request``, ``message``, …) or uses a name its file imports from a
+    framework (``request.form``, ``st.secrets``, ``render_template``). A file
+    that merely imports a framework does not make its other functions need
+    one when they sent a request to a literal host: such requests are judged
+    like any other; with nothing sent (or a dynamic URL) the file's framework
+    is taken for the cause."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return False
     fn = _function(tree, gold.get("function_name"))
-    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} if fn is not None else set()
-    return bool(_imports(tree) & FRAMEWORKS) or bool(params & CONTEXT_PARAMS)
+    if fn is None:
+        return bool(_imports(tree) & FRAMEWORKS)
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    if params & CONTEXT_PARAMS:
+        return True
+    names = _framework_names(tree) | {n for n in _imports(tree) & FRAMEWORKS}
+    # decorators count: `@app.route` / `@bot.message_handler` make it a handler
+    used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+    if names & used:
+        return True
+    # a framework file whose function sent nothing usable: its data came from
+    # the framework (a Django model's rows, an app's settings)
+    return bool(_imports(tree) & FRAMEWORKS) and (req is None or _dynamic(req))
 
 
 def _calls(fn) -> tuple[set[str], set[str]]:
@@ -143,6 +174,37 @@ def _broken_at_run(tree, error: str) -> str | None:
     return None
 
 
+def _route_from_params(code: str, gold: dict) -> list[str]:
+    """Parameters of the gold function interpolated into the path of a URL
+    literal (``f"https://h/{path}"``, ``"https://h/" + path``), when none of
+    the gold route's literal segments is written in the code: the annotated
+    route then came from an argument's value. Empty otherwise."""
+    tree = _parse(code)
+    fn = _function(tree, gold.get("function_name")) if tree is not None else None
+    if fn is None:
+        return []
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+    meta = gold.get("api_metadata") if isinstance(gold.get("api_metadata"), dict) else {}
+    segs = [x for x in str(meta.get("route") or "").split("/") if x and not re.fullmatch(r"[{<:].*", x)]
+    literals = " ".join(n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    if not segs or any(x.lower() in literals.lower() for x in segs):
+        return []
+    found = []
+    for n in ast.walk(fn):
+        parts = []
+        if isinstance(n, ast.JoinedStr):
+            parts = n.values
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            parts = [n.left, n.right]
+        head = parts[0] if parts else None
+        if isinstance(head, ast.Constant) and isinstance(head.value, str) and re.match(r"https?://[^/]+/", head.value):
+            for part in parts[1:]:
+                v = part.value if isinstance(part, ast.FormattedValue) else part
+                if isinstance(v, ast.Name) and v.id in params and v.id not in found:
+                    found.append(v.id)
+    return found
+
+
 def _dynamic(req: dict) -> bool:
     url = str(req.get("url") or "")
     host = req.get("host")
@@ -172,7 +234,7 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
     stand_ins = [str(x) for x in ex.get("stand_ins") or []]
     globals_ = {x.split(":", 1)[1] for x in stand_ins if x.startswith("global:")}
     framework_globals = sorted(globals_ & FRAMEWORK_GLOBALS)
-    if _needs_context(code, gold) or framework_globals:
+    if _needs_context(code, gold, req) or framework_globals:
         # whatever was captured was built from a stand-in of the framework's context
         return GoldClass.FRAMEWORK_CONTEXT, ex.get("error") or (
             f"{req.get('method')} {req.get('url')}" if req else
@@ -208,6 +270,10 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
     if _dynamic(req):
         return GoldClass.DYNAMIC_URL, str(req.get("url"))[:200]
     host = str(req.get("host") or "")
+    if scores.get("stage") == "endpoint":
+        from_params = _route_from_params(code, gold)
+        if from_params:
+            return GoldClass.DYNAMIC_URL, f"route built from parameter(s) {', '.join(from_params)}: {req.get('url')}"[:200]
     if host and re.search(re.escape(host), code, re.I):
         return GoldClass.ANNOTATION_MISMATCH, f"{scores.get('stage')}: code sends {req.get('method')} {req.get('url')}"
     return GoldClass.DYNAMIC_URL, str(req.get("url"))[:200]

@@ -1049,7 +1049,9 @@ def _usage_values(fn):
     ahead of the name rules: read as a datetime (``p.strftime``, ``p.hour``) →
     ``datetime(2024, 1, 1, 12, 0)``; parsed by ``strptime(p, FMT)`` → that
     datetime formatted by FMT; compared with a number, or ``int(p)``/
-    ``float(p)``/``range(p)`` → the name rule's number, else ``1``; iterated
+    ``float(p)``/``range(p)`` → the name rule's number, else ``1``;
+    subscripted by a string (``p["body"]``) → an empty mapping whose missing
+    keys are stand-ins; iterated
     (``for x in p``) → a one-element list, the element a stand-in when the loop
     variable is subscripted or has attributes read, else the loop variable's
     name-rule value."""
@@ -1094,6 +1096,9 @@ def _usage_values(fn):
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("int", "float", "range") \
                 and n.args and name_of(n.args[0]):
             out.setdefault(n.args[0].id, number(n.args[0].id))
+        elif isinstance(n, ast.Subscript) and name_of(n.value) and isinstance(n.slice, ast.Constant) \
+                and isinstance(n.slice.value, str):
+            out.setdefault(n.value.id, _StandInDict(n.value.id))  # template["body"]: a mapping
         elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and name_of(n.iter):
             target = n.target.id if isinstance(n.target, ast.Name) else None
             if target is None or target in objects:

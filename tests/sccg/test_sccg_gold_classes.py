@@ -88,6 +88,12 @@ EXECUTOR = {
     "X-HEAVY": ("news", "import requests\nimport torch\nfrom sklearn.preprocessing import OneHotEncoder\n"
                 "def news(symbol):\n" + HDR + f'    return requests.get({URL}, headers=headers, params={{"q": symbol}})\n',
                 "module:torch"),
+    # subscripted by a string: a mapping whose missing keys are stand-ins (was "test" → TypeError)
+    "X-MAPPING": ("render", "import requests\ndef render(api_key, template):\n" + HDR
+                  + f'    return requests.get({URL}, headers=headers, params={{"html": template["body"]}})\n', None),
+    # a framework file, but this function uses none of it: judged like any other
+    "X-FWFILE": ("plain", "import requests\nfrom flask import Flask, request\ndef plain(city):\n" + HDR
+                 + f'    return requests.get({URL}, headers=headers, params={{"c": city}})\n', None),
     # a file argument names a file that exists (empty)
     "X-FILE": ("upload", "import requests\ndef upload(apk_file_path):\n" + HDR
                + f'    return requests.get({URL}, headers=headers, files={{"f": open(apk_file_path, "rb")}})\n', None),
@@ -144,6 +150,16 @@ CLASSES = {
     "C-STREAMLIT": ("verse", "import requests\ndef verse(chapter):\n    key = st.secrets.get('rapidapi')\n"
                     "    if not key:\n        return None\n" + HDR + f"    return requests.get({URL}, headers=headers)\n",
                     "framework_context", "no request; uses st without importing it"),
+    "C-ROUTE-ARG": ("league", "import requests\ndef league(path, params):\n" + HDR
+                    + f"    return requests.get(f'https://{HOST}/{{path}}', headers=headers, params=params)\n",
+                    "dynamic_url", f"route built from parameter(s) path: https://{HOST}/input.txt"),
+    # the code writes the gold route's segments and more: the annotation is cut, not dynamic
+    "C-ROUTE-CUT": ("flight", "import requests\ndef flight(number):\n" + HDR
+                    + f"    return requests.get('https://{HOST}/tides/number/' + number, headers=headers)\n",
+                    "annotation_mismatch", f"endpoint: code sends GET https://{HOST}/tides/number/"),
+    "C-FW-ROUTE": ("other", "import requests\nfrom flask import Flask\ndef other():\n" + HDR
+                   + f"    return requests.get('https://{HOST}/currents', headers=headers)\n",
+                   "annotation_mismatch", f"endpoint: code sends GET https://{HOST}/currents"),
     # a library raised (strptime on a name-rule value): not blamed on the arguments
     "C-LIBRARY": ("since", "import requests, datetime\ndef since(tag):\n"
                   "    d = datetime.datetime.strptime(tag.upper(), '%Y')\n" + HDR
@@ -162,7 +178,7 @@ def rows():
 def test_executor_rules_reach_the_gold_request(rows, sid):
     row = rows[sid]
     assert row["class"] == "hit", (sid, row["reason"], row["status"], row["stand_ins"])
-    assert row["captured"].startswith(f"GET https://{HOST}/tides")
+    assert row["captured"].startswith(f"GET https://{HOST}/tides"), row["captured"]
     need = EXECUTOR[sid][2]
     if need:
         assert need in row["stand_ins"]
@@ -181,7 +197,8 @@ def test_untrustworthy_records_are_classed(rows, sid):
     _, _, cls, reason = CLASSES[sid]
     assert rows[sid]["class"] == cls, (sid, rows[sid]["reason"])
     assert rows[sid]["reason"].startswith(reason), rows[sid]["reason"]
-    assert rows[sid]["captured"] is None
+    if cls not in ("dynamic_url", "annotation_mismatch"):
+        assert rows[sid]["captured"] is None
 
 
 def _ex(**kw):
