@@ -175,8 +175,8 @@ def _broken_at_run(tree, error: str) -> str | None:
 
 
 def _route_from_params(code: str, gold: dict) -> list[str]:
-    """Parameters of the gold function interpolated into the path of a URL
-    literal (``f"https://h/{path}"``, ``"https://h/" + path``), when none of
+    """Parameters of the gold function that start the path of a URL literal
+    (``f"https://h/{path}"``, ``"https://h/" + path``), when none of
     the gold route's literal segments is written in the code: the annotated
     route then came from an argument's value. Empty otherwise."""
     tree = _parse(code)
@@ -197,7 +197,8 @@ def _route_from_params(code: str, gold: dict) -> list[str]:
         elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
             parts = [n.left, n.right]
         head = parts[0] if parts else None
-        if isinstance(head, ast.Constant) and isinstance(head.value, str) and re.match(r"https?://[^/]+/", head.value):
+        # the parameter starts the path: the whole route is the argument's
+        if isinstance(head, ast.Constant) and isinstance(head.value, str) and re.fullmatch(r"https?://[^/]+/?", head.value):
             for part in parts[1:]:
                 v = part.value if isinstance(part, ast.FormattedValue) else part
                 if isinstance(v, ast.Name) and v.id in params and v.id not in found:

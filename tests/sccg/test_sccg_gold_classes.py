@@ -153,6 +153,10 @@ CLASSES = {
     "C-ROUTE-ARG": ("league", "import requests\ndef league(path, params):\n" + HDR
                     + f"    return requests.get(f'https://{HOST}/{{path}}', headers=headers, params=params)\n",
                     "dynamic_url", f"route built from parameter(s) path: https://{HOST}/input.txt"),
+    # a parameter fills only a later segment of another endpoint: not dynamic
+    "C-ROUTE-LATER": ("current", "import requests\ndef current(station_id):\n" + HDR
+                      + f"    return requests.get(f'https://{HOST}/currents/{{station_id}}', headers=headers)\n",
+                      "annotation_mismatch", f"endpoint: code sends GET https://{HOST}/currents/1"),
     # the code writes the gold route's segments and more: the annotation is cut, not dynamic
     "C-ROUTE-CUT": ("flight", "import requests\ndef flight(number):\n" + HDR
                     + f"    return requests.get('https://{HOST}/tides/number/' + number, headers=headers)\n",
