@@ -326,7 +326,8 @@ def score(results, ks, candidates, gold, retrieval_k):
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none-unsafe"]), default="auto", show_default=True,
               help="As for `qare sccg execute`.")
-@click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
+@click.option("--wall", "wall_s", default=30.0, show_default=True, type=click.FloatRange(0.5),
+              help="Wall seconds per run (gold files import real stacks: openai, fastapi, matplotlib).")
 def check_gold_cmd(records, out, jobs, sandbox, wall_s):
     """Run each gold record's own code against its own annotation (with
     stand-ins) and say, per record, whether it hits and if not why:
