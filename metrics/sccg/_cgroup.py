@@ -90,10 +90,11 @@ def _parent() -> tuple[str | None, int, str]:
         if fstype == "cgroup2" and "" in own:
             d = _join(root, point, own[""])
             if d and "memory" in _read(os.path.join(d, "cgroup.controllers")).split():
-                # a v2 child gets the controller only if the parent delegates it
-                if "memory" in _read(os.path.join(d, "cgroup.subtree_control")).split() or _enable_v2(d):
-                    if os.access(d, os.W_OK):
-                        return d, 2, ""
+                # a v2 child gets the controller only if the parent already
+                # delegates it; qare does not change the hierarchy's settings
+                # (enabling it needs the folder to hold no process itself)
+                if "memory" in _read(os.path.join(d, "cgroup.subtree_control")).split() and os.access(d, os.W_OK):
+                    return d, 2, ""
     for root, point, fstype, opts in mounts:
         if fstype == "cgroup" and "memory" in opts and "memory" in own:
             d = _join(root, point, own["memory"])
@@ -102,18 +103,6 @@ def _parent() -> tuple[str | None, int, str]:
                     return d, 1, ""
                 return None, 0, f"the memory cgroup {d} is not writable by uid {os.getuid()}"
     return None, 0, "no cgroup hierarchy with the memory controller is mounted for this process"
-
-
-def _enable_v2(d: str) -> bool:
-    # enabling a controller for children needs the folder to hold no process
-    # itself (the "no internal processes" rule): qare's own process usually is
-    # there, so this mostly fails, and then v2 is not used
-    try:
-        with open(os.path.join(d, "cgroup.subtree_control"), "w") as fh:
-            fh.write("+memory")
-        return True
-    except OSError:
-        return False
 
 
 class MemoryCgroup:
