@@ -103,3 +103,36 @@ def test_mount_paths_are_joined_under_the_mount_root():
     assert _cgroup._join("/", "/sys/fs/cgroup/memory", "/a/b") == "/sys/fs/cgroup/memory/a/b"
     assert _cgroup._join("/a", "/mnt/cg", "/a/b") == "/mnt/cg/b"
     assert _cgroup._join("/x", "/mnt/cg", "/a/b") is None
+
+
+def test_v2_files_when_the_unified_hierarchy_delegates_memory(tmp_path, monkeypatch):
+    # a folder standing in for a cgroup2 mount (no kernel behind it): which
+    # files qare writes and reads on v2, and that it needs the delegation
+    own = tmp_path / "user.slice" / "qare"
+    own.mkdir(parents=True)
+    (own / "cgroup.controllers").write_text("cpu memory pids\n")
+    (own / "cgroup.subtree_control").write_text("memory\n")
+    monkeypatch.setattr(_cgroup, "_mounts", lambda: [("/", str(tmp_path), "cgroup2", set())])
+    monkeypatch.setattr(_cgroup, "_own_cgroups", lambda: {"": "/user.slice/qare"})
+    _cgroup._parent.cache_clear()
+    try:
+        cg, why = MemoryCgroup.create(300 * 1024 * 1024)
+        assert cg is not None and cg.version == 2, why
+        assert os.path.dirname(cg.path) == str(own)
+        assert (open(os.path.join(cg.path, "memory.max")).read(), open(os.path.join(cg.path, "memory.swap.max")).read(),
+                open(os.path.join(cg.path, "memory.oom.group")).read()) == (str(300 * 1024 * 1024), "0", "1")
+        with open(os.path.join(cg.path, "memory.events"), "w") as fh:
+            fh.write("low 0\nhigh 0\nmax 4\noom 1\noom_kill 2\n")
+        assert cg.oom_kills() == 2
+        for name in os.listdir(cg.path):  # a real cgroup folder empties itself
+            os.remove(os.path.join(cg.path, name))
+        cg.remove()
+        assert not os.path.exists(cg.path)
+        # not delegated: v2 is not used (and nothing is written to enable it)
+        (own / "cgroup.subtree_control").write_text("cpu\n")
+        _cgroup._parent.cache_clear()
+        ok, why = memory_cgroup_status()
+        assert not ok and "no cgroup hierarchy with the memory controller" in why
+        assert (own / "cgroup.subtree_control").read_text() == "cpu\n"
+    finally:
+        _cgroup._parent.cache_clear()
