@@ -105,6 +105,26 @@ def _parent() -> tuple[str | None, int, str]:
     return None, 0, "no cgroup hierarchy with the memory controller is mounted for this process"
 
 
+def _remove_stale(parent: str) -> None:
+    """Remove empty ``qare-sccg-<pid>-<n>`` cgroups of qare processes that are
+    gone (a qare killed by a signal cannot remove its own)."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) != 4 or parts[:2] != ["qare", "sccg"] or not parts[2].isdigit():
+            continue
+        pid = int(parts[2])
+        if pid == os.getpid() or os.path.exists(f"/proc/{pid}"):
+            continue
+        try:
+            os.rmdir(os.path.join(parent, name))  # fails (EBUSY) while a process is still in it
+        except OSError:
+            pass
+
+
 class MemoryCgroup:
     """One execution's cgroup (create with :meth:`create`).
 
@@ -128,7 +148,10 @@ class MemoryCgroup:
         if parent is None:
             return None, why
         with _lock:
-            name = f"qare-sccg-{os.getpid()}-{next(_counter)}"
+            n = next(_counter)
+            name = f"qare-sccg-{os.getpid()}-{n}"
+        if n == 0:
+            _remove_stale(parent)
         path = os.path.join(parent, name)
         try:
             os.mkdir(path)

@@ -136,3 +136,20 @@ def test_v2_files_when_the_unified_hierarchy_delegates_memory(tmp_path, monkeypa
         assert (own / "cgroup.subtree_control").read_text() == "cpu\n"
     finally:
         _cgroup._parent.cache_clear()
+
+
+@pytest.mark.skipif(not CG_OK, reason=f"no memory cgroup can be made here: {CG_WHY}")
+def test_stale_cgroups_of_dead_qare_processes_are_removed(monkeypatch):
+    parent, _, _ = _cgroup._parent()
+    dead = 4_000_000  # above pid_max: no such process
+    stale = os.path.join(parent, f"qare-sccg-{dead}-7")
+    os.mkdir(stale)
+    try:
+        monkeypatch.setattr(_cgroup, "_counter", iter(range(10)))
+        cg, why = MemoryCgroup.create(64 * 1024 * 1024)
+        assert cg is not None, why
+        cg.remove()
+        assert not os.path.exists(stale)
+    finally:
+        if os.path.exists(stale):
+            os.rmdir(stale)
