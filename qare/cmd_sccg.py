@@ -221,12 +221,14 @@ def redact(records, out):
 @click.option("--cpu", "cpu_s", default=3, show_default=True, type=click.IntRange(1), help="CPU seconds per run.")
 @click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
 @click.option("--memory", "memory_mb", default=512, show_default=True, type=click.IntRange(64), help="Address space, MiB.")
+@click.option("--memory-total", "total_memory_mb", default=None, type=click.IntRange(64),
+              help="Memory of all a generation's processes together, MiB (own cgroup; default: --memory).")
 @click.option("--no-stand-ins", is_flag=True,
               help="No inert stand-ins for unimportable modules, undefined globals, unset key-like variables.")
 @click.option("--compat", type=click.Choice(["qare", "official"]), default="qare", show_default=True,
               help="official: judge host/endpoint/method (Mock) by the release evaluator's rules on the first "
                    "captured request (docs/sccg.md, Differences).")
-def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_stand_ins, compat):
+def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, total_memory_mb, no_stand_ins, compat):
     """Run each generation in its own sandboxed process with fake HTTP
     libraries and score the requests it attempts against the gold record.
 
@@ -248,7 +250,7 @@ def execute(generations, gold, out, jobs, sandbox, cpu_s, wall_s, memory_mb, no_
     if not golds_list:
         _no_input(f"{gold}: no gold records", errors)
     golds = {g.get("sample_id"): g for g in golds_list}
-    limits = Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=memory_mb)
+    limits = Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=memory_mb, total_memory_mb=total_memory_mb)
     rows = []
     w = _Out(out)
     try:
@@ -324,7 +326,8 @@ def score(results, ks, candidates, gold, retrieval_k):
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 256), help="Sandboxes at a time.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none-unsafe"]), default="auto", show_default=True,
               help="As for `qare sccg execute`.")
-@click.option("--wall", "wall_s", default=10.0, show_default=True, type=click.FloatRange(0.5), help="Wall seconds per run.")
+@click.option("--wall", "wall_s", default=30.0, show_default=True, type=click.FloatRange(0.5),
+              help="Wall seconds per run (gold files import real stacks: openai, fastapi, matplotlib).")
 def check_gold_cmd(records, out, jobs, sandbox, wall_s):
     """Run each gold record's own code against its own annotation (with
     stand-ins) and say, per record, whether it hits and if not why:

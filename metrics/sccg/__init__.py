@@ -17,6 +17,7 @@ True
 0.5
 """
 
+from ._cgroup import memory_cgroup_status
 from ._check import GoldClass, check_gold, classify
 from ._evaluate import evaluate, gold_hints, strip_fences
 from ._sandbox import (
@@ -69,6 +70,7 @@ __all__ = [
     "retrieval_at_k",
     "route_matches",
     "sandbox_status",
+    "memory_cgroup_status",
     "score_generation",
     "set_f1",
     "strip_fences",

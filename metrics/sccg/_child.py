@@ -15,6 +15,7 @@ import os
 import resource
 import sys
 
+_RUNNER_FILE = sys._getframe().f_code.co_filename  # "<string>" under -c
 _JOB = json.loads(sys.stdin.read())
 sys.stdin.close()
 _MAIN = os.getpid()
@@ -617,10 +618,15 @@ class StandIn:
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if any(t in attr.lower() for t in _KEYLIKE):
+            return _Str("test-api-key")  # `settings.rapidapi_key`: as a key-like global
         return StandIn(f"{self._name}.{attr}")
 
     def __setattr__(self, attr, value):
         pass
+
+    def __fspath__(self):
+        return "stand_in"  # `os.path.join(CONFIG.data_dir, "x.json")`: a relative path that does not exist
 
     def __call__(self, *a, **k):
         return StandIn(f"{self._name}()")
@@ -709,10 +715,40 @@ class _StandInModule(types.ModuleType):
 
 
 class _Str(str):
-    """A stand-in string that can also be called (``get_api_key()``)."""
+    """A stand-in string that can also be called (``get_api_key()``); an
+    attribute no ``str`` has is a stand-in (``entry_id.get()`` on a Tk entry
+    the name rules took for an id)."""
 
     def __call__(self, *a, **k):
         return self
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(f"{str(self)!r}.{attr}")
+
+
+class _StandInDict(dict):
+    """A stand-in for a dict-like global (``CONFIG``, ``headers``, ``config``):
+    empty, a missing key or attribute is a stand-in, calling it gives one
+    (``load_rapid_config()``)."""
+
+    def __init__(self, name):
+        super().__init__()
+        self._name = name
+
+    def __missing__(self, key):
+        return StandIn(f"{self._name}[{key!r}]")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        if any(t in attr.lower() for t in _KEYLIKE):
+            return _Str("test-api-key")
+        return StandIn(f"{self._name}.{attr}")
+
+    def __call__(self, *a, **k):
+        return StandIn(f"{self._name}()")
 
 
 class _StandInFinder:
@@ -727,7 +763,8 @@ class _StandInFinder:
         # only the generation's own imports: the stdlib probes optional
         # modules (msvcrt, _winapi) and must keep seeing them missing
         f = sys._getframe(1)
-        while f is not None and f.f_code.co_filename.startswith("<frozen importlib"):
+        while f is not None and (f.f_code.co_filename.startswith("<frozen importlib")
+                                 or f.f_code.co_filename == _RUNNER_FILE):
             f = f.f_back
         if f is None or f.f_code.co_filename != "<generation>":
             return None
@@ -747,6 +784,26 @@ class _StandInFinder:
             _stand_in("module", "." + name.rsplit(".", 1)[-1])  # a relative import: ".config"
         elif "." not in name:
             _stand_in("module", name)  # its submodules are stand-ins with it
+
+
+#: Installed, but never imported in the sandbox: machine-learning stacks whose
+#: import alone takes longer than the wall limit or maps more than the memory
+#: limit (``import torch``: "libtorch_cpu.so: failed to map segment" after
+#: 12 s under 512 MiB; ``import sklearn.preprocessing``: 6.3 s at load 10),
+#: and no service call needs them. A generation importing one gets a
+#: stand-in, recorded as ``module:NAME``.
+HEAVY_MODULES = frozenset({"torch", "torchvision", "torchaudio", "tensorflow", "keras", "jax", "jaxlib",
+                           "transformers", "sentence_transformers", "sklearn", "scipy"})
+
+
+class _HeavyFinder(_StandInFinder):
+    """First on ``sys.meta_path``: :data:`HEAVY_MODULES` become stand-ins."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] not in HEAVY_MODULES:
+            return None
+        return super().find_spec(name, path, target)
 
 
 _PKG = "__sccg_pkg__"
@@ -772,12 +829,38 @@ class _Globals(dict):
             value = _real_module(name)  # a forgotten `import os`
         elif any(t in name.lower() for t in _KEYLIKE):
             value = _Str("test-api-key")
+        elif name in _called_names():
+            value = StandIn(name)  # a helper the snippet calls but lacks (`split_dates(...)`), whatever its name says
+        elif name.lower() in _SESSION_NAMES:
+            value = sys.modules["requests"].Session()  # a module-level `session = requests.Session()` the snippet lacks
         else:
             known = _by_name_known(name)
-            value = _Str(known) if isinstance(known, str) else known if known is not None else StandIn(name)
+            if isinstance(known, dict):
+                value = _StandInDict(name)  # CONFIG["station_id"], config.settings
+            else:
+                value = _Str(known) if isinstance(known, str) else known if known is not None else StandIn(name)
         _stand_in("global", name)
         self[name] = value
         return value
+
+
+_CALLED = []
+
+
+def _called_names():
+    """Names the generation calls directly (``f(...)``)."""
+    if not _CALLED:
+        import ast
+
+        names = set()
+        try:
+            for n in ast.walk(ast.parse(_JOB["code"])):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                    names.add(n.func.id)
+        except (SyntaxError, ValueError):
+            pass
+        _CALLED.append(frozenset(names))
+    return _CALLED[0]
 
 
 def _real_module(name):
@@ -817,7 +900,15 @@ class _Env(dict):
 def _install_stand_ins():
     import time
 
+    import builtins
+
+    sys.meta_path.insert(0, _HeavyFinder)
     sys.meta_path.append(_StandInFinder)
+    # stdin is closed: `input()` reads as the default argument string, recorded
+    def _input(prompt=""):
+        _stand_in("stdin", "input")
+        return _Str("test")
+    builtins.input = _input
     parts = _GEN_PKG.split(".")
     for i in range(1, len(parts) + 1):
         pkg = types.ModuleType(".".join(parts[:i]))
@@ -857,6 +948,7 @@ _NAME_RULES = (
     (("timeout",), 5),
     (("file", "path", "filename", "filepath"), "input.txt"),
 )
+_DEFAULT_FILE = "input.txt"
 _DEFAULT_BY_TYPE = {int: 1, float: 1.0, bool: True, str: "test", list: [], dict: {}, bytes: b"test", tuple: ()}
 
 
@@ -930,14 +1022,114 @@ def _hinted(name, annotation):
     return v if t is None or isinstance(v, t) else None
 
 
+_DATETIME_ATTRS = frozenset({"strftime", "hour", "minute", "second", "microsecond", "isoformat", "timestamp",
+                             "weekday", "isoweekday", "timetuple", "astimezone", "tzinfo"})
+
+
+def _function_node(fn):
+    """The ``def`` of *fn* in the generation's source (``None`` when not found)."""
+    import ast
+
+    try:
+        tree = ast.parse(_JOB["code"])
+    except (SyntaxError, ValueError):
+        return None
+    line = fn.__code__.co_firstlineno
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if best is None or abs(first - line) < best[0]:
+                best = (abs(first - line), node)
+    return best[1] if best else None
+
+
+def _usage_values(fn):
+    """Argument values from how the function uses an unannotated parameter,
+    ahead of the name rules: read as a datetime (``p.strftime``, ``p.hour``) →
+    ``datetime(2024, 1, 1, 12, 0)``; parsed by ``strptime(p, FMT)`` → that
+    datetime formatted by FMT; compared with a number, or ``int(p)``/
+    ``float(p)``/``range(p)`` → the name rule's number, else ``1``;
+    subscripted by a string (``p["body"]``) → an empty mapping whose missing
+    keys are stand-ins; iterated
+    (``for x in p``) → a one-element list, the element a stand-in when the loop
+    variable is subscripted or has attributes read, else the loop variable's
+    name-rule value."""
+    import ast
+    import datetime
+
+    node = _function_node(fn)
+    if node is None:
+        return {}
+    params = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    when = datetime.datetime(2024, 1, 1, 12, 0)
+    out = {}
+
+    def name_of(n):
+        return n.id if isinstance(n, ast.Name) and n.id in params else None
+
+    def number(p):
+        v = _by_name(p)
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 1
+
+    objects = set()  # loop variables used as containers or objects
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name):
+            objects.add(n.value.id)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in _DATETIME_ATTRS and name_of(n.value):
+            out.setdefault(n.value.id, when)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "strptime" \
+                and len(n.args) >= 2 and name_of(n.args[0]) and isinstance(n.args[1], ast.Constant) \
+                and isinstance(n.args[1].value, str):
+            try:
+                out.setdefault(n.args[0].id, when.strftime(n.args[1].value))
+            except ValueError:
+                pass
+        elif isinstance(n, ast.Compare):
+            sides = [n.left] + list(n.comparators)
+            nums = [x for x in sides if isinstance(x, ast.Constant) and isinstance(x.value, (int, float))
+                    and not isinstance(x.value, bool)]
+            for x in sides:
+                if nums and name_of(x):
+                    out.setdefault(x.id, number(x.id))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("int", "float", "range") \
+                and n.args and name_of(n.args[0]):
+            out.setdefault(n.args[0].id, number(n.args[0].id))
+        elif isinstance(n, ast.Subscript) and name_of(n.value) and isinstance(n.slice, ast.Constant) \
+                and isinstance(n.slice.value, str):
+            out.setdefault(n.value.id, _StandInDict(n.value.id))  # template["body"]: a mapping
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and name_of(n.iter):
+            target = n.target.id if isinstance(n.target, ast.Name) else None
+            if target is None or target in objects:
+                element = StandIn(f"{n.iter.id}[0]")
+            else:
+                element = _by_name(target)
+            out.setdefault(n.iter.id, [element])
+    return out
+
+
 def _call_args(fn):
     args, kwargs = [], {}
-    for p in inspect.signature(fn).parameters.values():
+    usage = _usage_values(fn) if _JOB.get("stand_ins", True) else {}
+    # a bare function cut out of its class (`def f(self, text)` at top level)
+    unbound = inspect.isfunction(fn) and "." not in fn.__qualname__
+    for i, p in enumerate(inspect.signature(fn).parameters.values()):
         if p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         v = _hinted(p.name, p.annotation)
+        if v is None and unbound and i == 0 and p.name in ("self", "cls") and _JOB.get("stand_ins", True):
+            _stand_in("arg", p.name)  # the instance the snippet's class would have made
+            v = StandIn(p.name)
+        if v is None and p.name in usage and _base_type(p.annotation) is None:
+            v = usage[p.name]
         if v is None:
             v = argument_value(p.name, p.annotation)
+        if v == _DEFAULT_FILE and _JOB.get("stand_ins", True):
+            try:  # the file argument names a file that exists (empty) in the working folder
+                open(_DEFAULT_FILE, "a").close()
+            except OSError:
+                pass
         if p.kind == p.KEYWORD_ONLY:
             kwargs[p.name] = v
         else:
@@ -1021,7 +1213,7 @@ def _main():
     _drop_privileges()
     _emit({"event": "start", "uid": os.getuid()})
     sys.stdout = sys.stderr = _Sink()
-    status, error, fname = "ok", None, None
+    status, error, fname, where = "ok", None, None, None
     try:
         code = compile(_JOB["code"], "<generation>", "exec")
     except (SyntaxError, ValueError) as exc:
@@ -1049,10 +1241,16 @@ def _main():
             status, error = "memory_limit", f"MemoryError: {exc}"[:500]
         except BaseException as exc:  # noqa: BLE001 - every failure is a result
             status, error = "raised", f"{type(exc).__name__}: {exc}"[:500]
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            if tb is not None:  # where it was raised: the generation's own code, or a library
+                code_ = tb.tb_frame.f_code
+                where = f"{'generation' if code_.co_filename == '<generation>' else 'library'}:{code_.co_name}"
         finally:
             if os.getpid() != _MAIN:
                 os._exit(0)
-    _emit({"event": "done", "status": status, "error": error, "function": fname,
+    _emit({"event": "done", "status": status, "error": error, "function": fname, "error_site": where,
            "stdout_bytes": _OUT_BYTES[0], "n_requests": _N_REQ[0]})
     os._exit(0)
 

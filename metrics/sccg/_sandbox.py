@@ -28,9 +28,10 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ._cgroup import MemoryCgroup
 from ._seccomp import namespace_filter
 
 _CHILD_SOURCE = (Path(__file__).with_name("_child.py")).read_text(encoding="utf-8")
@@ -50,7 +51,12 @@ class Limits:
         Wall-clock timeout in seconds, enforced by the parent (SIGKILL to the
         process group).
     memory_mb : int
-        RLIMIT_AS, MiB of address space.
+        RLIMIT_AS, MiB of address space (each process).
+    total_memory_mb : int or None
+        Memory of all the generation's processes together, MiB, enforced by
+        a cgroup of its own (:mod:`._cgroup`; ``None`` = *memory_mb*). Where
+        no memory cgroup can be made, only the per-process bounds hold (the
+        execution's ``note`` says so).
     nproc : int
         RLIMIT_NPROC for the ``nobody`` user the child runs as.
     fsize_mb : int
@@ -66,6 +72,7 @@ class Limits:
     cpu_s: int = 3
     wall_s: float = 10.0
     memory_mb: int = 512
+    total_memory_mb: int | None = None
     nproc: int = 32
     fsize_mb: int = 8
     tmpfs_mb: int = 64
@@ -85,7 +92,8 @@ class Execution:
         kills (:data:`KILL_STATUSES`, decided by the parent from the wall
         clock and the exit signal, so never ``ok`` even after a capture):
         ``timeout`` (wall clock), ``cpu_limit`` (RLIMIT_CPU),
-        ``memory_limit`` (a ``MemoryError`` under RLIMIT_AS escaped),
+        ``memory_limit`` (a ``MemoryError`` under RLIMIT_AS escaped, or the
+        kernel killed a process for the generation's cgroup memory limit),
         ``killed`` (another signal); ``crashed`` (the process ended without
         reporting, e.g. ``os._exit``), ``sandbox_error`` (the sandbox could
         not start).
@@ -112,9 +120,16 @@ class Execution:
     note : str
         Why the run was not isolated, when it was not; report lines dropped.
     stand_ins : tuple of str
-        ``module:NAME``, ``global:NAME``, ``env:NAME``: each inert stand-in
-        the run used (a module no finder has, a global the snippet never
-        defines, a key-like environment variable that is not set).
+        ``module:NAME``, ``global:NAME``, ``env:NAME``, ``arg:self``,
+        ``stdin:input``: each inert stand-in the run used (a module no finder
+        has or a heavy one never imported, a global the snippet never
+        defines, a key-like environment variable that is not set, the
+        instance of a method cut out of its class, a line read by
+        ``input()``).
+    error_site : str or None
+        Where the escaped exception was raised (innermost frame):
+        ``generation:NAME`` (the generation's own function NAME) or
+        ``library:NAME``; ``None`` when nothing escaped.
     """
 
     status: str
@@ -129,6 +144,7 @@ class Execution:
     duration_s: float = 0.0
     note: str = ""
     stand_ins: tuple = ()
+    error_site: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict (``requests`` as a list)."""
@@ -145,6 +161,7 @@ class Execution:
             "duration_s": round(self.duration_s, 4),
             "note": self.note,
             "stand_ins": list(self.stand_ins),
+            "error_site": self.error_site,
         }
 
 
@@ -466,6 +483,7 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
     if len(code.encode("utf-8", "replace")) > _MAX_CODE_BYTES:
         return Execution("syntax_error", use_bwrap, kind, error=f"code larger than {_MAX_CODE_BYTES} bytes", note=reason)
     workdir = None
+    cgroup = None
     seccomp = -1
     r, w = os.pipe()
     key = secrets.token_bytes(32)
@@ -502,12 +520,22 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
                "preload": preload, "hints": safe_hints, "stand_ins": bool(stand_ins), "limits": {
                    "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb, "nproc": nproc,
                    "fsize_mb": limits.fsize_mb, "max_requests": limits.max_requests}}
+        total = limits.total_memory_mb or limits.memory_mb
+        cgroup, why = MemoryCgroup.create(total * 1024 * 1024)
+        if cgroup is None:
+            reason = (reason + "; " if reason else "") + (
+                f"no memory cgroup ({why}): memory bounded per process only "
+                f"({limits.memory_mb} MiB address space x {limits.nproc} processes)")
+        else:
+            cmd = cgroup.wrap(cmd)
         try:
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(w,) + ((seccomp,) if seccomp >= 0 else ()), start_new_session=True, cwd=cwd, env=env,
             )
         except OSError as exc:
+            if cgroup is not None:
+                cgroup.remove()
             return Execution("sandbox_error", use_bwrap, kind, error=str(exc), note=reason)
         os.close(w)
         w = -1
@@ -519,15 +547,29 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
             proc.stdin.close()
         except (BrokenPipeError, OSError):
             pass
-        lines, timed_out = _read_events(r, proc.pid, start + limits.wall_s, limits.max_report_bytes)
+        lines, timed_out = _read_events(r, proc.pid, start + limits.wall_s, limits.max_report_bytes,
+                                        cgroup.oom_kills if cgroup is not None else None)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # stragglers; the zombie keeps the pgid ours
         except (ProcessLookupError, PermissionError):
             pass
         rc = proc.wait()
+        oom = 0
+        if cgroup is not None:
+            oom = cgroup.oom_kills()
+            cgroup.remove()
+            cgroup = None
         events, forged = _verified(lines, key)
-        return _result(events, timed_out, rc, use_bwrap, kind, time.monotonic() - start, reason, forged)
+        res = _result(events, timed_out, rc, use_bwrap, kind, time.monotonic() - start, reason, forged)
+        if oom:
+            # the kernel killed a process of the generation for the total: a kill, whatever else happened
+            res = replace(res, status="memory_limit", error=(
+                f"cgroup memory limit of the generation ({total} MiB, all processes together) exceeded: "
+                f"{oom} process(es) killed by the kernel"))
+        return res
     finally:
+        if cgroup is not None:
+            cgroup.remove()
         for fd in (w, seccomp):
             if fd >= 0:
                 os.close(fd)
@@ -536,7 +578,9 @@ def execute(code: str, function_name: str | None = None, *, limits: Limits = Lim
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _read_events(r: int, pid: int, deadline: float, cap: int):
+def _read_events(r: int, pid: int, deadline: float, cap: int, oom_kills=None):
+    # oom_kills: the cgroup's OOM-kill counter; once it moves, the generation
+    # is over (the rest of its processes are killed with the group)
     buf = bytearray()
     got = 0
     exited_at = None
@@ -550,6 +594,8 @@ def _read_events(r: int, pid: int, deadline: float, cap: int):
             exited_at = now
         if exited_at is not None and now - exited_at > 0.5:
             break  # a descendant still holds the pipe; the group is killed next
+        if oom_kills is not None and oom_kills():
+            break
         ready, _, _ = select.select([r], [], [], min(0.05, deadline - now))
         if not ready:
             continue
@@ -621,7 +667,9 @@ def _result(events, timed_out, rc, isolated, kind, duration, reason, rejected=0)
         status = "cpu_limit" if sig == signal.SIGXCPU else "killed"
         return Execution(status, error=sig.name, n_requests=n, **common)
     if done is not None:
+        site = done.get("error_site")
         return Execution(str(done.get("status", "crashed")), error=done.get("error"), function=done.get("function"),
+                         error_site=site if isinstance(site, str) else None,
                          stdout_bytes=int(done.get("stdout_bytes") or 0), n_requests=n, **common)
     if not started:
         return Execution("sandbox_error", error=f"child exited with {rc} before starting", **common)

@@ -43,7 +43,7 @@ _CLIENTS = {
 }
 _REQUEST_CLASS = "urllib.request.Request"
 #: Library names a bare reference means even without an import line.
-_IMPLICIT = ("requests", "httpx")
+_IMPLICIT = ("requests", "httpx", "aiohttp")
 #: Parameter names taken for a passed-in client (``def f(session): session.get(...)``).
 SESSION_PARAMS = frozenset({"session", "sess", "client", "http", "http_session", "http_client", "requests_session"})
 _HTTP_HINT = re.compile(r"requests|httpx|aiohttp|urllib|http\.client|HTTPSConnection|HTTPConnection")
@@ -568,6 +568,14 @@ def function_calls(fn: ast.AST, module: _Module, class_clients: dict, class_attr
     # a client passed in as an argument: of the library the file imports (requests first)
     lib = next((v for v in ("requests", "httpx", "aiohttp") if imports.get(v) == v), None)
     for name in params & SESSION_PARAMS:
+        if lib and name not in clients and name not in local_clients:
+            local_clients[name] = (lib, None)
+    # a module-level client the snippet's file made and the snippet lost
+    # (`session.get(...)` with `session` bound nowhere): the same rule
+    bound = params | set(module.constants) | set(imports) | {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))} | {
+        n.name for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for name in SESSION_PARAMS - bound:
         if lib and name not in clients and name not in local_clients:
             local_clients[name] = (lib, None)
     clients.update(local_clients)

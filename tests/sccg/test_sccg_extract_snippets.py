@@ -30,3 +30,23 @@ def test_passed_in_session():
     assert [(p["key"], p["in"]) for p in meta["code_params"]] == [("s", "body"), ("X-RapidAPI-Host", "header")]
     # a parameter of another name is not taken for a client
     assert _one(src.replace("session", "thing")) == {}
+
+
+def test_bare_aiohttp_without_import_line():
+    src = ("async def look(number):\n"
+           "    async with aiohttp.ClientSession() as s:\n"
+           "        async with s.post(f'https://bins.p.rapidapi.com/?bin={number}') as r:\n"
+           "            return await r.json()\n")
+    meta = _one(src)["look"]["api_metadata"]
+    assert (meta["route"], meta["method"], meta["library"]) == ("/", "POST", "aiohttp")
+
+
+def test_module_level_session_the_snippet_lost():
+    src = ("import requests\n\n"
+           "def info(session_id):\n"
+           "    return session.get(url='https://m.example.org/api/v1/sessions/%s' % session_id).json()\n")
+    meta = _one(src)["info"]["api_metadata"]
+    assert (meta["url"], meta["method"]) == ("https://m.example.org/api/v1/sessions/{session_id}", "GET")
+    # bound in the function, or at module level to something else: not a client
+    assert _one(src.replace("    return", "    session = object()\n    return")) == {}
+    assert _one(src.replace("import requests\n", "import requests\nsession = object()\n")) == {}
