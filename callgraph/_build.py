@@ -16,7 +16,7 @@ from . import _facts
 from ._cache import FactsCache
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
-from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
+from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
@@ -279,6 +279,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                        generated_by=mi.generated_by)
     counts: Counter = Counter()
     reasons: Counter = Counter()
+    site_types: Counter = Counter()
     examples: dict = {}
     apis: dict = {}
     edge_rows: list = []
@@ -298,6 +299,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             continue
         counts.update(fr.counts)
         reasons.update(fr.reasons)
+        site_types.update(fr.sites)
         for k, v in fr.examples.items():
             examples.setdefault(k, v)
         apis.update(fr.apis)
@@ -331,7 +333,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
-        phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates))
+        phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates),
+        site_types={k: site_types.get(k, 0) for k in SITE_TYPES})
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
     pg.resolution = resolution

@@ -158,9 +158,11 @@ def _mentions_tvar(ref, names) -> bool:
 
 
 class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv", "guess")
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None,
+                 guess=False):
+        self.guess = guess  # targets guessed by name alone: the receiver's type is unknown
         self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
         self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
@@ -174,15 +176,53 @@ class _Res:
 _NONE = _Res("none")
 
 
+def site_type(idx: ProjectIndex, r: _Res) -> str:
+    """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
+
+    ``third-party-on-classpath``: the declaring type of a chosen target, or the
+    call's receiver type, is a library type found on the classpath (not the
+    JDK); ``third-party-off-classpath``: such a type is named (an import, a
+    fully qualified name, an unknown supertype) but is not on the classpath;
+    ``unknown-type``: no target was decided from a type (unresolved, or targets
+    guessed by name alone) — the receiver's type is unknown, so it may be a
+    library type; ``not-a-type``: a method called on a primitive, ``null`` or
+    untyped lambda value; ``jdk`` / ``project``: every type involved is the
+    JDK's / the project's. Off-classpath wins over on-classpath, which wins
+    over jdk and project (docs/callgraph.md "Third-party call sites")."""
+    if r.kind == "local":
+        return "project"
+    if r.kind == "unresolved":
+        return "not-a-type" if (r.reason or "").startswith("method called on a") else "unknown-type"
+    if r.guess:
+        return "unknown-type"
+    owners = [v[0] for v in (r.lib or {}).values()]
+    if r.recv is not None and isinstance(r.recv[0], str) and "." in r.recv[0]:
+        owners.append(r.recv[0])
+    seen = set()
+    for t in owners:
+        if t in idx.types:
+            continue
+        sig = idx.lib(t)
+        if sig is not None:
+            seen.add("jdk" if sig.origin == "jdk" else "third-party-on-classpath")
+        else:
+            seen.add("third-party-off-classpath" if idx.third_party(t) else "jdk")
+    for k in ("third-party-off-classpath", "third-party-on-classpath", "jdk"):
+        if k in seen:
+            return k
+    return "project"
+
+
 class FileResult:
     """What pass 2 found in one file (picklable)."""
 
-    __slots__ = ("edges", "apis", "counts", "reasons", "examples")
+    __slots__ = ("edges", "apis", "counts", "reasons", "examples", "sites")
 
     def __init__(self):
         self.edges: dict = {}  # (src, dst) -> [kind, set(lines)]
         self.apis: dict = {}  # id -> (class, name, third_party, library)
         self.counts: Counter = Counter()
+        self.sites: Counter = Counter()  # call sites per SiteType value (site_type)
         self.reasons: Counter = Counter()
         self.examples: dict = {}  # reason -> "file:line"
 
@@ -316,6 +356,7 @@ class FileResolver:
             return
         res = self.res
         res.counts[r.kind] += 1
+        res.sites[site_type(self.idx, r)] += 1
         if r.kind == "unresolved":
             res.reasons[r.reason] += 1
             res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
@@ -886,7 +927,7 @@ class FileResolver:
             return _Res("unresolved", reason=reason)
         if len(ids) > _NAME_CAP:
             return _Res("unresolved", reason=reason + f" (>{_NAME_CAP} same-name candidates)")
-        return _Res("name", tuple(sorted(ids)), None, reason)
+        return _Res("name", tuple(sorted(ids)), None, reason, guess=True)
 
     @staticmethod
     def _arity_ok(c, n):
