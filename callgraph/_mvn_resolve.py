@@ -42,7 +42,7 @@ from typing import Callable, Iterable
 
 from lxml import etree
 
-from . import _maven
+from . import _gradle, _maven
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
 __all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
@@ -772,7 +772,7 @@ _GRADLE_SCOPE = {"implementation": "compile", "api": "compile", "compile": "comp
                  "compileOnly": "provided", "provided": "provided", "annotationProcessor": "provided",
                  "kapt": "provided", "developmentOnly": "runtime", "runtimeOnly": "runtime", "runtime": "runtime",
                  "testImplementation": "test", "testCompileOnly": "test", "testRuntimeOnly": "test",
-                 "testCompile": "test", "testAndDevelopmentOnly": "test"}
+                 "testCompile": "test", "testAndDevelopmentOnly": "test", "testAnnotationProcessor": "test"}
 _SCOPE_RANK = {"compile": 0, "provided": 1, "runtime": 2, "test": 3}
 _BOOT_PLUGIN = re.compile(r"""id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["'](?P<v>[^"']+)["']""")
 _BOOT_CLASSPATH = re.compile(r"""spring-boot-gradle-plugin:(?P<v>[^"'\s)]+)""")
@@ -780,7 +780,8 @@ _MAVEN_BOM = re.compile(r"""mavenBom\s*\(?\s*["'](?P<gav>[^"']+)["']""")
 _CATALOG_PLUGIN = re.compile(r"""alias\s*\(\s*libs\.plugins\.(?P<alias>[\w.]+)\s*\)""")
 
 
-def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], list[tuple[str, str, str]]]:
+def gradle_model(gradle_files: list[Path], warnings: list,
+                 root: Path | None = None) -> tuple[list[dict], list[tuple[str, str, str]]]:
     """Declared dependencies (deduplicated; the widest scope wins) and BOMs of a Gradle build.
 
     BOMs: ``platform(…)``/``enforcedPlatform(…)`` dependencies, ``mavenBom "…"`` of the
@@ -791,7 +792,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
     deps: dict[tuple, dict] = {}
     boms: list[tuple[str, str, str]] = []
     for gf in gradle_files:
-        for d in _maven._gradle_deps(gf, report):
+        for d in _maven._gradle_deps(gf, report, root):
             g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
             if not g or not a or "$" in g + a:
                 continue
@@ -808,7 +809,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
                 if cur is not None and not dd["version"]:
                     dd["version"] = cur["version"]
                 deps[key] = dd
-        text, props = _gradle_text(gf)
+        text, props = _gradle_text(gf, root)
         for rx in (_BOOT_PLUGIN, _BOOT_CLASSPATH):
             for m in rx.finditer(text):
                 v = _gradle_sub(m["v"], props)
@@ -816,7 +817,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
                     boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
         for m in _MAVEN_BOM.finditer(text):
             parts = _gradle_sub(m["gav"], props).split(":")
-            if len(parts) == 3 and "$" not in m["gav"] + "".join(parts):
+            if len(parts) == 3 and "$" not in "".join(parts):
                 boms.append(tuple(parts))
         aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
         catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml") if aliases else None
@@ -828,32 +829,15 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
     return list(deps.values()), list(dict.fromkeys(boms))
 
 
-def _gradle_text(path: Path) -> tuple[str, dict[str, str]]:
+def _gradle_text(path: Path, root: Path | None) -> tuple[str, dict[str, str]]:
     try:
-        text = _maven._read_build_text(path)
+        return _gradle.build_text(path, root)
     except OSError:   # refused or unreadable: _maven._gradle_deps reported it with its path
         return "", {}
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"(?m)//.*$", "", text)
-    props: dict[str, str] = {}
-    gp = _maven._find_up(path.parent, "gradle.properties")
-    if gp is not None:
-        try:
-            for line in _maven._read_build_text(gp).splitlines()[:10_000]:
-                if "=" in line and not line.lstrip().startswith("#"):
-                    k, _, v = line.partition("=")
-                    props.setdefault(k.strip(), v.strip())
-        except OSError:
-            pass
-    for m in _maven._GRADLE_VAR.finditer(text):
-        props.setdefault(m["k"], m["v"])
-        props.setdefault(m["k"].rpartition(".")[2], m["v"])
-    return text, props
 
 
 def _gradle_sub(s: str, props: dict[str, str]) -> str:
-    s = _maven._PROP.sub(lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
-    return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
+    return _gradle.substitute(s, props)
 
 
 def _catalog_plugin_version(catalog: Path, plugin_id: str, aliases: list[str]) -> str | None:
@@ -990,7 +974,7 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         if method is Method.MAVEN:
             work.add_project_poms(poms)
         else:
-            deps, boms = gradle_model(gradles, work.warnings)
+            deps, boms = gradle_model(gradles, work.warnings, root)
             tree = _generated_pom("qare.gradle", deps, boms, [])
             work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
         # the key is the sanitised model, not the folder: copies of a project share it
