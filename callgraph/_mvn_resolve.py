@@ -238,7 +238,10 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
     """The sanitised copy of a parsed ``<project>`` element (see the module docstring).
 
     Refused parts are left out with a ``(where, reason)`` warning: repositories that
-    are not http(s) or whose URL uses ``${…}``, properties whose expansion is refused
+    are not https (plain http too) or whose URL uses ``${…}``; values referring to
+    ``${env.…}``, ``${settings.…}`` or a Java system property of the machine
+    (``${user.home}``, ``${user.name}``, ``${java.home}``, ``${os.name}``, … not defined
+    by the pom's own properties), directly or through a property; properties whose expansion is refused
     by :func:`callgraph._maven._interpolate` (cycles, depth, length), profiles not
     active by default."""
     out = _copy(root, "project")
@@ -260,9 +263,10 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
     for repos in out.iter("repositories"):
         for r in list(repos):
             url = _text(r, "url", "")
-            if not re.match(r"^https?://[^\s${}]+$", url):
-                warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} "
-                                        "(only plain http(s) URLs)"))
+            if not _REPO_URL.match(url):
+                why = ("plain http: Maven 3.8.1+ blocks it, and anyone on the way could swap the jars"
+                       if url.lower().startswith("http:") else "only https URLs without ${…}")
+                warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} ({why})"))
                 repos.remove(r)
     # ${env.X} / ${settings.X}: Maven fills them in from its environment and settings, and
     # a pom can send them to a server in a URL (classifier, type, version, ...): never kept
@@ -296,10 +300,24 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                 warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} expands to a reference to "
                                         "Maven's environment or settings"))
                 el.getparent().remove(el)
+            elif (m := _SYSPROP_REF.search(expanded)) is not None:
+                # ${user.home}, ${user.name}, ${java.home}, ...: Maven fills in the JVM's system
+                # properties when the model does not define the name — the machine's paths and
+                # user name, which a pom can send to a server in a request URL
+                warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} refers to the Java system "
+                                        f"property {m.group(1)!r} (the machine's, not the project's)"))
+                el.getparent().remove(el)
     return out, props
 
 
 _ENV_REF = re.compile(r"\$\{\s*(?:env|settings)\.", re.I)
+#: Java system properties that describe the machine (JDK's System.getProperties() keys and
+#: those the mvn launcher sets); referred to in a pom and not defined by it, Maven fills them in
+_SYSPROP_REF = re.compile(r"\$\{\s*((?:user|java|os|sun|jdk|file|path|line|native|stdout|stderr|awt|library|"
+                          r"classworlds)\.[\w.-]*|maven\.(?:home|conf|repo\.local|multiModuleProjectDirectory|"
+                          r"version|build\.version))\s*\}")
+#: a repository URL kept in a sanitised pom: https only, no ${…}, no blank
+_REPO_URL = re.compile(r"^https://[^\s${}]+$", re.I)
 
 
 def _path_of(el) -> str:

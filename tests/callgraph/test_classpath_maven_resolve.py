@@ -481,26 +481,45 @@ def test_a_remote_parent_whose_pom_declares_another_version_is_dropped(server, t
     assert any(f.coords == "evil:parent:3" and f.reason is Reason.PARENT for f in r.unresolved)
 
 
-def test_env_and_settings_properties_never_reach_a_request(server, tmp_path):
+def test_env_settings_and_system_properties_never_reach_a_request(server, tmp_path):
     """The tester's leak: ``${env.HOME}`` in a classifier, ``${settings.…}`` through a property
-    into a type, both sent to the repository in a request URL. Such values are dropped."""
+    into a type, both sent to the repository in a request URL; the same with the JVM's
+    system properties (``${user.home}``, ``${user.name}`` directly, ``${java.home}`` through a
+    property). Such values are dropped. One Maven run checks all five (each would be a request)."""
+    import getpass
+
     _serve_fixture_libs(server)
+    server.put("qare.fixture", "managed", "2.5")
+    server.put("qare.fixture", "from-profile", "1.0")
     root = tmp_path / "p"
     root.mkdir()
     (root / "pom.xml").write_bytes(_pom("com.me", "p", "1", _dep("qare.fixture", "good", "1.0")
                                         + _dep("qare.fixture", "transitive", "1.0",
                                                extra="<classifier>${env.HOME}</classifier>")
                                         + _dep("qare.fixture", "test-only", "1.0",
-                                               extra="<type>${x}</type>"),
-                                        extra="<properties><x>${settings.localRepository}</x></properties>"))
+                                               extra="<type>${x}</type>")
+                                        + _dep("qare.fixture", "managed", "2.5",
+                                               extra="<classifier>${user.name}</classifier>")
+                                        + _dep("qare.fixture", "from-profile", "1.0",
+                                               extra="<classifier>${jh}-${user.home}</classifier>"),
+                                        extra="<properties><x>${settings.localRepository}</x>"
+                                              "<jh>${java.home}</jh><java.version>17</java.version>"
+                                              "<release>${java.version}</release></properties>"))
     r = _resolve(server, root)
-    # what Maven would have filled in: $HOME (passed to mvn) and the local repository's path
-    secrets = (os.environ["HOME"].strip("/"), str(server.local).strip("/"))
+    # what Maven would have filled in: $HOME (passed to mvn), the local repository's path,
+    # the user's name, home and the JDK's folder
+    java_home = os.path.realpath(os.environ.get("JAVA_HOME") or "/usr/lib/jvm/java-17-openjdk-amd64")
+    secrets = (os.environ["HOME"].strip("/"), str(server.local).strip("/"), java_home.strip("/"),
+               os.path.expanduser("~").strip("/"), "-" + getpass.getuser())
     assert not [p for p in server.requests if any(s in p.replace("%2F", "/") for s in secrets)]
     refused = [w[1] for w in r.warnings]
     assert any("classifier" in w and "env." in w for w in refused)
     assert any("property x" in w and "settings." in w for w in refused)
-    assert "good-1.0.jar" in _names(r)
+    assert any("classifier" in w and "'user.name'" in w for w in refused)
+    assert any("property jh" in w and "'java.home'" in w for w in refused)
+    # a name the pom defines itself is the pom's value, not the machine's
+    assert not [w for w in refused if "release" in w or "java.version" in w]
+    assert {"good-1.0.jar", "managed-2.5.jar", "from-profile-1.0.jar"} <= set(_names(r))
 
 
 def test_an_imported_bom_contributes_versions_never_plugins(server, tmp_path):
