@@ -191,13 +191,19 @@ def site_type(idx: ProjectIndex, r: _Res) -> str:
     over jdk and project (docs/callgraph.md "Third-party call sites")."""
     if r.kind == "local":
         return "project"
+    recv = r.recv[0] if r.recv is not None and isinstance(r.recv[0], str) else None
+    if recv is not None and "." not in recv and recv not in idx.types:
+        recv = None  # a type variable or a simple name: not a type we can place
     if r.kind == "unresolved":
-        return "not-a-type" if (r.reason or "").startswith("method called on a") else "unknown-type"
-    if r.guess:
+        if (r.reason or "").startswith("method called on a"):
+            return "not-a-type"
+        if recv is None:
+            return "unknown-type"
+        owners = [recv]  # no such method on a known receiver type: counted by that type
+    elif r.guess:
         return "unknown-type"
-    owners = [v[0] for v in (r.lib or {}).values()]
-    if r.recv is not None and isinstance(r.recv[0], str) and "." in r.recv[0]:
-        owners.append(r.recv[0])
+    else:
+        owners = [v[0] for v in (r.lib or {}).values()] + ([recv] if recv is not None else [])
     seen = set()
     for t in owners:
         if t in idx.types:
@@ -1064,14 +1070,15 @@ class FileResolver:
                 return self.star(unknown, name, "arity")
             if t not in idx.types and idx.lib(t) is None:
                 return self.star(t, name, "arity")
-            return _Res("unresolved", reason="no method of that name on the receiver type")
+            # the receiver's type is known (site_type counts the site by it)
+            return _Res("unresolved", reason="no method of that name on the receiver type", recv=(t, ()))
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
             return self.target(cands[0], "exact", t, args, recv, virtual)
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
                 return self.star(unknown, name, "arity")
-            return _Res("unresolved", reason="no overload with that number of arguments")
+            return _Res("unresolved", reason="no overload with that number of arguments", recv=(t, ()))
         if len(chosen) == 1:
             c = chosen[0]
             if len(cands) == 1 and unknown is None:

@@ -31,6 +31,8 @@ public class App {
         s.length();
         helper();
         undefinedVar.call();
+        t.noSuchMethod();
+        this.noSuchEither(1);
         int n = 3;
         return n;
     }
@@ -55,25 +57,27 @@ def _build(root, classpath):
 def test_site_types_with_the_library_on_the_classpath(project, acme_jar):
     s = _build(project, [acme_jar])
     st = s.site_types
-    # Texts.upper, new Tokenizer(), t.first: declared in the acme jar
-    assert st["third-party-on-classpath"] == 3
+    # Texts.upper, new Tokenizer(), t.first: declared in the acme jar; t.noSuchMethod(): no such
+    # method, but the receiver's type (Tokenizer) is on the classpath
+    assert st["third-party-on-classpath"] == 4
     # gone.vanish(), Missing.create(): org.gone.Missing is imported but on no classpath
     assert st["third-party-off-classpath"] == 2
     # undefinedVar.call(): no variable, no type, no project method named call
     assert st["unknown-type"] == 1
     assert st["jdk"] == 1          # s.length() (App declares no constructor: no implicit super() site)
-    assert st["project"] == 1      # helper()
+    assert st["project"] == 2      # helper(); this.noSuchEither(1) (unresolved, on a project type)
     assert st["not-a-type"] == 0
     assert sum(st.values()) == s.call_sites
-    assert s.on_classpath_share() == pytest.approx(3 / 6)
-    assert s.to_dict()["on_classpath_share"] == 0.5
+    assert s.on_classpath_share() == pytest.approx(4 / 7)
+    assert s.to_dict()["on_classpath_share"] == round(4 / 7, 4)
 
 
 def test_without_the_jar_its_sites_are_off_the_classpath(project):
     s = _build(project, [])
     st = s.site_types
     assert st["third-party-on-classpath"] == 0
-    assert st["third-party-off-classpath"] == 5
+    # t.noSuchMethod() too: Tokenizer is imported but on no classpath
+    assert st["third-party-off-classpath"] == 6
     assert st["unknown-type"] == 1
     assert s.on_classpath_share() == 0.0
 
