@@ -270,10 +270,13 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                 repos.remove(r)
     # ${env.X} / ${settings.X}: Maven fills them in from its environment and settings, and
     # a pom can send them to a server in a URL (classifier, type, version, ...): never kept
+    refused: set[str] = set()  # properties removed: a value still naming one would reach Maven as "${x}"
     for el in list(out.iter()):
         if len(el) == 0 and _ENV_REF.search(el.text or "") and el.getparent() is not None:
             warnings.append((where, f"{_path_of(el)} refused: {(el.text or '')[:100]!r} refers to Maven's "
                                     "environment or settings (${env.…}, ${settings.…})"))
+            if _local(el.getparent().tag) == "properties":
+                refused.add(el.tag)
             el.getparent().remove(el)
     # properties: refuse values whose expansion is unbounded (issue 15 item 5)
     props = dict(inherited or {})
@@ -289,6 +292,7 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                     warnings.append((where, f"property {c.tag} refused: {e}"))
                     pe.remove(c)
                     props.pop(c.tag, None)
+                    refused.add(c.tag)
     # the same through a property of the chain: what a value expands to must not refer to them either
     for el in list(out.iter()):
         if len(el) == 0 and "${" in (el.text or "") and el.getparent() is not None:
@@ -296,7 +300,14 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                 expanded = _maven._interpolate(el.text, props)
             except _maven.PropertyExpansionError:
                 continue
-            if _ENV_REF.search(expanded):
+            gone = next((m.group(1) for m in _maven._PROP.finditer(expanded) if m.group(1) in refused), None)
+            if gone is not None:
+                # left in, Maven would use the literal text "${x}" (a type, classifier or version
+                # that exists nowhere) and fail the whole module
+                warnings.append((where, f"{_path_of(el)} dropped: {el.text[:100]!r} refers to the refused "
+                                        f"property {gone}"))
+                el.getparent().remove(el)
+            elif _ENV_REF.search(expanded):
                 warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} expands to a reference to "
                                         "Maven's environment or settings"))
                 el.getparent().remove(el)

@@ -72,3 +72,17 @@ def test_a_system_property_through_a_property_is_refused():
         "<classifier>${indirect}</classifier></dependency></dependencies>")
     assert tree.find(f".//classifier") is None and "java.home" not in etree.tostring(tree).decode()
     assert any("classifier" in w and "java.home" in w for w in warnings)
+
+
+def test_a_value_naming_a_refused_property_is_dropped_too():
+    """``<type>${x}</type>`` with ``x`` refused would reach Maven as the literal type ``${x}``
+    (an artifact that exists nowhere) and fail the whole module."""
+    tree, warnings = _sanitised(
+        "<properties><x>${settings.localRepository}</x><ok>jar</ok></properties>"
+        "<dependencies><dependency><groupId>x</groupId><artifactId>b</artifactId><version>1</version>"
+        "<type>${x}</type></dependency>"
+        "<dependency><groupId>x</groupId><artifactId>c</artifactId><version>1</version>"
+        "<type>${ok}</type></dependency></dependencies>")
+    types = [t.text for t in tree.iter("type")]
+    assert types == ["${ok}"]
+    assert any("dependencies/dependency/type dropped" in w and "refused property x" in w for w in warnings)
