@@ -18,7 +18,7 @@ from . import _codec, _facts
 from ._cache import BuildCache, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
-from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
+from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
@@ -342,6 +342,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                    generated_by=mi.generated_by)
     counts: Counter = Counter()
     reasons: Counter = Counter()
+    site_types: Counter = Counter()
     examples: dict = {}
     apis: dict = {}
     edge_rows: list = []
@@ -362,6 +363,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             made[fi] = inst
         counts.update(fr.counts)
         reasons.update(fr.reasons)
+        site_types.update(fr.sites)
         for k, v in fr.examples.items():
             examples.setdefault(k, v)
         apis.update(fr.apis)
@@ -409,7 +411,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
         phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates),
-        cache=dict(store.stats) if store is not None else {})
+        cache=dict(store.stats) if store is not None else {},
+        site_types={k: site_types.get(k, 0) for k in SITE_TYPES})
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
     pg.resolution = resolution

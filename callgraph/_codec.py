@@ -24,7 +24,7 @@ from ._facts import Annotation, FieldDecl, FileFacts, Import, InitDecl, MethodDe
 from ._resolve import FileResult
 from ._rta import Instantiation
 
-FORMAT = 1  # bump when a shape below (or a dataclass of _facts) changes
+FORMAT = 2  # bump when a shape below (or a dataclass of _facts) changes
 
 _CLASSES = (Import, Annotation, FieldDecl, MethodDecl, InitDecl, TypeDecl, FileFacts)
 _INDEX = {cls: i for i, cls in enumerate(_CLASSES)}
@@ -95,12 +95,12 @@ def declaration_digest(ff: FileFacts) -> bytes:
 
 def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
     """What pass 2 found in one file → bytes: the ``FileResult`` (edges, API
-    nodes, counts, reasons, examples), the RTA facts ``(made, annotated)``
+    nodes, counts, reasons, examples, site types), the RTA facts ``(made, annotated)``
     (or None) and the classpath warnings raised while resolving it."""
     res = None
     if fr is not None:
         res = [fr.edges, list(fr.apis.items()), list(fr.counts.items()), list(fr.reasons.items()),
-               list(fr.examples.items())]
+               list(fr.examples.items()), list(fr.sites.items())]
     mk = None
     if made is not None:
         mk = [[(k, v.value) for k, v in made[0]], made[1]]
@@ -116,13 +116,14 @@ def decode_resolution(blob: bytes):
             raise CodecError("another format")
         fr = None
         if res is not None:
-            edges, apis, counts, reasons, examples = res
+            edges, apis, counts, reasons, examples, sites = res
             fr = FileResult()
             fr.edges = [(s, d, k, list(lines)) for s, d, k, lines in edges]
             fr.apis = {aid: tuple(v) for aid, v in apis}
             fr.counts = Counter(dict(counts))
             fr.reasons = Counter(dict(reasons))
             fr.examples = dict(examples)
+            fr.sites = Counter(dict(sites))
         made = None
         if mk is not None:
             made = (tuple((k, Instantiation(v)) for k, v in mk[0]), tuple(tuple(a) for a in mk[1]))

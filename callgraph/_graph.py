@@ -16,6 +16,9 @@ _FOLLOW = {"rta": frozenset({"exact", "arity", "cha"}), "cha": frozenset({"exact
 DISPATCH_MODES = ("rta", "cha", "declared")
 #: the mode whose samples held up best when checked by hand (docs/dataset.md "Dispatch")
 DEFAULT_DISPATCH = "cha"
+#: what a call site's receiver / target types are (BuildSummary.site_types; _resolve.site_type)
+SITE_TYPES = ("project", "jdk", "third-party-on-classpath", "third-party-off-classpath", "unknown-type",
+              "not-a-type")
 
 
 def follows_edge(dispatch: str, data: dict, allowed=None) -> bool:
@@ -173,6 +176,10 @@ class BuildSummary:
         Warm-cache counts (callgraph._cache): ``facts_hits``/``facts_misses``
         (files parsed for declarations), ``resolved_hits``/``resolved_misses``
         (files whose call sites were resolved), ``rebuilt``; empty when off.
+    site_types : dict[str, int]
+        Call sites per ``SITE_TYPES`` value: whose types the receiver and the
+        chosen target's declaring type are (``callgraph._resolve.site_type``;
+        docs/callgraph.md "Third-party call sites").
     """
 
     files: int
@@ -194,6 +201,20 @@ class BuildSummary:
     instantiated_types: int = 0
     notes: tuple = ()
     cache: dict = field(default_factory=dict)
+    site_types: dict = field(default_factory=dict)
+
+    def on_classpath_share(self) -> float | None:
+        """Share of third-party call sites whose type is on the classpath.
+
+        ``third-party-on-classpath / (third-party-on-classpath +
+        third-party-off-classpath + unknown-type)``: a site whose receiver type
+        is unknown counts as one whose type is *not* on the classpath (it may be
+        a library type; so the share is a lower bound). Project, JDK and
+        primitive-receiver sites are not counted. None when there is no such site."""
+        st = self.site_types
+        on = st.get("third-party-on-classpath", 0)
+        den = on + st.get("third-party-off-classpath", 0) + st.get("unknown-type", 0)
+        return on / den if den else None
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""
@@ -213,6 +234,8 @@ class BuildSummary:
                 "skipped": [list(x) for x in self.skipped],
                 "classpath_warnings": [list(x) for x in self.classpath_warnings],
                 "notes": [list(x) for x in self.notes],
+                "site_types": dict(self.site_types),
+                "on_classpath_share": (None if (ocs := self.on_classpath_share()) is None else round(ocs, 4)),
                 "seconds": round(self.seconds, 3)}
 
 

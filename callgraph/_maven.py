@@ -29,6 +29,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from . import _gradle
 from .safefs import is_inside, read_regular
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
@@ -417,7 +418,7 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
         if pom is not None:
             wanted += [(d, pom) for d in pom.deps]
     for gfile in gradles:
-        wanted += [(dict(d, _file=str(gfile)), None) for d in _gradle_deps(gfile, report)]
+        wanted += [(dict(d, _file=str(gfile)), None) for d in _gradle_deps(gfile, report, root)]
     _resolve(wanted, own, loader, repos, report, transitive)
     return report
 
@@ -499,53 +500,34 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
 
 _GRADLE_CONFIGS = ("implementation", "api", "compileOnly", "runtimeOnly", "testImplementation",
                    "testCompileOnly", "testRuntimeOnly", "compile", "testCompile", "runtime", "provided",
-                   "compileOnlyApi", "annotationProcessor", "kapt", "developmentOnly", "testAndDevelopmentOnly")
+                   "compileOnlyApi", "annotationProcessor", "kapt", "developmentOnly", "testAndDevelopmentOnly",
+                   "testAnnotationProcessor")
 _GRADLE_STR = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
                          % "|".join(_GRADLE_CONFIGS))
 _GRADLE_MAP = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*group\s*[:=]\s*["'](?P<g>[^"']+)["']\s*,\s*name\s*[:=]\s*["'](?P<a>[^"']+)["']"""
                          r"""(?:\s*,\s*version\s*[:=]\s*["'](?P<v>[^"']+)["'])?""" % "|".join(_GRADLE_CONFIGS))
+# Kotlin DSL inside subprojects { } / configure(...) { }: add("configuration", "g:a:v")
+_GRADLE_ADD = re.compile(r"""\badd\s*\(\s*["'](?P<conf>%s)["']\s*,\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
+                         % "|".join(_GRADLE_CONFIGS))
 _GRADLE_CATALOG = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*libs\.(?P<alias>[\w.]+)""" % "|".join(_GRADLE_CONFIGS))
-_GRADLE_VAR = re.compile(r"""(?:\bdef\s+|\bval\s+|\bvar\s+|\bext\.|^\s*|\bset\(\s*["'])(?P<k>[A-Za-z_][\w.]*)["']?\s*[=,]\s*["'](?P<v>[^"'$]+)["']""",
-                         re.M)
+
+_read_build_text = _gradle.read_build_text
 
 
-def _read_build_text(path: Path, errors: str = "replace") -> str:
-    """A Gradle build file, ``gradle.properties`` or version catalog: a regular file of at
-    most 4 MiB (else :class:`~callgraph.safefs.FileRefused`, an ``OSError``), never read
-    past that bound (a sparse 6 GB ``build.gradle`` costs nothing)."""
-    return read_regular(path, _MAX_POM_BYTES).decode("utf-8", errors)
-
-
-def _gradle_deps(path: Path, report: ClasspathReport) -> list[dict]:
+def _gradle_deps(path: Path, report: ClasspathReport, root: Path | None = None) -> list[dict]:
+    """The coordinates a Gradle build file declares, versions filled from the variables
+    it sees (``callgraph._gradle.build_text``; ``root`` bounds where those are looked for)."""
     try:
-        text = _read_build_text(path)
+        text, props = _gradle.build_text(path, root, report.warnings)
     except OSError as exc:
         report.warnings.append((str(path), f"unreadable: {exc.strerror or exc}"))
         return []
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"(?m)//.*$", "", text)
-    props: dict[str, str] = {}
-    for gp in dict.fromkeys((path.parent / "gradle.properties", _find_up(path.parent, "gradle.properties"))):
-        if gp is not None and gp.is_file():
-            try:
-                gp_text = _read_build_text(gp)
-            except OSError as exc:
-                report.warnings.append((str(gp), f"unreadable: {exc.strerror or exc}"))
-                continue
-            for line in gp_text.splitlines():
-                if "=" in line and not line.lstrip().startswith("#"):
-                    k, _, v = line.partition("=")
-                    props.setdefault(k.strip(), v.strip())
-    for m in _GRADLE_VAR.finditer(text):
-        props.setdefault(m["k"], m["v"])
-        props.setdefault(m["k"].rpartition(".")[2], m["v"])
 
     def sub(s: str) -> str:
-        s = _PROP.sub(lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
-        return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
+        return _gradle.substitute(s, props)
 
     out = []
-    for m in _GRADLE_STR.finditer(text):
+    for m in (*_GRADLE_STR.finditer(text), *_GRADLE_ADD.finditer(text)):
         parts = sub(m["gav"]).split(":")
         if len(parts) >= 2:
             d = {"groupId": parts[0], "artifactId": parts[1], "version": parts[2] if len(parts) > 2 else None,

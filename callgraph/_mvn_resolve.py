@@ -42,7 +42,7 @@ from typing import Callable, Iterable
 
 from lxml import etree
 
-from . import _maven
+from . import _gradle, _maven
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
 __all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
@@ -238,7 +238,10 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
     """The sanitised copy of a parsed ``<project>`` element (see the module docstring).
 
     Refused parts are left out with a ``(where, reason)`` warning: repositories that
-    are not http(s) or whose URL uses ``${…}``, properties whose expansion is refused
+    are not https (plain http too) or whose URL uses ``${…}``; values referring to
+    ``${env.…}``, ``${settings.…}`` or a Java system property of the machine
+    (``${user.home}``, ``${user.name}``, ``${java.home}``, ``${os.name}``, … not defined
+    by the pom's own properties), directly or through a property; properties whose expansion is refused
     by :func:`callgraph._maven._interpolate` (cycles, depth, length), profiles not
     active by default."""
     out = _copy(root, "project")
@@ -260,16 +263,20 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
     for repos in out.iter("repositories"):
         for r in list(repos):
             url = _text(r, "url", "")
-            if not re.match(r"^https?://[^\s${}]+$", url):
-                warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} "
-                                        "(only plain http(s) URLs)"))
+            if not _REPO_URL.match(url):
+                why = ("plain http: Maven 3.8.1+ blocks it, and anyone on the way could swap the jars"
+                       if url.lower().startswith("http:") else "only https URLs without ${…}")
+                warnings.append((where, f"repository {_text(r, 'id', '?')} refused: URL {url[:100]!r} ({why})"))
                 repos.remove(r)
     # ${env.X} / ${settings.X}: Maven fills them in from its environment and settings, and
     # a pom can send them to a server in a URL (classifier, type, version, ...): never kept
+    refused: set[str] = set()  # properties removed: a value still naming one would reach Maven as "${x}"
     for el in list(out.iter()):
         if len(el) == 0 and _ENV_REF.search(el.text or "") and el.getparent() is not None:
             warnings.append((where, f"{_path_of(el)} refused: {(el.text or '')[:100]!r} refers to Maven's "
                                     "environment or settings (${env.…}, ${settings.…})"))
+            if _local(el.getparent().tag) == "properties":
+                refused.add(el.tag)
             el.getparent().remove(el)
     # properties: refuse values whose expansion is unbounded (issue 15 item 5)
     props = dict(inherited or {})
@@ -285,6 +292,7 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                     warnings.append((where, f"property {c.tag} refused: {e}"))
                     pe.remove(c)
                     props.pop(c.tag, None)
+                    refused.add(c.tag)
     # the same through a property of the chain: what a value expands to must not refer to them either
     for el in list(out.iter()):
         if len(el) == 0 and "${" in (el.text or "") and el.getparent() is not None:
@@ -292,14 +300,35 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
                 expanded = _maven._interpolate(el.text, props)
             except _maven.PropertyExpansionError:
                 continue
-            if _ENV_REF.search(expanded):
+            gone = next((m.group(1) for m in _maven._PROP.finditer(expanded) if m.group(1) in refused), None)
+            if gone is not None:
+                # left in, Maven would use the literal text "${x}" (a type, classifier or version
+                # that exists nowhere) and fail the whole module
+                warnings.append((where, f"{_path_of(el)} dropped: {el.text[:100]!r} refers to the refused "
+                                        f"property {gone}"))
+                el.getparent().remove(el)
+            elif _ENV_REF.search(expanded):
                 warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} expands to a reference to "
                                         "Maven's environment or settings"))
+                el.getparent().remove(el)
+            elif (m := _SYSPROP_REF.search(expanded)) is not None:
+                # ${user.home}, ${user.name}, ${java.home}, ...: Maven fills in the JVM's system
+                # properties when the model does not define the name — the machine's paths and
+                # user name, which a pom can send to a server in a request URL
+                warnings.append((where, f"{_path_of(el)} refused: {el.text[:100]!r} refers to the Java system "
+                                        f"property {m.group(1)!r} (the machine's, not the project's)"))
                 el.getparent().remove(el)
     return out, props
 
 
 _ENV_REF = re.compile(r"\$\{\s*(?:env|settings)\.", re.I)
+#: Java system properties that describe the machine (JDK's System.getProperties() keys and
+#: those the mvn launcher sets); referred to in a pom and not defined by it, Maven fills them in
+_SYSPROP_REF = re.compile(r"\$\{\s*((?:user|java|os|sun|jdk|file|path|line|native|stdout|stderr|awt|library|"
+                          r"classworlds)\.[\w.-]*|maven\.(?:home|conf|repo\.local|multiModuleProjectDirectory|"
+                          r"version|build\.version))\s*\}")
+#: a repository URL kept in a sanitised pom: https only, no ${…}, no blank
+_REPO_URL = re.compile(r"^https://[^\s${}]+$", re.I)
 
 
 def _path_of(el) -> str:
@@ -772,7 +801,7 @@ _GRADLE_SCOPE = {"implementation": "compile", "api": "compile", "compile": "comp
                  "compileOnly": "provided", "provided": "provided", "annotationProcessor": "provided",
                  "kapt": "provided", "developmentOnly": "runtime", "runtimeOnly": "runtime", "runtime": "runtime",
                  "testImplementation": "test", "testCompileOnly": "test", "testRuntimeOnly": "test",
-                 "testCompile": "test", "testAndDevelopmentOnly": "test"}
+                 "testCompile": "test", "testAndDevelopmentOnly": "test", "testAnnotationProcessor": "test"}
 _SCOPE_RANK = {"compile": 0, "provided": 1, "runtime": 2, "test": 3}
 _BOOT_PLUGIN = re.compile(r"""id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["'](?P<v>[^"']+)["']""")
 _BOOT_CLASSPATH = re.compile(r"""spring-boot-gradle-plugin:(?P<v>[^"'\s)]+)""")
@@ -780,7 +809,8 @@ _MAVEN_BOM = re.compile(r"""mavenBom\s*\(?\s*["'](?P<gav>[^"']+)["']""")
 _CATALOG_PLUGIN = re.compile(r"""alias\s*\(\s*libs\.plugins\.(?P<alias>[\w.]+)\s*\)""")
 
 
-def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], list[tuple[str, str, str]]]:
+def gradle_model(gradle_files: list[Path], warnings: list,
+                 root: Path | None = None) -> tuple[list[dict], list[tuple[str, str, str]]]:
     """Declared dependencies (deduplicated; the widest scope wins) and BOMs of a Gradle build.
 
     BOMs: ``platform(…)``/``enforcedPlatform(…)`` dependencies, ``mavenBom "…"`` of the
@@ -791,7 +821,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
     deps: dict[tuple, dict] = {}
     boms: list[tuple[str, str, str]] = []
     for gf in gradle_files:
-        for d in _maven._gradle_deps(gf, report):
+        for d in _maven._gradle_deps(gf, report, root):
             g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
             if not g or not a or "$" in g + a:
                 continue
@@ -808,7 +838,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
                 if cur is not None and not dd["version"]:
                     dd["version"] = cur["version"]
                 deps[key] = dd
-        text, props = _gradle_text(gf)
+        text, props = _gradle_text(gf, root)
         for rx in (_BOOT_PLUGIN, _BOOT_CLASSPATH):
             for m in rx.finditer(text):
                 v = _gradle_sub(m["v"], props)
@@ -816,7 +846,7 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
                     boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
         for m in _MAVEN_BOM.finditer(text):
             parts = _gradle_sub(m["gav"], props).split(":")
-            if len(parts) == 3 and "$" not in m["gav"] + "".join(parts):
+            if len(parts) == 3 and "$" not in "".join(parts):
                 boms.append(tuple(parts))
         aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
         catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml") if aliases else None
@@ -828,32 +858,15 @@ def gradle_model(gradle_files: list[Path], warnings: list) -> tuple[list[dict], 
     return list(deps.values()), list(dict.fromkeys(boms))
 
 
-def _gradle_text(path: Path) -> tuple[str, dict[str, str]]:
+def _gradle_text(path: Path, root: Path | None) -> tuple[str, dict[str, str]]:
     try:
-        text = _maven._read_build_text(path)
+        return _gradle.build_text(path, root)
     except OSError:   # refused or unreadable: _maven._gradle_deps reported it with its path
         return "", {}
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"(?m)//.*$", "", text)
-    props: dict[str, str] = {}
-    gp = _maven._find_up(path.parent, "gradle.properties")
-    if gp is not None:
-        try:
-            for line in _maven._read_build_text(gp).splitlines()[:10_000]:
-                if "=" in line and not line.lstrip().startswith("#"):
-                    k, _, v = line.partition("=")
-                    props.setdefault(k.strip(), v.strip())
-        except OSError:
-            pass
-    for m in _maven._GRADLE_VAR.finditer(text):
-        props.setdefault(m["k"], m["v"])
-        props.setdefault(m["k"].rpartition(".")[2], m["v"])
-    return text, props
 
 
 def _gradle_sub(s: str, props: dict[str, str]) -> str:
-    s = _maven._PROP.sub(lambda m: props.get(m.group(1).strip(), props.get(m.group(1).rpartition(".")[2], m.group(0))), s)
-    return re.sub(r"\$([A-Za-z_]\w*)", lambda m: props.get(m.group(1), m.group(0)), s)
+    return _gradle.substitute(s, props)
 
 
 def _catalog_plugin_version(catalog: Path, plugin_id: str, aliases: list[str]) -> str | None:
@@ -990,7 +1003,7 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         if method is Method.MAVEN:
             work.add_project_poms(poms)
         else:
-            deps, boms = gradle_model(gradles, work.warnings)
+            deps, boms = gradle_model(gradles, work.warnings, root)
             tree = _generated_pom("qare.gradle", deps, boms, [])
             work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
         # the key is the sanitised model, not the folder: copies of a project share it

@@ -158,9 +158,11 @@ def _mentions_tvar(ref, names) -> bool:
 
 
 class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
+    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv", "guess")
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
+    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None,
+                 guess=False):
+        self.guess = guess  # targets guessed by name alone: the receiver's type is unknown
         self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
         self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
@@ -174,15 +176,59 @@ class _Res:
 _NONE = _Res("none")
 
 
+def site_type(idx: ProjectIndex, r: _Res) -> str:
+    """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
+
+    ``third-party-on-classpath``: the declaring type of a chosen target, or the
+    call's receiver type, is a library type found on the classpath (not the
+    JDK); ``third-party-off-classpath``: such a type is named (an import, a
+    fully qualified name, an unknown supertype) but is not on the classpath;
+    ``unknown-type``: no target was decided from a type (unresolved, or targets
+    guessed by name alone) — the receiver's type is unknown, so it may be a
+    library type; ``not-a-type``: a method called on a primitive, ``null`` or
+    untyped lambda value; ``jdk`` / ``project``: every type involved is the
+    JDK's / the project's. Off-classpath wins over on-classpath, which wins
+    over jdk and project (docs/callgraph.md "Third-party call sites")."""
+    if r.kind == "local":
+        return "project"
+    recv = r.recv[0] if r.recv is not None and isinstance(r.recv[0], str) else None
+    if recv is not None and "." not in recv and recv not in idx.types:
+        recv = None  # a type variable or a simple name: not a type we can place
+    if r.kind == "unresolved":
+        if (r.reason or "").startswith("method called on a"):
+            return "not-a-type"
+        if recv is None:
+            return "unknown-type"
+        owners = [recv]  # no such method on a known receiver type: counted by that type
+    elif r.guess:
+        return "unknown-type"
+    else:
+        owners = [v[0] for v in (r.lib or {}).values()] + ([recv] if recv is not None else [])
+    seen = set()
+    for t in owners:
+        if t in idx.types:
+            continue
+        sig = idx.lib(t)
+        if sig is not None:
+            seen.add("jdk" if sig.origin == "jdk" else "third-party-on-classpath")
+        else:
+            seen.add("third-party-off-classpath" if idx.third_party(t) else "jdk")
+    for k in ("third-party-off-classpath", "third-party-on-classpath", "jdk"):
+        if k in seen:
+            return k
+    return "project"
+
+
 class FileResult:
     """What pass 2 found in one file (picklable)."""
 
-    __slots__ = ("edges", "apis", "counts", "reasons", "examples")
+    __slots__ = ("edges", "apis", "counts", "reasons", "examples", "sites")
 
     def __init__(self):
         self.edges: dict = {}  # (src, dst) -> [kind, set(lines)]
         self.apis: dict = {}  # id -> (class, name, third_party, library)
         self.counts: Counter = Counter()
+        self.sites: Counter = Counter()  # call sites per SiteType value (site_type)
         self.reasons: Counter = Counter()
         self.examples: dict = {}  # reason -> "file:line"
 
@@ -316,6 +362,7 @@ class FileResolver:
             return
         res = self.res
         res.counts[r.kind] += 1
+        res.sites[site_type(self.idx, r)] += 1
         if r.kind == "unresolved":
             res.reasons[r.reason] += 1
             res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
@@ -886,7 +933,7 @@ class FileResolver:
             return _Res("unresolved", reason=reason)
         if len(ids) > _NAME_CAP:
             return _Res("unresolved", reason=reason + f" (>{_NAME_CAP} same-name candidates)")
-        return _Res("name", tuple(sorted(ids)), None, reason)
+        return _Res("name", tuple(sorted(ids)), None, reason, guess=True)
 
     @staticmethod
     def _arity_ok(c, n):
@@ -1024,14 +1071,15 @@ class FileResolver:
                 return self.star(unknown, name, "arity")
             if t not in idx.types and idx.lib(t) is None:
                 return self.star(t, name, "arity")
-            return _Res("unresolved", reason="no method of that name on the receiver type")
+            # the receiver's type is known (site_type counts the site by it)
+            return _Res("unresolved", reason="no method of that name on the receiver type", recv=(t, ()))
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
             return self.target(cands[0], "exact", t, args, recv, virtual)
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
                 return self.star(unknown, name, "arity")
-            return _Res("unresolved", reason="no overload with that number of arguments")
+            return _Res("unresolved", reason="no overload with that number of arguments", recv=(t, ()))
         if len(chosen) == 1:
             c = chosen[0]
             if len(cands) == 1 and unknown is None:

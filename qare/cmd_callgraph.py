@@ -175,6 +175,12 @@ def _summary_text(s) -> str:
     lines.append(f"resolved: {kinds}  unresolved: {s.unresolved}  (resolved share {share:.1%}: exact+arity+local; name edges are guesses by name); "
                  f"cha edges: {s.cha_edges} (of which witnessed by instantiated types, followed by rta: "
                  f"{s.rta_edges}; instantiated types: {s.instantiated_types})")
+    st = getattr(s, "site_types", None) or {}
+    ocs = s.on_classpath_share() if st else None
+    if ocs is not None:
+        on, off, unk = (st.get(k, 0) for k in ("third-party-on-classpath", "third-party-off-classpath", "unknown-type"))
+        lines.append(f"third-party call sites with their type on the classpath: {on} of {on + off + unk} "
+                     f"({ocs:.1%}; {off} of a type not on the classpath, {unk} of an unknown type, counted as not on it)")
     if s.top_reasons:
         lines.append("top reasons (unresolved / name):")
         for reason, n in s.top_reasons:

@@ -469,6 +469,12 @@ def analyse_project(spec: ProjectSpec, opts: BuildOptions, progress: bool = Fals
             v = getattr(summary, attr, None)
             if isinstance(v, (list, tuple)):
                 counts[attr] = len(v)
+        # the issue-9 figure: third-party call sites whose type is on the classpath (docs/callgraph.md)
+        st = getattr(summary, "site_types", None)
+        if isinstance(st, dict) and st:
+            counts["third_party_sites"] = sum(st.get(k, 0) for k in (
+                "third-party-on-classpath", "third-party-off-classpath", "unknown-type"))
+            counts["third_party_sites_on_classpath"] = st.get("third-party-on-classpath", 0)
         _progress.set_phase(spec.name, "methods and chains")
         mids = list(pg.methods())
         counts["methods"] = len(mids)

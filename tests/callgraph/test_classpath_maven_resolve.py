@@ -214,7 +214,7 @@ def _serve_fixture_libs(repo: Repo):
     repo.put("qare.fixture", "from-profile", "1.0")
 
 
-def test_nothing_of_the_project_runs(server, tmp_path):
+def test_nothing_of_the_project_runs_and_a_second_run_downloads_nothing(server, tmp_path):
     _serve_fixture_libs(server)
     root = _evil_project(tmp_path / "victim")
     r = _resolve(server, root)
@@ -230,6 +230,28 @@ def test_nothing_of_the_project_runs(server, tmp_path):
     (refused,) = [w for w in r.warnings if "repository leak refused" in w[1]]
     assert refused[0] == str((root / "pom.xml").resolve())
     assert not (root / "target").exists() and not (root / "qare-deps.txt").exists()  # the project folder untouched
+    # a second run downloads nothing (the same project's first run is the one above: one
+    # Maven run less than a test of its own)
+    first = r
+    assert first.downloads > 0 and first.bytes_downloaded > 0 and not first.from_cache
+    served = len(server.requests)
+    again = _resolve(server, root)
+    assert again.from_cache and again.downloads == 0 and again.jars == first.jars
+    no_cache = _resolve(server, root, use_cache=False)     # Maven itself, on the warm repository
+    assert no_cache.downloads == 0 and no_cache.jars == first.jars
+    assert len(server.requests) == served
+    docs = fetch_doc_jars(["qare.fixture:good:1.0"], repo_local=server.local, settings=server.settings)
+    assert docs.failures[0].reason is Reason.NOT_FOUND  # none published
+    server.put("qare.fixture", "transitive", "1.0", classifiers=("javadoc",))
+    d1 = fetch_doc_jars(["qare.fixture:transitive:1.0"], repo_local=server.local, settings=server.settings)
+    assert [j.coords for j in d1.jars] == ["qare.fixture:transitive:1.0"] and d1.downloads >= 1
+    served = len(server.requests)
+    d2 = fetch_doc_jars(["qare.fixture:transitive:1.0", "qare.fixture:good:1.0"], repo_local=server.local,
+                        settings=server.settings)
+    assert d2.downloads == 0 and len(server.requests) == served   # no mvn run at all
+    assert [f.reason for f in d2.failures] == [Reason.NOT_FOUND]  # Maven's remembered miss
+    # still nothing of the project was asked for
+    assert not [p for p in server.requests if p.startswith("qare/evil")]
 
 
 def test_the_detector_sees_what_running_maven_on_the_project_would_do(server, tmp_path):
@@ -326,29 +348,6 @@ dependencies {
 
 
 # --------------------------------------------------------------------------- cache, offline, faults
-
-
-def test_second_run_downloads_nothing(server, tmp_path):
-    _serve_fixture_libs(server)
-    root = _evil_project(tmp_path / "victim")
-    first = _resolve(server, root)
-    assert first.downloads > 0 and first.bytes_downloaded > 0 and not first.from_cache
-    served = len(server.requests)
-    again = _resolve(server, root)
-    assert again.from_cache and again.downloads == 0 and again.jars == first.jars
-    no_cache = _resolve(server, root, use_cache=False)     # Maven itself, on the warm repository
-    assert no_cache.downloads == 0 and no_cache.jars == first.jars
-    assert len(server.requests) == served
-    docs = fetch_doc_jars(["qare.fixture:good:1.0"], repo_local=server.local, settings=server.settings)
-    assert docs.failures[0].reason is Reason.NOT_FOUND  # none published
-    server.put("qare.fixture", "transitive", "1.0", classifiers=("javadoc",))
-    d1 = fetch_doc_jars(["qare.fixture:transitive:1.0"], repo_local=server.local, settings=server.settings)
-    assert [j.coords for j in d1.jars] == ["qare.fixture:transitive:1.0"] and d1.downloads >= 1
-    served = len(server.requests)
-    d2 = fetch_doc_jars(["qare.fixture:transitive:1.0", "qare.fixture:good:1.0"], repo_local=server.local,
-                        settings=server.settings)
-    assert d2.downloads == 0 and len(server.requests) == served   # no mvn run at all
-    assert [f.reason for f in d2.failures] == [Reason.NOT_FOUND]  # Maven's remembered miss
 
 
 def test_offline_uses_only_the_cache_and_says_what_is_missing(server, tmp_path):
@@ -481,26 +480,48 @@ def test_a_remote_parent_whose_pom_declares_another_version_is_dropped(server, t
     assert any(f.coords == "evil:parent:3" and f.reason is Reason.PARENT for f in r.unresolved)
 
 
-def test_env_and_settings_properties_never_reach_a_request(server, tmp_path):
+def test_env_settings_and_system_properties_never_reach_a_request(server, tmp_path):
     """The tester's leak: ``${env.HOME}`` in a classifier, ``${settings.…}`` through a property
-    into a type, both sent to the repository in a request URL. Such values are dropped."""
+    into a type, both sent to the repository in a request URL; the same with the JVM's
+    system properties (``${user.home}``, ``${user.name}`` directly, ``${java.home}`` through a
+    property). Such values are dropped. One Maven run checks all five (each would be a request)."""
+    import getpass
+
     _serve_fixture_libs(server)
+    server.put("qare.fixture", "managed", "2.5")
+    server.put("qare.fixture", "from-profile", "1.0")
     root = tmp_path / "p"
     root.mkdir()
     (root / "pom.xml").write_bytes(_pom("com.me", "p", "1", _dep("qare.fixture", "good", "1.0")
                                         + _dep("qare.fixture", "transitive", "1.0",
                                                extra="<classifier>${env.HOME}</classifier>")
                                         + _dep("qare.fixture", "test-only", "1.0",
-                                               extra="<type>${x}</type>"),
-                                        extra="<properties><x>${settings.localRepository}</x></properties>"))
+                                               extra="<type>${x}</type>")
+                                        + _dep("qare.fixture", "managed", "2.5",
+                                               extra="<classifier>${user.name}</classifier>")
+                                        + _dep("qare.fixture", "from-profile", "1.0",
+                                               extra="<classifier>${jh}-${user.home}</classifier>"),
+                                        extra="<properties><x>${settings.localRepository}</x>"
+                                              "<jh>${java.home}</jh><java.version>17</java.version>"
+                                              "<release>${java.version}</release></properties>"))
     r = _resolve(server, root)
-    # what Maven would have filled in: $HOME (passed to mvn) and the local repository's path
-    secrets = (os.environ["HOME"].strip("/"), str(server.local).strip("/"))
+    # what Maven would have filled in: $HOME (passed to mvn), the local repository's path,
+    # the user's name, home and the JDK's folder
+    java_home = os.path.realpath(os.environ.get("JAVA_HOME") or "/usr/lib/jvm/java-17-openjdk-amd64")
+    secrets = (os.environ["HOME"].strip("/"), str(server.local).strip("/"), java_home.strip("/"),
+               os.path.expanduser("~").strip("/"), "-" + getpass.getuser())
     assert not [p for p in server.requests if any(s in p.replace("%2F", "/") for s in secrets)]
     refused = [w[1] for w in r.warnings]
     assert any("classifier" in w and "env." in w for w in refused)
     assert any("property x" in w and "settings." in w for w in refused)
-    assert "good-1.0.jar" in _names(r)
+    assert any("classifier" in w and "'user.name'" in w for w in refused)
+    assert any("property jh" in w and "'java.home'" in w for w in refused)
+    # a name the pom defines itself is the pom's value, not the machine's
+    assert not [w for w in refused if "release" in w or "java.version" in w]
+    # the dependency whose <type> named the refused property x keeps its default type (else Maven
+    # would ask for the literal type "${x}" and fail the module): everything resolves
+    assert {"good-1.0.jar", "transitive-1.0.jar", "test-only-1.0.jar", "managed-2.5.jar",
+            "from-profile-1.0.jar"} <= set(_names(r)) and r.unresolved == (), r.unresolved
 
 
 def test_an_imported_bom_contributes_versions_never_plugins(server, tmp_path):

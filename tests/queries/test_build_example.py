@@ -154,6 +154,11 @@ def test_projects_and_parquet(built):
     # report-tool reaches join, normalizeSpace, truncate, isBlank and the undocumented Digests.hex
     assert (rows["report-tool"]["counts"]["distinct_apis"], rows["report-tool"]["counts"]["documented_apis"]) == (5, 3)
     assert set(ns["timings"]) >= {"fetch", "graph", "docs", "total"}
+    # the graph's third-party call sites and those whose type is on the classpath (docs/callgraph.md):
+    # textkit is given as sources for its docs, not as a classpath, so none of its calls is on one
+    for row in rows.values():
+        c = row["counts"]
+        assert 0 < c["third_party_sites"] <= c["call_sites"] and c["third_party_sites_on_classpath"] == 0
     pq = pytest.importorskip("pyarrow.parquet")
     assert pq.read_table(out / "samples.parquet").num_rows == 6
 
