@@ -538,7 +538,7 @@ def _gradle_deps(path: Path, report: ClasspathReport, root: Path | None = None) 
     for m in _GRADLE_MAP.finditer(text):
         out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
                     "scope": m["conf"]})
-    catalog = _find_up(path.parent, "gradle/libs.versions.toml")
+    catalog = _find_up(path.parent, "gradle/libs.versions.toml", root)
     aliases = [m["alias"] for m in _GRADLE_CATALOG.finditer(text)]
     if aliases and catalog is not None:
         out += _catalog_deps(catalog, aliases, report)
@@ -547,12 +547,24 @@ def _gradle_deps(path: Path, report: ClasspathReport, root: Path | None = None) 
     return out
 
 
-def _find_up(start: Path, rel: str) -> Path | None:
+def _find_up(start: Path, rel: str, root: Path | None = None) -> Path | None:
+    """``rel`` in ``start`` or the folders above it, never above ``root`` (the
+    project's tree: a stranger's repository must not make qare read a catalog from
+    the machine around it); without ``root``, ``start`` is the only folder looked in.
+    A symlink leading out of ``root`` is not followed."""
     d = start.resolve()
-    for _ in range(6):
-        if (d / rel).is_file():
-            return d / rel
-        if d.parent == d:
+    top = root.resolve() if root is not None else d
+    for _ in range(32):
+        if top != d and top not in d.parents:
+            return None
+        cand = d / rel
+        try:
+            inside = cand.resolve().is_relative_to(top)
+        except OSError:
+            inside = False
+        if inside and cand.is_file():
+            return cand
+        if d == top or d.parent == d:
             break
         d = d.parent
     return None

@@ -849,7 +849,7 @@ def gradle_model(gradle_files: list[Path], warnings: list,
             if len(parts) == 3 and "$" not in "".join(parts):
                 boms.append(tuple(parts))
         aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
-        catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml") if aliases else None
+        catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml", root) if aliases else None
         if catalog is not None:
             v = _catalog_plugin_version(catalog, "org.springframework.boot", aliases)
             if v:

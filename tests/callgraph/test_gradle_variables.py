@@ -160,3 +160,32 @@ def test_property_references_are_normalised():
     assert n('"${extra.get("v").toString()}"') == '"${v}"'
     assert n('"${rootProject.ext.v}"') == '"${v}"'
     assert n('"${someFunction("v")}"') == '"${someFunction("v")}"'   # code: left alone
+
+
+CATALOG = '[versions]\nguava = "33.2.1-jre"\n[libraries]\nguava = { module = "com.google.guava:guava", version.ref = "guava" }\n'
+
+
+def test_a_version_catalog_at_the_project_root_is_read_from_a_subproject(tmp_path):
+    root = _write(tmp_path, {"settings.gradle.kts": 'include("app")\n', "gradle/libs.versions.toml": CATALOG,
+                             "app/build.gradle.kts": "dependencies { implementation(libs.guava) }\n"})
+    coords, _, _ = _coords(root)
+    assert coords == {"com.google.guava:guava:33.2.1-jre:compile"}
+
+
+def test_a_version_catalog_above_the_project_is_not_read(tmp_path):
+    # a stranger's repository must not make qare read files of the machine around it
+    (tmp_path / "gradle").mkdir()
+    (tmp_path / "gradle/libs.versions.toml").write_text(CATALOG)
+    root = _write(tmp_path / "proj", {"build.gradle.kts": "dependencies { implementation(libs.guava) }\n"})
+    coords, _, _ = _coords(root)
+    assert coords == set()
+
+
+def test_a_version_catalog_symlinked_out_of_the_project_is_not_read(tmp_path):
+    outside = tmp_path / "outside.toml"
+    outside.write_text(CATALOG)
+    root = _write(tmp_path / "proj", {"build.gradle.kts": "dependencies { implementation(libs.guava) }\n"})
+    (root / "gradle").mkdir()
+    (root / "gradle/libs.versions.toml").symlink_to(outside)
+    coords, _, _ = _coords(root)
+    assert coords == set()
