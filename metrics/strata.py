@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from queries.schema import SampleRecord, TargetRecord
+from records.dataset import SampleRecord, TargetRecord
 
 __all__ = [
     "STRATA",

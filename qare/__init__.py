@@ -5,5 +5,5 @@ Every command parses its options, makes one library call and prints. Library
 errors become clean CLI errors with the exit codes in :mod:`qare.exitcodes`.
 """
 
-__version__ = "0.1.0"
+from records import __version__
 __all__ = ["__version__"]
