@@ -1250,7 +1250,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     if "parquet" in formats:
         _write_parquet(out, merge["_samples"], merge["_apis"], rows)
     ended = _dt.datetime.now(_dt.timezone.utc)
-    from qare import __version__
+    from records import __version__
 
     manifest = {
         "tool": "qare",
