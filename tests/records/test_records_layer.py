@@ -65,3 +65,25 @@ def test_one_version():
     assert qare.__version__ == records.__version__
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{records.__version__}"' in text
+
+
+def test_graph_targets_and_api_docs_are_the_record_types():
+    """callgraph.Target and javadoc.ApiDoc convert to the one definition of the on-disk shape."""
+    from callgraph import Target
+    from javadoc import ApiDoc, SiteLayout
+    from records import ApiRecord, TargetRecord
+
+    t = Target(api="a.B.c", signature="a.B.c(int)", class_="a.B", library=None, depth=2, chain=("p.Q.m()", "a.B.c(int)"),
+               chain_loc=3, density=1 / 3, resolution="exact", call_sites=(("Q.java", 4),))
+    assert isinstance(t.to_record(), TargetRecord)
+    assert TargetRecord.from_dict(t.to_dict()) == t.to_record()
+    assert list(t.to_dict()) == ["api", "signature", "class", "library", "depth", "chain", "chain_loc", "density",
+                                 "resolution"]
+    d = ApiDoc(id="a.B.c(int)", api="a.B.c", class_="a.B", kind="method", signature_text="void c(int x)",
+               description="Does c.", first_sentence="Does c.", params=(("x", "the x"),), returns=None,
+               throws=(("java.io.IOException", "on error"),), deprecated=None, doc_source="javadoc",
+               layout=SiteLayout.SOURCES, location="a/B.java")
+    rec = d.to_record("g:a:1")
+    assert isinstance(rec, ApiRecord) and ApiRecord.from_dict(d.to_dict("g:a:1")) == rec
+    assert list(d.to_dict()) == list(ApiRecord(api="x.Y.z").to_dict())
+    assert d.to_dict()["params"] == [{"name": "x", "text": "the x"}]
