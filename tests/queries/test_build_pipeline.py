@@ -1,7 +1,9 @@
-"""The build pipeline on hand-made call graphs (a stand-in ProjectGraph that
-follows the callgraph contract), so the builder's own logic — candidates, IQR,
-documentation filter, leaks, ids, density, resume, failures, selection, files —
-is checked independently of the Java front end."""
+"""The build pipeline on call graphs written by hand but held in the real
+``callgraph.ProjectGraph`` (real ``reach``, ``Target``, ``MethodInfo``), so the
+builder's own logic — candidates, IQR, documentation filter, leaks, ids,
+density, resume, failures, selection, files — is checked without parsing Java
+(tests/queries/test_build_fixture.py and test_build_example.py build from the
+Java fixtures themselves). The builder's dependencies come in as ``BuildDeps``."""
 
 import json
 from dataclasses import dataclass
@@ -12,70 +14,33 @@ import pytest
 from click.testing import CliRunner
 
 import queries.build as qb
-from callgraph import Target
+from callgraph import BuildSummary, ProjectGraph
+from callgraph._index import MethodInfo
 from queries.build import BuildDeps, BuildOptions, build_dataset, find_leaks, sample_id
 from queries.projects import ProjectSpec, Selection
 from queries.schema import ApiRecord, SampleRecord
 
 # ---------------------------------------------------------------- a stand-in ProjectGraph
 
-from records.ids import RESOLUTION_STRENGTH as _STRENGTH  # noqa: E402
 
 
-@dataclass(frozen=True)
-class FakeInfo:
-    id: str
-    file: str
-    start_line: int
-    end_line: int
-    loc: int
-    comment: str | None
-    source_set: str
-
-
-class FakeGraph:
-    """Brute-force reach over simple paths: shortest, then smallest chain LOC, then lexicographic."""
-
-    def __init__(self, g):
-        self.graph = g
-
-    def methods(self):
-        return sorted(n for n, d in self.graph.nodes(data=True) if d["kind"] == "method")
-
-    def method(self, mid):
-        d = self.graph.nodes[mid]
-        return FakeInfo(mid, d["file"], d["start_line"], d["end_line"], d["loc"], d.get("comment"), d["source_set"])
-
-    def reach(self, mid, *, max_depth=None, dispatch="cha", include_unresolved=False):
-        ok = {"exact", "arity"} | ({"cha"} if dispatch == "cha" else set()) | ({"name"} if include_unresolved else set())
-        g = self.graph
-        best = {}
-        stack = [(mid,)]
-        while stack:
-            path = stack.pop()
-            for nxt in g.successors(path[-1]):
-                if nxt in path or g.edges[path[-1], nxt]["resolution"] not in ok:
-                    continue
-                p = path + (nxt,)
-                if g.nodes[nxt]["kind"] == "api":
-                    if not g.nodes[nxt]["third_party"]:
-                        continue
-                    loc = sum(g.nodes[m]["loc"] for m in p[:-1])
-                    key = (len(p), loc, list(p))
-                    if nxt not in best or key < best[nxt][0]:
-                        best[nxt] = (key, p)
-                else:
-                    stack.append(p)
-        out = []
-        for api_node, ((depth, loc, _), p) in best.items():
-            if max_depth is not None and depth > max_depth:
-                continue
-            res = max((g.edges[a, b]["resolution"] for a, b in zip(p, p[1:])), key=_STRENGTH.get)
-            sig = None if api_node.endswith("(*)") else api_node
-            api = api_node.split("(", 1)[0]
-            out.append(Target(api=api, signature=sig, class_=api.rsplit(".", 1)[0], library=g.nodes[api_node].get("library"),
-                              depth=depth, chain=p, chain_loc=loc, density=1 / loc, resolution=res))
-        return out
+def FakeGraph(g):
+    """The real ``callgraph.ProjectGraph`` (its ``reach``, ``Target`` and
+    ``MethodInfo``) over a call graph written by hand: the builder sees
+    exactly what ``build_project_graph`` hands it, without parsing Java."""
+    infos = {}
+    for n, d in g.nodes(data=True):
+        if d["kind"] != "method":
+            continue
+        head, _, params = n.partition("(")
+        cls, _, name = head.rpartition(".")
+        infos[n] = MethodInfo(id=n, file=d["file"], start_line=d["start_line"], end_line=d["end_line"], loc=d["loc"],
+                              comment=d.get("comment"), source_set=d["source_set"], declaring_type=cls, name=name,
+                              params=tuple(p for p in params.rstrip(")").split(",") if p))
+    summary = BuildSummary(files=len({i.file for i in infos.values()}), lines=0, methods=len(infos),
+                           call_sites=g.number_of_edges(), resolved={}, unresolved=0, top_reasons=(), cha_edges=0,
+                           parse_errors=(), decoded_with_fallback=(), skipped=())
+    return ProjectGraph(g, summary, infos, root="/fake")
 
 
 def m(g, mid, file, start, end, comment=None, source_set="main"):
