@@ -87,3 +87,12 @@ def test_graph_targets_and_api_docs_are_the_record_types():
     assert isinstance(rec, ApiRecord) and ApiRecord.from_dict(d.to_dict("g:a:1")) == rec
     assert list(d.to_dict()) == list(ApiRecord(api="x.Y.z").to_dict())
     assert d.to_dict()["params"] == [{"name": "x", "text": "the x"}]
+
+
+@pytest.mark.parametrize("module", ["records.ids", "records.sourcesets", "records.secrets"])
+def test_doctests(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
