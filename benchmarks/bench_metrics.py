@@ -11,7 +11,7 @@ import random
 import time
 
 from metrics import Dataset, evaluate, run_baseline
-from queries.schema import ApiRecord, SampleRecord, TargetRecord
+from records.dataset import ApiRecord, SampleRecord, TargetRecord
 
 WORDS = ("read write file string json parse send client request cache user token date format list map "
          "check empty blank log info error close open stream buffer encode decode query result").split()
@@ -31,7 +31,8 @@ def synthetic(n_samples: int, n_apis: int, seed: int = 0) -> Dataset:
         for a in rng.sample(apis, rng.randint(2, 5)):
             depth = rng.choice((2, 2, 2, 3, 3, 4, 5, 6, 7))
             loc = rng.randint(3, 300)
-            ts.append(TargetRecord(a.api, a.signature, a.class_, a.library, depth, (), loc, 1 / loc, "exact"))
+            ts.append(TargetRecord(api=a.api, signature=a.signature, class_=a.class_, library=a.library, depth=depth,
+                                  chain=(), chain_loc=loc, density=1 / loc, resolution="exact"))
         loc = sum(t.chain_loc for t in ts)
         samples.append(SampleRecord(
             id=f"s{i}", project=f"p{i % 115}", commit=None, file="F.java", method=f"p.C.m{i}()", start_line=1,

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.sourcesets import source_set
+
 from ._errors import NoInputError
 from .safefs import walk_tree
 
@@ -37,12 +39,8 @@ class SourceFile:
 
 
 def _source_set_of(rel_parts: tuple[str, ...]) -> str:
-    # Maven/Gradle: src/<set>/java; any set whose name mentions "test"
-    # (test, integrationTest, testFixtures) is test code.
-    for i in range(len(rel_parts) - 2):
-        if rel_parts[i] == "src" and rel_parts[i + 2] == "java":
-            return "test" if "test" in rel_parts[i + 1].lower() else "main"
-    return "test" if any(p in ("test", "tests") for p in rel_parts[:-1]) else "main"
+    # the one test-code rule, shared with queries' --require-tests
+    return source_set(rel_parts)
 
 
 def discover_sources(root, *, max_file_bytes: int = 2_000_000):

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from records.dataset import TargetRecord
+from records.ids import RESOLUTION_STRENGTH, split_id
+
 from ._errors import UnknownMethodError
 from ._index import MethodInfo
 
-_STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
+_STRENGTH = RESOLUTION_STRENGTH  # the resolution vocabulary is records.ids'; this name stays for _resolve
 _FOLLOW = {"rta": frozenset({"exact", "arity", "cha"}), "cha": frozenset({"exact", "arity", "cha"}),
            "declared": frozenset({"exact", "arity"})}
 DISPATCH_MODES = ("rta", "cha", "declared")
@@ -68,14 +71,6 @@ def _params_match(want: list[str], have: list[str]) -> bool:
     return True
 
 
-def split_id(mid: str) -> tuple[str, str, str | None]:
-    """``(class, api name, params or None)`` of a method id (``(*)`` → None)."""
-    head, _, params = mid.partition("(")
-    cls, _, name = head.rpartition(".")
-    params = params[:-1] if params.endswith(")") else params
-    return cls, head, (None if params == "*" else params)
-
-
 @dataclass(frozen=True, slots=True)
 class Target:
     """A third-party API reached from a project method (DESIGN.md "Depth, chain and density").
@@ -115,12 +110,16 @@ class Target:
     resolution: str
     call_sites: tuple = ()
 
+    def to_record(self) -> TargetRecord:
+        """The on-disk target of a sample (:class:`records.TargetRecord`, the
+        one definition of its keys); ``call_sites`` stay in the graph."""
+        return TargetRecord(api=self.api, signature=self.signature, class_=self.class_, library=self.library,
+                            depth=self.depth, chain=tuple(self.chain), chain_loc=self.chain_loc,
+                            density=self.density, resolution=self.resolution)
+
     def to_dict(self) -> dict:
-        """The record of a sample's ``targets`` (keys as ``queries.schema.TargetRecord``)."""
-        return {"api": self.api, "signature": self.signature, "class": self.class_,
-                "library": self.library, "depth": self.depth, "chain": list(self.chain),
-                "chain_loc": self.chain_loc, "density": self.density,
-                "resolution": self.resolution}
+        """The JSON object of :meth:`to_record`."""
+        return self.to_record().to_dict()
 
 
 @dataclass(frozen=True, slots=True)

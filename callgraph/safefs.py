@@ -30,91 +30,10 @@ import stat
 from dataclasses import dataclass, field
 from typing import Callable
 
+# the reader is shared with javadoc (which imports nothing of ours but records)
+from records.safefs import FileRefused, file_kind, is_inside, read_regular
+
 __all__ = ["FileRefused", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind"]
-
-_CHUNK = 1 << 20
-
-
-class FileRefused(OSError):
-    """A file qare will not read: not a regular file, too large, or outside
-    the project. ``strerror`` is the reason (shown as ``unreadable: <reason>``
-    by callers that report ``OSError``)."""
-
-    def __init__(self, path: str, reason: str):
-        super().__init__(0, reason, path)
-
-
-def file_kind(mode: int) -> str:
-    """A file type for messages: ``"FIFO"``, ``"character device"``, ..."""
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"),
-                       (stat.S_ISDIR, "folder"), (stat.S_ISLNK, "symlink")):
-        if test(mode):
-            return name
-    return "special file"
-
-
-def is_inside(real: str, root_real: str) -> bool:
-    """Whether the real path ``real`` is ``root_real`` or below it (both
-    already passed through ``os.path.realpath``)."""
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
-
-
-def read_regular(path: str | os.PathLike, max_bytes: int, *, root: str | os.PathLike | None = None,
-                 truncate: bool = False) -> bytes:
-    """The bytes of a regular file, at most ``max_bytes`` of them.
-
-    Parameters
-    ----------
-    path : path-like
-        The file; a symlink is followed to its real path first.
-    max_bytes : int
-        Upper bound on the bytes read (the limit holds on what is read, not
-        on what ``stat`` says).
-    root : path-like, optional
-        When given, the file's real path must lie inside ``root``'s real path.
-    truncate : bool
-        Return the first ``max_bytes`` bytes of a longer file instead of
-        refusing it.
-
-    Raises
-    ------
-    FileRefused
-        Outside ``root``; not a regular file (FIFO, device, socket, folder);
-        more than ``max_bytes`` bytes (unless ``truncate``).
-    OSError
-        The file cannot be opened or read (missing, permissions).
-    """
-    path = os.fspath(path)
-    real = os.path.realpath(path)
-    if root is not None and not is_inside(real, os.path.realpath(root)):
-        raise FileRefused(path, f"symlink leads outside the project (to {real})")
-    st = os.lstat(real)
-    if not stat.S_ISREG(st.st_mode):
-        raise FileRefused(path, f"not a regular file ({file_kind(st.st_mode)})")
-    # O_NONBLOCK: should a FIFO appear between lstat and open, open returns
-    # at once; O_NOFOLLOW: a link swapped in is refused (ELOOP).
-    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        fst = os.fstat(fd)
-        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
-            raise FileRefused(path, f"not a regular file ({file_kind(fst.st_mode)})")
-        chunks = []
-        got = 0
-        while got <= max_bytes:
-            b = os.read(fd, min(_CHUNK, max_bytes + 1 - got))
-            if not b:
-                break
-            chunks.append(b)
-            got += len(b)
-        if got > max_bytes:
-            if truncate:
-                return b"".join(chunks)[:max_bytes]
-            raise FileRefused(path, f"larger than the limit of {max_bytes} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
 
 @dataclass(slots=True)
 class TreeListing:

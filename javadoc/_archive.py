@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-import stat
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+
+from records.safefs import FileRefused, read_regular
 
 from ._model import JavadocError
 
@@ -114,44 +115,18 @@ class FolderContainer(Container):
 
 def _read_regular(full: str, real: str, limit: int) -> bytes:
     """At most ``limit`` bytes of the regular file ``real`` (``full`` is its
-    name in messages). A FIFO, device or socket is refused before it is
-    opened (``lstat``), and again after an ``O_NONBLOCK | O_NOFOLLOW`` open
-    (``fstat``), so nothing can block or stream without end; the limit holds
-    on the bytes read. (callgraph.safefs does the same for sources; javadoc
-    imports nothing of ours.)"""
+    name in messages), read by :func:`records.safefs.read_regular`: a FIFO,
+    device or socket is refused before and after an ``O_NONBLOCK |
+    O_NOFOLLOW`` open, so nothing can block or stream without end; the limit
+    holds on the bytes read."""
     try:
-        st = os.lstat(real)
-        if not stat.S_ISREG(st.st_mode):
-            raise JavadocError(f"{full}: not a regular file ({_kind(st.st_mode)})")
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        return read_regular(real, limit)
+    except FileRefused as exc:
+        if exc.strerror.startswith("larger than"):
+            raise JavadocError(f"{full}: more than {limit} bytes exceeds the per-file limit") from exc
+        raise JavadocError(f"{full}: {exc.strerror}") from exc
     except OSError as exc:
         raise JavadocError(f"{full}: unreadable ({exc.strerror or exc})") from exc
-    try:
-        fst = os.fstat(fd)
-        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
-            raise JavadocError(f"{full}: not a regular file ({_kind(fst.st_mode)})")
-        chunks, got = [], 0
-        while got <= limit:
-            b = os.read(fd, min(1 << 20, limit + 1 - got))
-            if not b:
-                break
-            chunks.append(b)
-            got += len(b)
-        if got > limit:
-            raise JavadocError(f"{full}: more than {limit} bytes exceeds the per-file limit")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise JavadocError(f"{full}: unreadable ({exc.strerror or exc})") from exc
-    finally:
-        os.close(fd)
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "folder")):
-        if test(mode):
-            return name
-    return "special file"
 
 
 class ZipContainer(Container):

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from records.dataset import ApiRecord, ParamDoc, ThrowsDoc
+
 __all__ = ["ApiDoc", "ClassDoc", "DocSet", "JavadocError", "SiteLayout"]
 
 
@@ -95,23 +97,19 @@ class ApiDoc:
     location: str
     anchor: str = ""
 
-    def to_dict(self, library: str | None = None) -> dict[str, Any]:
-        """The ``apis.jsonl`` object: exactly the keys of
-        ``queries.schema.ApiRecord.to_dict()``. ``signature`` is the id for
+    def to_record(self, library: str | None = None) -> ApiRecord:
+        """The ``apis.jsonl`` record (:class:`records.ApiRecord`, the one
+        definition of its keys). ``signature`` is the id for
         methods/constructors/elements and ``None`` for fields and constants."""
-        return {
-            "api": self.api,
-            "signature": self.id if "(" in self.id else None,
-            "class": self.class_,
-            "library": library,
-            "description": self.description,
-            "first_sentence": self.first_sentence,
-            "params": [{"name": n, "text": t} for n, t in self.params],
-            "returns": self.returns,
-            "throws": [{"type": n, "text": t} for n, t in self.throws],
-            "deprecated": self.deprecated,
-            "doc_source": self.doc_source,
-        }
+        return ApiRecord(api=self.api, signature=self.id if "(" in self.id else None, class_=self.class_,
+                         library=library, description=self.description, first_sentence=self.first_sentence,
+                         params=tuple(ParamDoc(name=n, text=t) for n, t in self.params), returns=self.returns,
+                         throws=tuple(ThrowsDoc(type=n, text=t) for n, t in self.throws),
+                         deprecated=self.deprecated, doc_source=self.doc_source)
+
+    def to_dict(self, library: str | None = None) -> dict[str, Any]:
+        """The JSON object of :meth:`to_record` (an ``apis.jsonl`` line)."""
+        return self.to_record(library).to_dict()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from importlib import resources
+
 
 import javalang.javadoc as _jd
 import tree_sitter_java_orchard as _tsj
 from tree_sitter import Language, Parser
+
+from records.javalang import JAVA_LANG_TYPES
 
 from ._archive import Container, ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
@@ -36,16 +38,8 @@ _TYPE_DECLS = {
 _PRIMITIVES = {"integral_type", "floating_point_type", "boolean_type", "void_type"}
 _AT = "\ue000"  # stands for '@' at a line start inside <pre> while javalang parses
 
-_JAVA_LANG: frozenset[str] | None = None
-
-
 def _java_lang() -> frozenset[str]:
-    global _JAVA_LANG
-    if _JAVA_LANG is None:
-        text = resources.files(__package__).joinpath("java_lang.txt").read_text("utf-8")
-        _JAVA_LANG = frozenset(ln.strip() for ln in text.splitlines()
-                               if ln.strip() and not ln.startswith("#"))
-    return _JAVA_LANG
+    return JAVA_LANG_TYPES
 
 
 def _txt(src: bytes, node) -> str:

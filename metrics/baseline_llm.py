@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from queries.schema import ApiRecord
+from records.dataset import ApiRecord
 
 from .baselines import _unique_apis, api_id, bm25_rank
 from .dataset import Dataset

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from queries.schema import ApiRecord
+from records.dataset import ApiRecord
 
 from .dataset import Dataset
 

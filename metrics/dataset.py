@@ -1,25 +1,28 @@
 """Reading and writing a dataset folder (DESIGN.md "A dataset on disk") and
 prediction files, losing nothing: a bad line is recorded, the rest is read.
+
+The line reader and the atomic writer are :mod:`records.io`'s (one of each
+for every package); this module puts a dataset folder together from them.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from queries.schema import (
+from records.dataset import (
     APIS_FILE,
     MANIFEST_FILE,
     PROJECTS_FILE,
     SAMPLES_FILE,
     ApiRecord,
     SampleRecord,
-    SchemaError,
 )
+from records.io import Problem, read_jsonl, write_json, write_jsonl
 
 __all__ = [
     "Problem",
@@ -32,8 +35,6 @@ __all__ = [
     "read_jsonl",
 ]
 
-_MAX_LINE = 16 * 1024 * 1024  # one JSONL record larger than this is refused
-
 
 class DatasetError(Exception):
     """The dataset folder or file cannot be used at all (missing, not a
@@ -43,21 +44,6 @@ class DatasetError(Exception):
     def __init__(self, message: str, no_input: bool = True):
         super().__init__(message)
         self.no_input = no_input
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One input problem: ``file`` path, 1-based ``line`` (or None), ``reason``."""
-
-    file: str
-    line: int | None
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "reason": self.reason}
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.reason}" if self.line else f"{self.file}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,45 +62,6 @@ class Dataset:
     projects: tuple[dict, ...] = ()
     manifest: dict = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
-
-
-def _lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, str]]:
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if len(raw) > _MAX_LINE:
-                problems.append(Problem(str(path), n, f"line longer than {_MAX_LINE} bytes, skipped"))
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                problems.append(Problem(str(path), n, f"not UTF-8 ({e.reason} at byte {e.start}), skipped"))
-                continue
-            if text.strip():
-                yield n, text
-
-
-def read_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: x) -> tuple[list, list[Problem]]:
-    """Records of a JSONL file, each passed through ``parse``; lines that are
-    not UTF-8, not JSON, or rejected by ``parse`` (``SchemaError``,
-    ``TypeError``, ``ValueError``) become problems. A missing file raises
-    ``FileNotFoundError``."""
-    path = Path(path)
-    problems: list[Problem] = []
-    out = []
-    for n, text in _lines(path, problems):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            problems.append(Problem(str(path), n, f"not JSON: {e.msg} (column {e.colno})"))
-            continue
-        except RecursionError:  # e.g. 100,000 nested '[': json recurses per level
-            problems.append(Problem(str(path), n, "not JSON: nested too deeply"))
-            continue
-        try:
-            out.append(parse(obj))
-        except (SchemaError, TypeError, ValueError, KeyError) as e:
-            problems.append(Problem(str(path), n, f"bad record: {e}"))
-    return out, problems
 
 
 def load_dataset(path: str | os.PathLike) -> Dataset:
@@ -166,14 +113,6 @@ def _require_object(obj: Any) -> dict:
     return obj
 
 
-def _write_jsonl(path: Path, objs: Iterable[dict]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for o in objs:
-            fh.write(json.dumps(o, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
-
-
 def write_dataset(
     path: str | os.PathLike,
     samples: Iterable[SampleRecord],
@@ -186,12 +125,10 @@ def write_dataset(
     so a reader never sees half a file. Returns the folder."""
     root = Path(path)
     root.mkdir(parents=True, exist_ok=True)
-    _write_jsonl(root / SAMPLES_FILE, (s.to_dict() for s in samples))
-    _write_jsonl(root / APIS_FILE, (a.to_dict() for a in apis))
-    _write_jsonl(root / PROJECTS_FILE, projects)
-    tmp = root / (MANIFEST_FILE + ".tmp")
-    tmp.write_text(json.dumps(manifest or {}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, root / MANIFEST_FILE)
+    write_jsonl(root / SAMPLES_FILE, samples)
+    write_jsonl(root / APIS_FILE, apis)
+    write_jsonl(root / PROJECTS_FILE, projects)
+    write_json(root / MANIFEST_FILE, manifest or {})
     return root
 
 
@@ -234,5 +171,5 @@ def write_predictions(path: str | os.PathLike, predictions: Iterable[tuple[str, 
     p = Path(path)
     if p.parent:
         p.parent.mkdir(parents=True, exist_ok=True)
-    _write_jsonl(p, ({"id": sid, "predictions": list(preds)} for sid, preds in predictions))
+    write_jsonl(p, ({"id": sid, "predictions": list(preds)} for sid, preds in predictions))
     return p

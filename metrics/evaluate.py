@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from queries.schema import SampleRecord, TargetRecord
+from records.dataset import SampleRecord, TargetRecord
 
 from .dataset import Dataset, Problem
 from .names import LEVELS, normalise_api, normalise_many

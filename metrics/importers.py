@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from queries.schema import ApiRecord, SampleRecord, TargetRecord
+from records.dataset import ApiRecord, SampleRecord, TargetRecord
 
 from .dataset import Problem, write_dataset
 from .names import _split_top, parse_api

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from records.javalang import JAVA_LANG_TYPES
+
 from .scores import dedupe
 
 __all__ = ["LEVELS", "ParsedApi", "parse_api", "normalise_api", "normalise_many", "simple_name"]
@@ -35,13 +37,8 @@ _MEMBER_SPECIAL = {"<init>", "<clinit>"}
 # semicolons, ASCII commas outside a parameter list.
 _LIST_SEPARATORS = {"，", "、", ";", "；", ","}
 _PRIMITIVES = {"int", "long", "short", "byte", "char", "boolean", "float", "double"}
-# java.lang types written without package inside parameter lists.
-_JAVA_LANG = {
-    "String", "Object", "Integer", "Long", "Short", "Byte", "Character", "Boolean",
-    "Double", "Float", "Number", "CharSequence", "Class", "Iterable", "Runnable",
-    "Throwable", "Exception", "StringBuilder", "StringBuffer", "Enum", "Void",
-    "Comparable", "Thread", "Math", "System",
-}
+# java.lang types written without package inside parameter lists: the one list (records.javalang)
+_JAVA_LANG = JAVA_LANG_TYPES
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from queries.schema import ApiRecord, SampleRecord, TargetRecord
+from records.dataset import ApiRecord, SampleRecord, TargetRecord
 
 from .baselines import Encoder, load_encoder
 from .dataset import Dataset

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from queries.schema import ApiRecord, SampleRecord
+from records.dataset import ApiRecord, SampleRecord
 
 from .dataset import Dataset, Problem, load_dataset, write_dataset
 from .strata import DEFAULT_LOC_BANDS, SAMPLE_STRATA, stratify

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from queries.schema import SampleRecord, TargetRecord
+from records.dataset import SampleRecord, TargetRecord
 
 __all__ = [
     "STRATA",
@@ -84,7 +84,7 @@ def _fmt(x: Fraction) -> str:
     return f"{float(x):.4g}"
 
 
-def density_bin(value: float, edges: Sequence[Fraction]) -> tuple[int, str]:
+def density_bin(value: float | None, edges: Sequence[Fraction]) -> tuple[int, str]:
     """(index, label) of ``value`` among ``edges``.
 
     Bins are half-open ``[e_i, e_{i+1})`` except the last, which is closed
@@ -92,7 +92,11 @@ def density_bin(value: float, edges: Sequence[Fraction]) -> tuple[int, str]:
     Values above the last edge go to an extra bin ``> e_n`` (index n), values
     below the first to ``< e_0`` (index -1). The value is compared as the
     exact fraction it stands for (1/LOC), so 1/18 lands on the edge 1/18.
+    ``None`` (a gold file that does not state the density) goes to
+    ``unknown`` (index n + 1, after every bin).
     """
+    if value is None:
+        return len(edges), "unknown"
     v = Fraction(float(value)).limit_denominator(_EXACT)
     n = len(edges) - 1
     if v < edges[0]:
@@ -119,6 +123,12 @@ def loc_band(loc: int | None, bands: Sequence[int] = DEFAULT_LOC_BANDS) -> tuple
             return i, f"{lo}-{hi}"
         lo = hi + 1
     return len(bands), f">{bands[-1]}"
+
+
+def _known(v) -> tuple[tuple, str]:
+    """(key, label) of a value a hand-made gold file may leave out (``None``):
+    unknown sorts last and is labelled ``unknown``."""
+    return ((v is None, v if v is not None else 0), "unknown" if v is None else str(v))
 
 
 def _sample_loc(s: SampleRecord) -> int | None:
@@ -152,14 +162,14 @@ def stratify(
 
     # (key, label) of a sample (sample strata) or of a target (target strata)
     sample_keys = {
-        "depth": lambda s: ((s.depth_max,), str(s.depth_max)),
-        "depth_min": lambda s: ((s.depth_min,), str(s.depth_min)),
+        "depth": lambda s: _known(s.depth_max),
+        "depth_min": lambda s: _known(s.depth_min),
         "density": lambda s: indexed(density_bin(s.density, edges)),
         "loc": lambda s: indexed(loc_band(_sample_loc(s), loc_bands)),
-        "project": lambda s: ((s.project,), s.project),
+        "project": lambda s: ((s.project is None, s.project or ""), s.project or "unknown"),
     }
     target_keys = {
-        "target_depth": lambda t: ((t.depth,), str(t.depth)),
+        "target_depth": lambda t: _known(t.depth),
         "target_density": lambda t: indexed(density_bin(t.density, edges)),
         "target_loc": lambda t: indexed(loc_band(t.chain_loc, loc_bands)),
         "library": lambda t: ((t.library is None, t.library or ""), t.library or "unknown"),

@@ -49,6 +49,21 @@ def _bins(value: str | None):
         raise click.BadParameter(f"expected a bin count or comma-separated edges, got {value!r}")
 
 
+def _problems(problems, more_hint: str = "") -> int:
+    """Report skipped input lines on stderr: the first 20 as file:line: reason, then a count."""
+    from records.io import report_problems
+
+    return report_problems(problems, lambda line: click.echo(line, err=True), limit=20, more_hint=more_hint)
+
+
+def _no_samples(ds, message: str):
+    """Exit 3 for a dataset with no usable sample, after saying why each line was skipped."""
+    _problems(ds.problems)
+    if ds.problems:
+        message += f" ({len(ds.problems)} line(s) skipped, reasons above)"
+    raise _Exit(message, exitcodes.NO_INPUT)
+
+
 def _load(path: str):
     from metrics import DatasetError, load_dataset
 
@@ -162,10 +177,9 @@ def eval_cmd(predictions, gold, by, level, ks, simple_names, set_cutoff, density
     except (FileNotFoundError, IsADirectoryError) as e:
         raise _Exit(f"{predictions}: cannot read predictions ({e.strerror or e})", exitcodes.NO_INPUT)
     if not dataset.samples:
-        raise _Exit(f"{gold}: no samples to score", exitcodes.NO_INPUT)
+        _no_samples(dataset, f"{gold}: no samples to score")
     if not preds:
-        for p in problems[:20]:
-            click.echo(f"problem: {p}", err=True)
+        _problems(problems)
         raise _Exit(f"{predictions}: no readable prediction line (JSONL: id, predictions)", exitcodes.NO_INPUT)
     try:
         report = evaluate(
@@ -198,7 +212,7 @@ def slices_cmd(dataset, by, out, density_bins):
 
     ds = _load(dataset)
     if not ds.samples:
-        raise _Exit(f"{dataset}: no samples to slice", exitcodes.NO_INPUT)
+        _no_samples(ds, f"{dataset}: no samples to slice")
     try:
         summary = write_slices(ds, by, out, bins=_bins(density_bins))
     except OSError as e:
@@ -206,8 +220,7 @@ def slices_cmd(dataset, by, out, density_bins):
     rows = [["slice", "folder", "samples", "apis", "projects"]]
     rows += [[s.label, s.folder, str(s.n_samples), str(s.n_apis), str(s.n_projects)] for s in summary.slices]
     click.echo(_fmt_table(rows))
-    for p in summary.problems:
-        click.echo(f"problem: {p}", err=True)
+    _problems(summary.problems)
     sys.exit(exitcodes.PARTIAL if summary.problems else exitcodes.OK)
 
 
@@ -233,8 +246,7 @@ def _run_import(fn, file, out):
     except ValueError as e:
         raise _Exit(str(e), exitcodes.NO_INPUT)
     if not result.samples:
-        for p in result.problems:
-            click.echo(f"problem: {p}", err=True)
+        _problems(result.problems)
         raise _Exit(f"{file}: no readable query", exitcodes.NO_INPUT)
     try:
         write_import(result, out)
@@ -242,8 +254,7 @@ def _run_import(fn, file, out):
         raise _Exit(f"{out}: cannot write ({e})", exitcodes.FATAL)
     click.echo(f"{len(result.samples)} samples, {len(result.apis)} APIs -> {out}; {result.dropped} records dropped; "
                f"{len(result.problems)} problems (all listed in manifest.json)")
-    for p in result.problems[:20]:
-        click.echo(f"problem: {p}", err=True)
+    _problems(result.problems, more_hint=f" (all listed in {out}/manifest.json)")
     sys.exit(exitcodes.PARTIAL if result.dropped else exitcodes.OK)
 
 
@@ -304,7 +315,7 @@ def baseline_cmd(method, dataset, out, top, llm_context_tokens, llm_top_k, **llm
         raise click.UsageError("qare baseline llm needs --llm-url and --llm-model")
     ds = _load(dataset)
     if not ds.samples:
-        raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
+        _no_samples(ds, f"{dataset}: no samples")
     if not ds.apis:
         raise _Exit(f"{dataset}: no APIs in apis.jsonl to rank", exitcodes.NO_INPUT)
     run = None
@@ -329,8 +340,7 @@ def baseline_cmd(method, dataset, out, top, llm_context_tokens, llm_top_k, **llm
         for n in run.notes:
             click.echo(f"note: {n}")
         click.echo(f"note: details (per-sample failures, ids outside the list, endpoint, model, prompt hash) in {meta}")
-    for p in ds.problems[:20]:
-        click.echo(f"problem: {p}", err=True)
+    _problems(ds.problems)
     sys.exit(exitcodes.PARTIAL if ds.problems or (run is not None and run.failures) else exitcodes.OK)
 
 
@@ -376,7 +386,7 @@ def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
     strata = _strata(by)
     ds = _load(dataset)
     if not ds.samples:
-        raise _Exit(f"{dataset}: no samples", exitcodes.NO_INPUT)
+        _no_samples(ds, f"{dataset}: no samples")
     rep = _dense_or_exit(similarity, ds, by=strata, density_bins=_bins(density_bins))
     if plot_dir:
         from pathlib import Path
@@ -398,6 +408,7 @@ def similarity_cmd(dataset, by, density_bins, plot_dir, as_json):
             click.echo(_fmt_table([["group", "pairs", "mean cos", "95% CI"]] + [row(g) for g in groups]))
         if rep.undocumented:
             click.echo(f"\n{rep.undocumented} target(s) without a description skipped")
+    _problems(ds.problems)
     sys.exit(exitcodes.PARTIAL if ds.problems else exitcodes.OK)
 
 

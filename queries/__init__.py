@@ -5,20 +5,28 @@ Public API of the builder (docs/dataset.md):
 
 - ``build_dataset(project_list, out, BuildOptions(...), jobs=, scheduler=,
   formats=, quiet=) -> BuildResult`` — the whole ``qare build``;
-- ``analyse_project(spec, opts) -> dict`` and ``merge_parts(parts, opts, out)``
-  — its two stages;
+- ``analyse_project(spec, opts, deps=) -> ProjectPart`` and
+  ``merge_parts(parts, opts, out) -> MergeResult`` — its two stages, with
+  the typed values between them (``Candidate``, ``ProjectPart``,
+  ``Verdict``) and what it needs from ``callgraph``/``javadoc``
+  (``BuildDeps``);
 - ``read_project_list(path) -> list[ProjectSpec]``, ``Selection``,
   ``fetch_project`` — project lists, fetching and selection (Q-ARE §3.1);
 - ``clean_comment``, ``extract_query``, ``detect_lang`` — comments → queries;
 - ``find_leaks``, ``sample_id``.
 
-Record schemas of the files are in ``queries.schema``.
+Record types of the files are in :mod:`records` (the bottom package).
 """
 
 from .build import (
+    BuildDeps,
     BuildError,
     BuildOptions,
     BuildResult,
+    Candidate,
+    MergeResult,
+    ProjectPart,
+    Verdict,
     analyse_project,
     build_dataset,
     find_leaks,
@@ -41,6 +49,11 @@ __all__ = [
     "BuildOptions",
     "BuildResult",
     "BuildError",
+    "BuildDeps",
+    "Candidate",
+    "ProjectPart",
+    "Verdict",
+    "MergeResult",
     "analyse_project",
     "merge_parts",
     "summary_table",

@@ -539,7 +539,7 @@ class Describer:
     def describe(self, targets: dict[str, dict], *, sources: list[str], jars: list[str]) -> dict[str, dict]:
         """``targets``: node id → a target dict (``api``, ``signature``,
         ``class``, ``library``)."""
-        from .schema import ApiRecord
+        from records.dataset import ApiRecord
 
         todo, found = [], []
         if self.decompile:

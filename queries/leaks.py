@@ -49,10 +49,12 @@ def is_common_word(word: str) -> bool:
     return zipf_frequency(word.lower(), "en") >= COMMON_ZIPF
 
 
-def _names(target: dict) -> list[tuple[str, str]]:
-    """``(kind, simple name)`` pairs a target can leak by: its class and its method."""
-    cls = target["class"].rsplit(".", 1)[-1].rsplit("$", 1)[-1]
-    meth = target["api"].rsplit(".", 1)[-1]
+def _names(target) -> list[tuple[str, str]]:
+    """``(kind, simple name)`` pairs a target (a ``records.TargetRecord`` or
+    its dict) can leak by: its class and its method."""
+    cls_, api = (target["class"], target["api"]) if isinstance(target, dict) else (target.class_, target.api)
+    cls = cls_.rsplit(".", 1)[-1].rsplit("$", 1)[-1]
+    meth = api.rsplit(".", 1)[-1]
     out = [("class", cls)]
     if meth != "<init>":
         out.append(("method", meth))
@@ -74,14 +76,14 @@ def _leaks(kind: str, name: str, tokens: set[str], words: list[str], later: set[
     return False
 
 
-def find_leaks(query: str, targets: Iterable[dict]) -> list[str]:
+def find_leaks(query: str, targets: Iterable) -> list[str]:
     """The target class and method names that ``query`` gives away (module docstring).
 
     Parameters
     ----------
     query : str
-    targets : iterable of dict
-        Target records (``api`` and ``class`` keys, as ``TargetRecord.to_dict``).
+    targets : iterable of records.TargetRecord (or their dicts)
+        The sample's targets (their ``api`` and ``class``).
 
     Returns
     -------

@@ -35,22 +35,22 @@ class LLMSteps:
                         retries=opts.llm_retries, cache=opts.llm_cache)
         return cls(LLMClient(cfg), translate=opts.translate == "llm", describe=opts.describe_undocumented == "llm")
 
-    def describe_part(self, part: dict, candidates: list[dict]) -> None:
-        """Describe the undocumented APIs that ``candidates`` (a kept part's
-        candidates within the API-count range) reach, from the part's doc
-        paths (sources jars) and classpath jars; the records go into
-        ``part["apis"]``."""
+    def describe_part(self, part, candidates) -> None:
+        """Describe the undocumented APIs that ``candidates`` (a kept
+        :class:`~queries._part.ProjectPart`'s candidates within the API-count
+        range) reach, from the part's doc paths (sources jars) and classpath
+        jars; the records go into ``part.apis``."""
+        from records.dataset import ApiRecord
+
         want = {}
         for c in candidates:
-            for t in c["targets"]:
-                node = t["chain"][-1]
-                if not part["apis"].get(node):
-                    want.setdefault(node, t)
+            for t in c.targets:
+                if not part.apis.get(t.node):
+                    want.setdefault(t.node, t.to_dict())
         if not want:
             return
-        got = self.describer.describe(want, sources=list(part.get("doc_paths") or ()),
-                                      jars=list(part.get("classpath_jars") or ()))
-        part["apis"].update(got)
+        got = self.describer.describe(want, sources=list(part.doc_paths or ()), jars=list(part.classpath_jars or ()))
+        part.apis.update({node: ApiRecord.from_dict(d) for node, d in got.items()})
 
     def summary(self) -> dict[str, Any]:
         out = self.client.summary()

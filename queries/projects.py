@@ -31,6 +31,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from records.sourcesets import source_set
+
 __all__ = [
     "ProjectSpec",
     "ProjectListError",
@@ -545,11 +547,11 @@ def select_metadata(spec: ProjectSpec, sel: Selection) -> tuple[bool, str]:
 
 
 _IMPORT = re.compile(rb"^\s*import\s+(?:static\s+)?([\w.]+)", re.M)
-_TEST_DIRS = {"test", "tests", "androidTest", "testFixtures", "integrationTest", "it"}
 
 
 def _is_test_path(rel: Path) -> bool:
-    return any(part in _TEST_DIRS for part in rel.parts[:-1]) or rel.name.endswith(("Test.java", "Tests.java", "IT.java"))
+    # the call graph's own rule (records.sourcesets), so "has tests" means "has a test source set"
+    return source_set(rel.parts) == "test"
 
 
 def _java_files(root: Path):
@@ -576,9 +578,10 @@ def select_checkout(root: Path, sel: Selection, max_files: int = 200_000) -> tup
     """Verdict from the checkout: test sources (``--require-tests``) and
     imported library prefixes (``--require-libs``): ``(keep, reason)``.
 
-    A test source is a ``.java`` file under a folder named ``test``,
-    ``tests``, ``androidTest``, ``testFixtures``, ``integrationTest`` or
-    ``it``, or named ``*Test.java``/``*Tests.java``/``*IT.java``. A library
+    A test source is a ``.java`` file of the ``test`` source set
+    (:func:`records.sourcesets.source_set`: under ``src/<set>/java`` with
+    ``test`` in the set's name, or in a plain layout under a ``test``/``tests``
+    folder) — the same rule the call graph uses. A library
     is used when an ``import`` (or ``import static``) names a type under one
     of the prefixes (``org.springframework`` matches
     ``org.springframework.web.bind.annotation.GetMapping``).

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from urllib.parse import unquote, urlsplit
 
 from records.sccg import PARAM_LOCATIONS, code_params, documented_keys
+from records.secrets import KEY_NAME_RE, PLACEHOLDER_RE, RAPIDAPI_KEY_RE, is_credential_literal
 
 from ..scores import set_scores
 
@@ -28,12 +29,8 @@ STAGES = ("syntax", "request_construction", "host", "endpoint", "method", "mock_
 _TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
 _STATUS_ATTRS = frozenset({"status_code", "status", "ok", "is_success", "is_error", "is_client_error", "is_server_error"})
 # "auth" but not "authority" (an HTTP/2 pseudo-header copied from browser tools)
-_KEY_NAME = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth(?!ority)|(^|[-_])key($|[-_]))", re.I)
-_PLACEHOLDER = re.compile(
-    r"(your|xxx|<|>|\{|\}|\.\.\.|insert|enter|sign-up-for-key|here|placeholder|changeme|replace|example|dummy|test|api[-_]?key|token|secret)",
-    re.I,
-)
-_RAPIDAPI_KEY = re.compile(r"\b[0-9A-Za-z]{10}msh[0-9A-Za-z]{15,}jsn[0-9A-Za-z]{8,}\b")
+# the one credential rule (records.secrets), shared with queries.sccg's redaction
+_KEY_NAME, _PLACEHOLDER, _RAPIDAPI_KEY = KEY_NAME_RE, PLACEHOLDER_RE, RAPIDAPI_KEY_RE
 
 
 # --------------------------------------------------------------------------- matching
@@ -165,14 +162,14 @@ def dependencies_resolvable(tree: ast.AST, extra_modules=frozenset()) -> bool:
     return True
 
 
-def _is_credential(value: str) -> bool:
-    return len(value) >= 16 and not re.search(r"\s", value) and not _PLACEHOLDER.search(value)
+_is_credential = is_credential_literal
 
 
 def has_literal_secret(code: str, tree: ast.AST | None = None) -> bool:
     """A literal credential in the code: a RapidAPI-shaped key anywhere in a
-    string, or a string of 16+ non-blank characters that is no placeholder
-    bound to a key-like name (dict key, keyword, assignment, default)."""
+    string, or a string that :func:`records.secrets.is_credential_literal`
+    accepts (8+ non-blank characters, no placeholder wording) bound to a
+    key-like name (dict key, keyword, assignment, default)."""
     if _RAPIDAPI_KEY.search(code):
         return True
     if tree is None:

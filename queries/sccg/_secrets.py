@@ -7,17 +7,22 @@ import io
 import re
 import tokenize
 
-# "auth" but not "authority" (an HTTP/2 pseudo-header copied from browser tools)
-KEY_NAME_RE = re.compile(r"(api[-_]?key|rapidapi[-_]key|token|secret|password|auth(?!ority)|(^|[-_])key($|[-_]))", re.I)
+# the one credential rule (records.secrets), shared with metrics.sccg's Secret score
+from records.secrets import KEY_NAME_RE, is_credential_literal
+
+# Template wording (the extractor's ``placeholder_key_value`` flag: a record
+# that reads like a tutorial). Not the credential decision, which is
+# records.secrets' own, broader placeholder list.
 PLACEHOLDER_RE = re.compile(
     r"(your|xxx|<[^>]*>|\{\{|insert|enter[-_ ]?(your|the)|sign-up-for-key|api[-_ ]?key[-_ ]?here|placeholder|changeme|replace)",
     re.I,
 )
+
 MASK = "<REDACTED>"
 
 
 def _credential_like(value: str) -> bool:
-    return len(value) >= 8 and not re.search(r"\s", value) and not PLACEHOLDER_RE.search(value) and "{" not in value
+    return is_credential_literal(value)
 
 
 def secret_positions(tree: ast.AST, *, credentials_only: bool = False) -> set[tuple[int, int]]:

@@ -119,6 +119,7 @@ def test_lang3_isblank(read):
         "throws": [],
         "deprecated": None,
         "doc_source": "javadoc",
+        "doc_model": None,  # the apis.jsonl record (records.ApiRecord) has it too
     }
     assert r.signature_text == "public static boolean isBlank(CharSequence cs)"
     assert r.layout is SiteLayout.JDK17

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from metrics import evaluate, load_dataset, load_predictions, write_dataset
 from metrics.baselines import api_document, bm25_rank, run_baseline, tokenize
 from metrics.similarity import similarity
-from queries.schema import ApiRecord
+from records.dataset import ApiRecord
 from qare.cli import main
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "datasets" / "tiny"

@@ -9,7 +9,10 @@ import json
 import pytest
 
 from queries import build as qb
-from queries.build import BuildOptions, api_count, build_dataset, language_warning, merge_parts
+from queries._docs import doc_record
+from queries._part import Candidate, ProjectPart
+from queries.build import BuildOptions, build_dataset, language_warning, merge_parts
+from records import TargetRecord
 from queries.comments import Rejection, clean_comment, is_code_line, is_javadoc, reject_description
 from queries.leaks import camel_parts, find_leaks, is_common_word
 from queries.projects import ProjectSpec
@@ -165,7 +168,9 @@ def test_api_count_direct_and_reached(project, tmp_path):
     assert json.loads((tmp_path / "o2/manifest.json").read_text())["parameters"]["api_count"] == "reached"
     assert res.counts["dropped_api_count"] == 1
     with pytest.raises(qb.BuildError):
-        api_count({"n_direct_apis": 1, "targets": []}, "both")
+        Candidate(method="a.B.c()", file="B.java", start_line=1, end_line=1, loc=1, comment="/** C. */",
+                  description="C.", query="C.", lang="en", n_direct_apis=1, n_reached_apis=1,
+                  targets=()).api_count("both")
 
 
 # ---------------------------------------------------------------- undecided overloads
@@ -192,44 +197,43 @@ class _Index:
 
 
 def test_undecided_overload_gets_no_single_overloads_doc():
-    star = {"api": "b.B64.decode", "signature": None, "class": "b.B64", "library": None}
-    exact = dict(star, signature="b.B64.decode(java.lang.String)")
+    star = TargetRecord(api="b.B64.decode", signature=None, class_="b.B64", library=None)
+    exact = TargetRecord(api="b.B64.decode", signature="b.B64.decode(java.lang.String)", class_="b.B64", library=None)
     differ = _Index([_Doc("b.B64.decode(byte[])", "Decodes bytes."), _Doc("b.B64.decode(java.lang.String)", "Decodes a string.")])
-    assert qb._doc_record(differ, star) is None  # which overload runs is unknown
-    assert qb._doc_record(differ, exact)["description"] == "Decodes a string."
+    assert doc_record(differ, star) is None  # which overload runs is unknown
+    assert doc_record(differ, exact).description == "Decodes a string."
     same = _Index([_Doc("b.B64.decode(byte[])", "Decodes."), _Doc("b.B64.decode(java.lang.String)", "Decodes.")])
-    rec = qb._doc_record(same, star)
-    assert rec["description"] == "Decodes." and rec["signature"] is None
+    rec = doc_record(same, star)
+    assert rec.description == "Decodes." and rec.signature is None
     single = _Index([_Doc("b.B64.decode(byte[])", "Decodes bytes.")])
-    assert qb._doc_record(single, star)["description"] == "Decodes bytes."
+    assert doc_record(single, star).description == "Decodes bytes."
 
 
 # ---------------------------------------------------------------- names, languages
 
 
 def _cand(method, query, lang, targets):
-    return {"method": method, "file": "C.java", "start_line": 1, "end_line": 2, "loc": 2, "comment": "/** x */",
-            "description": query, "query": query, "lang": lang, "n_direct_apis": len(targets),
-            "targets": targets, "depth_max": 2, "depth_min": 2, "density": 0.5}
+    return Candidate(method=method, file="C.java", start_line=1, end_line=2, loc=2, comment="/** x */",
+                     description=query, query=query, lang=lang, n_direct_apis=len(targets),
+                     n_reached_apis=len(targets), targets=tuple(targets), depth_max=2, depth_min=2, density=0.5)
 
 
 def _t(node):
     api = node.split("(")[0]
-    return {"api": api, "signature": None if node.endswith("(*)") else node, "class": api.rsplit(".", 1)[0],
-            "library": None, "depth": 2, "chain": ["p.C.m()", node], "chain_loc": 2, "density": 0.5,
-            "resolution": "exact"}
+    return TargetRecord(api=api, signature=None if node.endswith("(*)") else node, class_=api.rsplit(".", 1)[0],
+                        library=None, depth=2, chain=("p.C.m()", node), chain_loc=2, density=0.5,
+                        resolution="exact")
 
 
 def test_distinct_api_names_and_languages(tmp_path):
     a1, a2, b = "x.A.f(int)", "x.A.f(java.lang.String)", "x.B.g(*)"
-    part = {"key": "k", "project": "p", "commit": None, "verdict": "kept", "doc_paths": [],
-            "apis": {a1: None, a2: None, b: None},
-            "candidates": [_cand("p.C.m()", "Adds two numbers.", "en", [_t(a1), _t(a2)]),
-                           _cand("p.C.n()", "计算两个数的和", "zh", [_t(b)]),
-                           _cand("p.C.o()", "合并两个列表", "zh", [_t(a1)]),
-                           _cand("p.C.q()", "Sorts the list.", "en", [_t(b)])]}
+    part = ProjectPart(fingerprint="f", key="k", spec={}, project="p", apis={a1: None, a2: None, b: None},
+                       candidates=[_cand("p.C.m()", "Adds two numbers.", "en", [_t(a1), _t(a2)]),
+                                   _cand("p.C.n()", "计算两个数的和", "zh", [_t(b)]),
+                                   _cand("p.C.o()", "合并两个列表", "zh", [_t(a1)]),
+                                   _cand("p.C.q()", "Sorts the list.", "en", [_t(b)])])
     opts = BuildOptions(require_docs=False, api_count_range=(0, 9))
-    m = merge_parts([part], opts, tmp_path)
+    m = merge_parts([part], opts, tmp_path).to_dict()
     # two overloads of x.A.f stay two signatures in apis.jsonl but one API name
     assert (m["counts"]["apis"], m["counts"]["api_names"]) == (3, 2)
     assert len((tmp_path / "apis.jsonl").read_text().splitlines()) == 3

@@ -1,4 +1,4 @@
-"""qare build's documentation-jar hook (queries.build._add_fetched_docs): javadoc jars
+"""qare build's documentation-jar hook (queries._docs.add_fetched_docs): javadoc jars
 first, sources jars only for libraries still undocumented, explicit paths first, and
 the per-project ``docs`` record. Fetching and the doc index are stand-ins here (the
 real ones are tested in tests/callgraph/test_classpath_maven_resolve.py and
@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import queries.build as qb
 from callgraph.classpath import DocFetch, DocJar, Failure, Reason
+from queries._docs import BuildDeps, add_fetched_docs, open_doc_index
+from queries._part import ProjectPart
 from queries.build import BuildOptions
+from records import TargetRecord
 
 
 @dataclass
@@ -41,8 +43,12 @@ class Index:
 
 
 def _target(sig, lib):
-    return {"api": sig.split("(")[0], "signature": sig, "class": sig.rsplit(".", 1)[0].rsplit("(", 1)[0],
-            "library": lib, "chain": ["x.X.q()", sig]}
+    return TargetRecord(api=sig.split("(")[0], signature=sig, class_=sig.rsplit(".", 1)[0].rsplit("(", 1)[0],
+                        library=lib, depth=2, chain=("x.X.q()", sig))
+
+
+def _part():
+    return ProjectPart(fingerprint="f", key="k", spec={}, project="p")
 
 
 def test_javadoc_then_sources_for_what_is_still_undocumented(monkeypatch):
@@ -56,21 +62,20 @@ def test_javadoc_then_sources_for_what_is_still_undocumented(monkeypatch):
         miss = [Failure(c, Reason.NOT_FOUND, f"no {kind} jar") for c in libs if (c, kind) not in jars]
         return DocFetch(tuple(got), tuple(miss), downloads=len(got), bytes_downloaded=100 * len(got))
 
-    monkeypatch.setattr(qb, "_fetch_doc_jars", fetch)
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: Index(paths))
-    targets = {t["signature"]: t for t in (_target("a.A.f()", "a:a:1"), _target("b.B.g()", "b:b:1"),
+    deps = BuildDeps(fetch_doc_jars=fetch, open_docs=lambda paths: Index(paths))
+    targets = {t.signature: t for t in (_target("a.A.f()", "a:a:1"), _target("b.B.g()", "b:b:1"),
                                             _target("b.B.h()", "b:b:1"), _target("c.C.k()", "c:c:1"),
                                             _target("d.D.m()", "d:d:1"))}
-    part = {"warnings": []}
+    part = _part()
     explicit = ["/explicit/javadoc"]
-    index, paths = qb._add_fetched_docs(targets, qb._open_doc_index(explicit, part), explicit, None,
-                                        BuildOptions(), part, False)
+    index, paths = add_fetched_docs(targets, open_doc_index(explicit, part.warnings, deps), explicit, None,
+                                    BuildOptions(), part, False, deps)
     # a:a:1 is documented by the explicit path: never asked for
     assert asked == [("javadoc", ["b:b:1", "c:c:1", "d:d:1"]),
                      ("sources", ["b:b:1", "c:c:1", "d:d:1"])]  # b.B.h is missing from b's javadoc
     assert paths == ["/explicit/javadoc", "/m2/b-javadoc.jar", "/m2/b-sources.jar", "/m2/c-sources.jar"]
     assert all(index.get(t) for t in ("a.A.f()", "b.B.g()", "b.B.h()", "c.C.k()")) and not index.get("d.D.m()")
-    docs = part["docs"]
+    docs = part.docs
     assert docs["javadoc"] == ["b:b:1"] and docs["sources"] == ["b:b:1", "c:c:1"]
     # only the library left undocumented is a failure (c's missing javadoc was made up for by its sources)
     assert [(f["coords"], f["kind"], f["reason"]) for f in docs["failures"]] == [
@@ -79,10 +84,10 @@ def test_javadoc_then_sources_for_what_is_still_undocumented(monkeypatch):
 
 
 def test_nothing_fetched_when_everything_is_documented(monkeypatch):
-    monkeypatch.setattr(qb, "_fetch_doc_jars", lambda *a, **k: (_ for _ in ()).throw(AssertionError("fetched")))
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: Index(paths))
+    deps = BuildDeps(fetch_doc_jars=lambda *a, **k: (_ for _ in ()).throw(AssertionError("fetched")),
+                     open_docs=lambda paths: Index(paths))
     targets = {"a.A.f()": _target("a.A.f()", "a:a:1")}
-    part = {"warnings": []}
-    index, paths = qb._add_fetched_docs(targets, Index(["/explicit/javadoc"]), ["/explicit/javadoc"], None,
-                                        BuildOptions(), part, False)
-    assert paths == ["/explicit/javadoc"] and "docs" not in part
+    part = _part()
+    index, paths = add_fetched_docs(targets, Index(["/explicit/javadoc"]), ["/explicit/javadoc"], None,
+                                    BuildOptions(), part, False, deps)
+    assert paths == ["/explicit/javadoc"] and part.docs is None

@@ -1,7 +1,9 @@
-"""The build pipeline on hand-made call graphs (a stand-in ProjectGraph that
-follows the callgraph contract), so the builder's own logic — candidates, IQR,
-documentation filter, leaks, ids, density, resume, failures, selection, files —
-is checked independently of the Java front end."""
+"""The build pipeline on call graphs written by hand but held in the real
+``callgraph.ProjectGraph`` (real ``reach``, ``Target``, ``MethodInfo``), so the
+builder's own logic — candidates, IQR, documentation filter, leaks, ids,
+density, resume, failures, selection, files — is checked without parsing Java
+(tests/queries/test_build_fixture.py and test_build_example.py build from the
+Java fixtures themselves). The builder's dependencies come in as ``BuildDeps``."""
 
 import json
 from dataclasses import dataclass
@@ -12,94 +14,33 @@ import pytest
 from click.testing import CliRunner
 
 import queries.build as qb
-from queries.build import BuildOptions, build_dataset, find_leaks, sample_id
+from callgraph import BuildSummary, ProjectGraph
+from callgraph._index import MethodInfo
+from queries.build import BuildDeps, BuildOptions, build_dataset, find_leaks, sample_id
 from queries.projects import ProjectSpec, Selection
 from queries.schema import ApiRecord, SampleRecord
 
 # ---------------------------------------------------------------- a stand-in ProjectGraph
 
-_STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
 
 
-@dataclass(frozen=True)
-class FakeInfo:
-    id: str
-    file: str
-    start_line: int
-    end_line: int
-    loc: int
-    comment: str | None
-    source_set: str
-
-
-@dataclass(frozen=True)
-class FakeTarget:
-    api: str
-    signature: str | None
-    class_: str
-    library: str | None
-    depth: int
-    chain: tuple
-    chain_loc: int
-    density: float
-    resolution: str
-
-    def to_dict(self):
-        return {
-            "api": self.api,
-            "signature": self.signature,
-            "class": self.class_,
-            "library": self.library,
-            "depth": self.depth,
-            "chain": list(self.chain),
-            "chain_loc": self.chain_loc,
-            "density": self.density,
-            "resolution": self.resolution,
-        }
-
-
-class FakeGraph:
-    """Brute-force reach over simple paths: shortest, then smallest chain LOC, then lexicographic."""
-
-    def __init__(self, g):
-        self.graph = g
-
-    def methods(self):
-        return sorted(n for n, d in self.graph.nodes(data=True) if d["kind"] == "method")
-
-    def method(self, mid):
-        d = self.graph.nodes[mid]
-        return FakeInfo(mid, d["file"], d["start_line"], d["end_line"], d["loc"], d.get("comment"), d["source_set"])
-
-    def reach(self, mid, *, max_depth=None, dispatch="cha", include_unresolved=False):
-        ok = {"exact", "arity"} | ({"cha"} if dispatch == "cha" else set()) | ({"name"} if include_unresolved else set())
-        g = self.graph
-        best = {}
-        stack = [(mid,)]
-        while stack:
-            path = stack.pop()
-            for nxt in g.successors(path[-1]):
-                if nxt in path or g.edges[path[-1], nxt]["resolution"] not in ok:
-                    continue
-                p = path + (nxt,)
-                if g.nodes[nxt]["kind"] == "api":
-                    if not g.nodes[nxt]["third_party"]:
-                        continue
-                    loc = sum(g.nodes[m]["loc"] for m in p[:-1])
-                    key = (len(p), loc, list(p))
-                    if nxt not in best or key < best[nxt][0]:
-                        best[nxt] = (key, p)
-                else:
-                    stack.append(p)
-        out = []
-        for api_node, ((depth, loc, _), p) in best.items():
-            if max_depth is not None and depth > max_depth:
-                continue
-            res = max((g.edges[a, b]["resolution"] for a, b in zip(p, p[1:])), key=_STRENGTH.get)
-            sig = None if api_node.endswith("(*)") else api_node
-            api = api_node.split("(", 1)[0]
-            out.append(FakeTarget(api, sig, api.rsplit(".", 1)[0], g.nodes[api_node].get("library"), depth, p, loc, 1 / loc, res))
-        return out
+def FakeGraph(g):
+    """The real ``callgraph.ProjectGraph`` (its ``reach``, ``Target`` and
+    ``MethodInfo``) over a call graph written by hand: the builder sees
+    exactly what ``build_project_graph`` hands it, without parsing Java."""
+    infos = {}
+    for n, d in g.nodes(data=True):
+        if d["kind"] != "method":
+            continue
+        head, _, params = n.partition("(")
+        cls, _, name = head.rpartition(".")
+        infos[n] = MethodInfo(id=n, file=d["file"], start_line=d["start_line"], end_line=d["end_line"], loc=d["loc"],
+                              comment=d.get("comment"), source_set=d["source_set"], declaring_type=cls, name=name,
+                              params=tuple(p for p in params.rstrip(")").split(",") if p))
+    summary = BuildSummary(files=len({i.file for i in infos.values()}), lines=0, methods=len(infos),
+                           call_sites=g.number_of_edges(), resolved={}, unresolved=0, top_reasons=(), cha_edges=0,
+                           parse_errors=(), decoded_with_fallback=(), skipped=())
+    return ProjectGraph(g, summary, infos, root="/fake")
 
 
 def m(g, mid, file, start, end, comment=None, source_set="main"):
@@ -174,23 +115,56 @@ DOCS = [
 ]
 
 
+# The builder's dependencies (queries.build.BuildDeps), as module-level functions so a
+# process pool (fork) pickles them by name; GRAPHS/CALLS are filled by each test.
+GRAPHS: dict = {}
+CALLS: list = []
+KILL = "os._exit"  # GRAPHS[name] = KILL: the worker dies as under the kernel's OOM killer
+
+
+def fake_build_graph(root, classpath, opts, progress, **kw):
+    CALLS.append(Path(root).name)
+    g = GRAPHS[Path(root).name]
+    if g == KILL:
+        __import__("os")._exit(9)  # no exception, no cleanup
+    if isinstance(g, Exception):
+        raise g
+    return g
+
+
+def fake_discover_classpath(root, *args):
+    return []
+
+
+def fake_fetch_doc_jars(*args, **kw):
+    from callgraph.classpath import DocFetch
+
+    return DocFetch()
+
+
+def fake_open_docs(paths):
+    return FakeDocIndex(DOCS)
+
+
+FAKE_DEPS = BuildDeps(build_graph=fake_build_graph, discover_classpath=fake_discover_classpath,
+                      fetch_doc_jars=fake_fetch_doc_jars, open_docs=fake_open_docs)
+
+
+def use_deps(monkeypatch, **changes):
+    """Make the build (and ``qare build``) use FAKE_DEPS with ``changes``: the
+    default dependencies are the one seam the CLI goes through."""
+    from dataclasses import replace
+
+    monkeypatch.setattr(qb, "DEFAULT_DEPS", replace(FAKE_DEPS, **changes))
+
+
 @pytest.fixture
 def fake_env(tmp_path, monkeypatch):
     """Project folders on disk (for selection) whose graphs come from ``graphs[name]``."""
-    graphs = {}
-    calls = []
-
-    def build_graph(root, classpath, opts, progress, **kw):
-        calls.append(Path(root).name)
-        g = graphs[Path(root).name]
-        if isinstance(g, Exception):
-            raise g
-        return g
-
-    monkeypatch.setattr(qb, "_build_graph", build_graph)
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *args: [])
-    monkeypatch.setattr(qb, "_fetch_doc_jars", lambda *args, **kw: __import__("callgraph.classpath").classpath.DocFetch())
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(DOCS))
+    GRAPHS.clear()
+    CALLS.clear()
+    graphs, calls = GRAPHS, CALLS
+    use_deps(monkeypatch)
 
     def project(name, *, tests=True, imports="org.apache.commons.lang3.StringUtils"):
         root = tmp_path / "projects" / name
@@ -288,7 +262,7 @@ def test_iqr_over_all_candidates_of_the_build(fake_env, tmp_path, monkeypatch):
     graphs["a"] = fan_graph([0, 1, 2, 3, 4])
     graphs["b"] = fan_graph([5, 6, 8])
     all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(all_docs))
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(all_docs))
     specs = [project("a"), project("b")]
     # default population: methods calling >= 1 API, [1,2,3,4,5,6,8] (n=7);
     # numpy linear: Q1 at position 1.5 → 2.5, Q3 at 4.5 → 5.5
@@ -313,7 +287,7 @@ def test_require_docs_drops_samples_reaching_undocumented_apis(fake_env, tmp_pat
     graphs, _, project = fake_env
     graphs["svc"] = graphs["svc-again"] = comment_service_graph()
     no_blank = [d for d in DOCS if "isBlank" not in d["api"]]
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(no_blank))
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(no_blank))
     res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     methods = [d["method"] for d in read_jsonl(tmp_path / "out/samples.jsonl")]
     assert methods == [f"{CS}.summary()"]
@@ -497,19 +471,10 @@ def test_parquet_copies(fake_env, tmp_path):
 
 def test_dying_worker_fails_only_its_project(fake_env, tmp_path, monkeypatch):
     """--jobs 2: a worker killed mid-analysis breaks the pool; the others are re-run and finish."""
-    import os
-
     graphs, _, project = fake_env
-    real = qb.analyse_project
-
-    def analyse(spec, opts, progress=False):
-        if spec.name == "killed":
-            os._exit(9)  # as the kernel's OOM killer would: no exception, no cleanup
-        return real(spec, opts, progress)
-
-    monkeypatch.setattr(qb, "analyse_project", analyse)
-    for name in ("p1", "killed", "p2", "p3"):
+    for name in ("p1", "p2", "p3"):
         graphs[name] = comment_service_graph()
+    graphs["killed"] = KILL
     specs = [project(n) for n in ("p1", "killed", "p2", "p3")]
     res = build_dataset(specs, tmp_path / "out", BuildOptions(api_count_range=(0, 9), require_docs=False),
                         jobs=2, quiet=True)
@@ -526,7 +491,7 @@ def test_unopenable_docs_are_a_warning_not_a_failure(fake_env, tmp_path, monkeyp
     def boom(paths):
         raise OSError("corrupt archive")
 
-    monkeypatch.setattr(qb, "_open_docs", boom)
+    use_deps(monkeypatch, open_docs=boom)
     res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     (row,) = res.projects
     assert row["verdict"] == "kept" and any("corrupt archive" in w for w in row["warnings"])
@@ -571,7 +536,7 @@ def test_zero_samples_all_undocumented_warns_and_exits_1(fake_env, tmp_path):
 def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
     graphs, _, project = fake_env
     all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex(all_docs))
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(all_docs))
     g = nx.DiGraph()
     m(g, "p.C.bare()", "C.java", 1, 2)
     graphs["nocomment"] = FakeGraph(g)
@@ -607,7 +572,7 @@ def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
     assert res.projects[1]["no_samples_reason"] == (
         "0 samples: no method within the --api-count-range [6, 9] (all 1 candidates outside)")
     # some documented, some not: the count of undocumented ones
-    monkeypatch.setattr(qb, "_open_docs", lambda paths: FakeDocIndex([d for d in all_docs if "L2" not in d["api"]]))
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([d for d in all_docs if "L2" not in d["api"]]))
     graphs["half"] = fan_graph([3])
     res = build_dataset([project("half")], tmp_path / "out3", BuildOptions(), quiet=True)
     assert res.projects[0]["no_samples_reason"] == (
@@ -618,13 +583,11 @@ def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
 def test_no_progress_codes_when_stderr_is_not_a_terminal(fake_env, tmp_path, monkeypatch):
     graphs, calls, project = fake_env
     seen = []
-    build_graph = qb._build_graph
-
     def spy(root, classpath, opts, progress, **kw):
         seen.append(progress)
-        return build_graph(root, classpath, opts, progress, **kw)
+        return fake_build_graph(root, classpath, opts, progress, **kw)
 
-    monkeypatch.setattr(qb, "_build_graph", spy)
+    use_deps(monkeypatch, build_graph=spy)
     graphs["svc"] = comment_service_graph()
     project("svc")
     (tmp_path / "projects/list.txt").write_text("svc\n")
@@ -650,3 +613,21 @@ def test_parquet_without_pyarrow_names_the_package(fake_env, tmp_path, monkeypat
     r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q", "--format", "parquet")
     assert r.exit_code == 4
     assert "--format parquet needs the package pyarrow, which is not installed: pip install -e '.[parquet]'" in r.stderr
+
+
+def test_summary_names_undocumented_apis_and_counts_candidates_without_targets(fake_env, tmp_path, monkeypatch):
+    from queries.build import summary_table
+
+    graphs, _, project = fake_env
+    graphs["svc"] = graphs["svc2"] = comment_service_graph()
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([d for d in DOCS if "isBlank" not in d["api"]]))
+    # candidates: processComment (isBlank at depth 3, 0 direct), isCommentEmpty (isBlank, 1 direct),
+    # count() (no target), summary() (join(*), 1 direct); the IQR over calling methods is [1, 1]
+    res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(), quiet=True)
+    text = summary_table(res)
+    assert "  without targets 1 (1 already outside the API-count range): dropped 0\n" in text
+    assert "  undocumented APIs 1: samples dropped 1\n    org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)\n" in text
+    # a range that keeps count(): the targets stage drops it
+    res = build_dataset([project("svc2")], tmp_path / "out2", BuildOptions(api_count_range=(0, 9)), quiet=True)
+    assert "  without targets 1: dropped 1\n" in summary_table(res)
+    assert res.merge["undocumented_apis"] == ("org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)",)

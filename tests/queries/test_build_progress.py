@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+import queries._docs as qdocs
 import queries.build as qb
 from qare.cli import main
 from queries._progress import BuildProgress, Heartbeat
@@ -53,19 +54,19 @@ def test_a_site_shared_by_two_projects_is_loaded_once_per_build(tmp_path, monkey
     site = str(lst.parent / "libs" / "textkit" / "src")
     assert opened == [(site,)]  # both example projects name this folder: one load
     assert '"samples": 6' in (tmp_path / "d" / "manifest.json").read_text()
-    assert not qb._DOCS_MEMO  # emptied when the build ends
+    assert not qdocs._DOCS_MEMO  # emptied when the build ends
     # a second build loads it again (a site may change between builds)
     CliRunner().invoke(main, ["build", str(lst), "--out", str(tmp_path / "d2"), "-q"])
     assert opened == [(site,), (site,)]
 
 
 def test_memo_keeps_failures_and_warnings_per_path(tmp_path):
-    qb._DOCS_MEMO.clear()
+    qdocs._DOCS_MEMO.clear()
     missing = str(tmp_path / "nope")
     site = str(EXAMPLES / "libs" / "textkit" / "src")
-    a = qb._open_docs([site, missing])
-    b = qb._open_docs([missing, site])
-    qb._DOCS_MEMO.clear()
+    a = qdocs.open_docs([site, missing])
+    b = qdocs.open_docs([missing, site])
+    qdocs._DOCS_MEMO.clear()
     assert a.failed == b.failed == (missing,)
     assert [w[0] for w in a.warnings] == [missing] == [w[0] for w in b.warnings]
     assert len(a.members()) == len(b.members()) == 10

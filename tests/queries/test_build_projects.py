@@ -157,7 +157,11 @@ def test_select_checkout_tests_and_libs(tmp_path):
     (tmp_path / "src/main/java/A.java").write_text("import static org.springframework.util.Assert.notNull;\n")
     sel = Selection(require_tests=True, require_libs=("org.springframework.",))
     assert select_checkout(tmp_path, sel) == (False, "no test sources (--require-tests)")
-    (tmp_path / "FooTest.java").write_text("class FooTest {}\n")
+    # a *Test.java name under src/main/java is main code (the call graph's rule, records.sourcesets)
+    (tmp_path / "src/main/java/FooTest.java").write_text("class FooTest {}\n")
+    assert select_checkout(tmp_path, sel) == (False, "no test sources (--require-tests)")
+    (tmp_path / "src/integrationTest/java").mkdir(parents=True)
+    (tmp_path / "src/integrationTest/java/FooIT.java").write_text("class FooIT {}\n")
     assert select_checkout(tmp_path, sel) == (True, "")
     assert select_checkout(tmp_path, Selection(require_libs=("org.springframeworkx",)))[0] is False
 

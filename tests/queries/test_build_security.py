@@ -115,7 +115,8 @@ def test_a_fifo_lock_is_refused_not_a_traceback(tmp_path):
 
 def test_temp_file_names_are_never_written_through_links(tmp_path):
     import os
-    from queries.build import _write_atomic
+
+    from records.io import write_jsonl, write_text_atomic as _write_atomic
 
     victim = tmp_path / "victim.txt"
     victim.write_text("precious data\n")
@@ -123,3 +124,7 @@ def test_temp_file_names_are_never_written_through_links(tmp_path):
     (tmp_path / f".samples.jsonl.{os.getpid()}.tmp").symlink_to(victim)
     _write_atomic(target, "new\n")
     assert victim.read_text() == "precious data\n" and target.read_text() == "new\n"
+    # the one JSONL writer (dataset files of every package) refuses the planted link the same way
+    (tmp_path / f".samples.jsonl.{os.getpid()}.tmp").symlink_to(victim)
+    write_jsonl(target, [{"a": 1}])
+    assert victim.read_text() == "precious data\n" and target.read_text() == '{"a": 1}\n'

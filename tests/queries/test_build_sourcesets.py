@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from queries.build import BuildOptions, analyse_project
+from queries.build import BuildOptions, Verdict, analyse_project
 from queries.projects import ProjectSpec
 
 COMMONS_LANG3 = Path("/usr/share/java/commons-lang3.jar")
@@ -86,23 +86,23 @@ def part(tmp_path_factory):
     spec = ProjectSpec(source=str(root), name="sourcesets", classpath=(str(COMMONS_LANG3),))
     opts = BuildOptions(include_tests=True, discover_classpath=False, facts_cache_dir=None, require_docs=False)
     p = analyse_project(spec, opts)
-    assert p["verdict"] == "kept", p.get("error") or p.get("reason")
-    return {c["method"]: c for c in p["candidates"]}
+    assert p.verdict is Verdict.KEPT, p.error or p.reason
+    return {c.method: c for c in p.candidates}
 
 
 def test_main_sample_ignores_the_test_double(part):
     c = part[WELCOME]
-    assert [(t["chain"], t["depth"], t["chain_loc"]) for t in c["targets"]] == [
+    assert [(list(t.chain), t.depth, t.chain_loc) for t in c.targets] == [
         ([WELCOME, PLAIN, f"{SU}.capitalize(java.lang.String)"], 3, 3 + 4),
     ]
-    assert (c["depth_max"], c["depth_min"], c["density"]) == (3, 3, 1 / 7)
+    assert (c.depth_max, c.depth_min, c.density) == (3, 3, 1 / 7)
 
 
 def test_test_sample_reaches_both(part):
     c = part[TEST_WELCOME]
-    assert [(t["chain"], t["depth"], t["chain_loc"]) for t in c["targets"]] == [
+    assert [(list(t.chain), t.depth, t.chain_loc) for t in c.targets] == [
         ([TEST_WELCOME, WELCOME, PLAIN, f"{SU}.capitalize(java.lang.String)"], 4, 3 + 3 + 4),
         ([TEST_WELCOME, WELCOME, FAKE, f"{SU}.reverse(java.lang.String)"], 4, 3 + 3 + 5),
     ]
     # union of project methods: testWelcome 3 + welcome 3 + PlainGreeter.greet 4 + FakeGreeter.greet 5
-    assert (c["depth_max"], c["depth_min"], c["density"]) == (4, 4, 1 / 15)
+    assert (c.depth_max, c.depth_min, c.density) == (4, 4, 1 / 15)

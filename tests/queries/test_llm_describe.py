@@ -11,7 +11,6 @@ import zipfile
 import networkx as nx
 import pytest
 
-import queries.build as qb
 import queries.describe as qd
 from queries.build import BuildOptions, build_dataset
 from queries.describe import MemberSource, SourceMiss, find_member_source, member_declaration
@@ -169,7 +168,7 @@ def needs_openai():
     pytest.importorskip("openai", reason="extra 'llm' (openai) not installed: pip install -e '.[llm]'")
 
 from tests.llm_fake import FakeLLM, ok, status, user_text  # noqa: E402
-from tests.queries.test_build_pipeline import FakeGraph, api, fake_env, m, read_jsonl  # noqa: E402,F401
+from tests.queries.test_build_pipeline import FakeGraph, api, fake_env, m, read_jsonl, use_deps  # noqa: E402,F401
 
 SHOUT = "org.lib.Util.shout(java.lang.String)"
 TWICE = "org.lib.Util.Inner.twice(int)"
@@ -199,7 +198,7 @@ def test_build_describes_undocumented_apis(needs_openai, fake_env, tmp_path, mon
     # the sources jar beside the library jar, as a Maven repository lays it out
     shutil.copy(jar, tmp_path / "lib-1.0.jar")
     shutil.copy(sources, tmp_path / "lib-1.0-sources.jar")
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *a: [str(tmp_path / "lib-1.0.jar")])
+    use_deps(monkeypatch, discover_classpath=lambda root, *a: [str(tmp_path / "lib-1.0.jar")])
     graphs["lib"] = lib_graph()
     with FakeLLM(describer) as srv:
         o = BuildOptions(api_count_range=(0, 9), describe_undocumented="llm", llm_url=srv.url, llm_model="fake-coder",
@@ -226,7 +225,7 @@ def test_build_describes_from_decompiled_class(needs_openai, fake_env, tmp_path,
     vineflower_or_skip()
     graphs, _, project = fake_env
     jar, _ = lib  # no sources jar beside it
-    monkeypatch.setattr(qb, "_discover_classpath", lambda root, *a: [str(jar)])
+    use_deps(monkeypatch, discover_classpath=lambda root, *a: [str(jar)])
     graphs["lib"] = lib_graph()
 
     def answer(body, i):

@@ -1,0 +1,202 @@
+"""What the builder needs from ``callgraph`` and ``javadoc``, passed in as
+:class:`BuildDeps` (tests and other front ends give their own), and the
+documentation step: the doc index of a project, the record of each target
+API, and fetching ``-javadoc.jar``/``-sources.jar`` files for the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from records.dataset import ApiRecord, TargetRecord
+
+from . import _progress
+from ._options import BuildOptions
+
+__all__ = ["BuildDeps", "DEFAULT_DEPS", "doc_record"]
+
+
+def build_graph(root: Path, classpath: list[str], opts: BuildOptions, progress: bool, cache: str | None = None):
+    from callgraph import build_project_graph
+
+    return build_project_graph(root, classpath=classpath, auto_classpath=False, jdk=opts.jdk, progress=progress,
+                               loc_mode=opts.loc_mode, jobs=opts.graph_jobs, cache=cache)
+
+
+def discover_classpath(root: Path, opts: BuildOptions | None = None, progress: bool = False):
+    """The project's libraries: ``ResolvedClasspath`` (``.jars``, ``.to_dict()``)."""
+    from callgraph.classpath import resolve_classpath
+
+    return resolve_classpath(root, offline=bool(opts and opts.offline),
+                             repo_local=opts.maven_repo_local if opts else None, progress=progress)
+
+
+def fetch_doc_jars(libraries: list[str], kind: str, opts: BuildOptions, repositories=(), progress: bool = False):
+    """``DocFetch`` of the ``kind`` ("javadoc"/"sources") jars of ``libraries`` (g:a:v)."""
+    from callgraph.classpath import fetch_doc_jars
+
+    return fetch_doc_jars(libraries, kind, repo_local=opts.maven_repo_local, offline=opts.offline,
+                          repositories=repositories, progress=progress)
+
+
+_DOCS_MEMO: "OrderedDict[str, Any]" = OrderedDict()
+"""Site path → its one-path DocIndex, within one build (``build_dataset`` empties
+it): projects sharing a javadoc site or source folder load it once, not once
+each (DocIndex's own cache keeps archives only, never folders)."""
+_DOCS_MEMO_SIZE = 32
+
+
+def open_docs(paths: list[str]):
+    from javadoc import DocIndex
+
+    docsets, warnings, failed = [], [], []
+    for p in paths:
+        key = os.path.realpath(p)
+        one = _DOCS_MEMO.get(key)
+        if one is None:
+            t = time.perf_counter()
+            one = DocIndex.open(p)
+            _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
+                           f"loaded in {time.perf_counter() - t:.1f} s (once per build)")
+            _DOCS_MEMO[key] = one
+            while len(_DOCS_MEMO) > _DOCS_MEMO_SIZE:
+                _DOCS_MEMO.popitem(last=False)
+        else:
+            _DOCS_MEMO.move_to_end(key)
+        docsets += one.docsets
+        failed += one.failed
+        if one.failed:  # a read failure's (path, reason); a read site's own warnings come with its DocSet
+            warnings += one.warnings
+    index = DocIndex(docsets, warnings)
+    index.failed = tuple(failed)
+    return index
+
+
+@dataclass(frozen=True, slots=True)
+class BuildDeps:
+    """The builder's dependencies on the other packages (module-level
+    functions, so a process pool or a dask worker can pickle them by name).
+
+    ``build_graph(root, classpath, opts, progress, cache=)`` → a
+    ``callgraph.ProjectGraph``; ``discover_classpath(root, opts, progress)``
+    → a ``ResolvedClasspath`` (``.jars``, ``.to_dict()``, ``.repositories``)
+    or a list of jars; ``fetch_doc_jars(libraries, kind, opts, repositories,
+    progress)`` → a ``DocFetch``; ``open_docs(paths)`` → a ``javadoc.DocIndex``.
+    """
+
+    build_graph: Callable[..., Any] = build_graph
+    discover_classpath: Callable[..., Any] = discover_classpath
+    fetch_doc_jars: Callable[..., Any] = fetch_doc_jars
+    open_docs: Callable[[list[str]], Any] = open_docs
+
+
+DEFAULT_DEPS = BuildDeps()
+
+
+def doc_paths_next_to(jars: Iterable[str]) -> list[str]:
+    """``foo-1.0-javadoc.jar`` / ``foo-1.0-sources.jar`` beside each ``foo-1.0.jar``."""
+    out = []
+    for j in jars:
+        p = Path(j)
+        if p.suffix != ".jar" or p.stem.endswith(("-javadoc", "-sources")):
+            continue
+        for suffix in ("-javadoc.jar", "-sources.jar"):
+            q = p.with_name(p.stem + suffix)
+            if q.is_file():
+                out.append(str(q))
+    return out
+
+
+def doc_record(index, target: TargetRecord) -> ApiRecord | None:
+    """The documentation of a target from the doc index, or ``None``.
+
+    Join: the method id exactly; when the target has no signature (``(*)``
+    node) or the id misses, the API name — used only when the name has a
+    single documented overload. An undecided overload (``(*)``) whose name
+    has several documented overloads gets none of their docs (which one the
+    call runs is unknown; docs/dataset.md "Undecided overloads") — unless
+    they all say the same, then it is the first in method-id order. A
+    method found without any description (a sources file whose method has
+    no doc comment) counts as undocumented."""
+    if index is None:
+        return None
+    doc = None
+    if target.signature:
+        doc = index.get(target.signature)
+    if doc is None:
+        docs = sorted(index.by_name(target.api) or (), key=lambda d: d.to_dict().get("signature") or "")
+        if len(docs) == 1:
+            doc = docs[0]
+        elif docs and not target.signature and len({_doc_text(x) for x in docs}) == 1:
+            doc = docs[0]  # every overload says the same: the doc is known whichever runs
+    if doc is None:
+        return None
+    d = dict(doc.to_dict())
+    if not (d.get("description") or d.get("first_sentence")):
+        # found in the sources but without a doc comment: nothing describes it
+        return None
+    # identity comes from the call graph; only the documentation from the doc index
+    d.update(api=target.api, signature=target.signature, **{"class": target.class_})
+    if target.library:
+        d["library"] = target.library
+    return ApiRecord.from_dict(d)
+
+
+def _doc_text(doc) -> tuple:
+    d = doc.to_dict()
+    return (d.get("description") or "", d.get("first_sentence") or "")
+
+
+def open_doc_index(doc_paths: list[str], warnings: list[str], deps: BuildDeps):
+    try:
+        index = deps.open_docs(doc_paths)
+    except Exception as e:  # unreadable docs cost the documentation, not the project
+        warnings.append(f"docs: cannot open {', '.join(doc_paths)}: {type(e).__name__}: {e}")
+        return None
+    for w in getattr(index, "warnings", ()) or ():
+        warnings.append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
+    return index
+
+
+def add_fetched_docs(targets_by_node: dict[str, TargetRecord], index, doc_paths: list[str], resolution,
+                     opts: BuildOptions, part, progress: bool, deps: BuildDeps):
+    """Fetch the ``-javadoc.jar`` of every library a target belongs to, then the
+    ``-sources.jar`` of those whose javadoc jar is missing or lacks a target; the
+    paths given (``javadoc=``) and those beside the jars stay first, so they win.
+    Records ``part.docs``: jars fetched, failures, downloads."""
+    def undocumented_libs(ix) -> list[str]:
+        return sorted({t.library for t in targets_by_node.values() if t.library and doc_record(ix, t) is None})
+
+    libs = undocumented_libs(index)
+    if not libs:
+        return index, doc_paths
+    repos = tuple(getattr(resolution, "repositories", ()) or ())
+    if part.docs is None:
+        part.docs = {"javadoc": [], "sources": [], "failures": [], "downloads": 0, "bytes_downloaded": 0}
+    rec = part.docs
+    failures: list = []
+    for kind in ("javadoc", "sources"):
+        if not libs:
+            break
+        try:
+            got = deps.fetch_doc_jars(libs, kind, opts, repos, progress)
+        except Exception as e:  # fetching is best effort: the build goes on without
+            part.warnings.append(f"docs: fetching {kind} jars failed: {type(e).__name__}: {e}")
+            break
+        new = [p for p in got.paths() if p not in doc_paths]
+        rec[kind] = [j.coords for j in got.jars]
+        rec["downloads"] += got.downloads
+        rec["bytes_downloaded"] += got.bytes_downloaded
+        failures += [dict(f.to_dict(), kind=kind) for f in got.failures]
+        if new:
+            doc_paths = doc_paths + new
+            index = open_doc_index(doc_paths, part.warnings, deps)
+        libs = undocumented_libs(index)
+    # a missing javadoc jar is no failure when the sources jar stood in
+    rec["failures"] = [f for f in failures if f["coords"] in libs]
+    return index, doc_paths

@@ -1,0 +1,123 @@
+"""Where the per-project stage runs: in this process, in a process pool, or
+on a ``dask.distributed`` cluster — one interface (:class:`Runner`), so the
+build neither knows nor cares which (DESIGN.md "Scale").
+
+A runner calls ``work(spec, progress)`` for each project (``work`` must be
+picklable for the pool and dask: a module-level function or a
+``functools.partial`` of one) and hands each result — a
+:class:`~queries._part.ProjectPart`, or the exception that escaped — to
+``done(spec, result)`` in the calling process, as results arrive.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, Sequence
+
+from ._options import BuildError
+from .projects import ProjectSpec
+
+__all__ = ["Runner", "SerialRunner", "PoolRunner", "DaskRunner", "WorkerDied", "make_runner"]
+
+Work = Callable[[ProjectSpec, bool], object]
+Done = Callable[[ProjectSpec, object], None]
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died (killed by a signal or out of memory) while analysing the project."""
+
+    def __init__(self):
+        super().__init__("the worker process died (killed by a signal or out of memory)")
+
+
+class Runner(ABC):
+    """Runs the per-project work of a build."""
+
+    @abstractmethod
+    def run(self, specs: Sequence[ProjectSpec], work: Work, done: Done) -> None:
+        """Call ``work`` for every spec; pass each result (or escaped exception) to ``done``."""
+
+
+class SerialRunner(Runner):
+    """One project after the other in this process; ``progress`` bars allowed."""
+
+    def __init__(self, progress: bool = False):
+        self.progress = progress
+
+    def run(self, specs, work, done):
+        for s in specs:
+            try:
+                result = work(s, self.progress)
+            except Exception as e:  # analyse_project catches its own; this is a last guard
+                result = e
+            done(s, result)
+
+
+class PoolRunner(Runner):
+    """A ``ProcessPoolExecutor`` of ``jobs`` processes. A dying worker breaks
+    the whole pool, failing every project still in it; those are re-run one
+    per fresh process, so only the culprit fails (with :class:`WorkerDied`)."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+
+    def run(self, specs, work, done):
+        for s in self._run(specs, work, done, self.jobs):
+            if self._run([s], work, done, 1):
+                done(s, WorkerDied())
+
+    @staticmethod
+    def _run(specs, work, done, jobs) -> list:
+        """Run ``specs`` in a pool; returns those lost to a broken pool."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        broken = []
+        with ProcessPoolExecutor(max_workers=min(jobs, len(specs))) as pool:
+            futs = {pool.submit(work, s, False): s for s in specs}
+            for fut in as_completed(futs):
+                s = futs[fut]
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    broken.append(s)
+                    continue
+                except Exception as e:  # e.g. a result that cannot be pickled
+                    result = e
+                done(s, result)
+        return broken
+
+
+class DaskRunner(Runner):
+    """Submits each project to the ``dask.distributed`` scheduler at ``address`` (extra ``dist``)."""
+
+    def __init__(self, address: str):
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise BuildError("--scheduler needs the package distributed (dask), which is not installed: "
+                             "pip install -e '.[dist]' in the qare checkout") from None
+        self.address = address
+
+    def run(self, specs, work, done):
+        from distributed import Client, as_completed as dask_completed
+
+        with Client(self.address) as client:
+            futs = {client.submit(work, s, False, pure=False): s for s in specs}
+            for fut in dask_completed(futs):
+                s = futs[fut]
+                try:
+                    result = fut.result()
+                except Exception as e:
+                    result = e
+                done(s, result)
+
+
+def make_runner(jobs: int, scheduler: str | None, n_todo: int, progress: bool) -> Runner:
+    """The runner for a build: dask when a scheduler is given, else a pool
+    for ``jobs`` > 1 and more than one project to analyse, else serial."""
+    if scheduler:
+        return DaskRunner(scheduler)
+    if jobs <= 1 or n_todo <= 1:
+        return SerialRunner(progress)
+    return PoolRunner(jobs)

@@ -1,0 +1,169 @@
+"""Reading and writing dataset files, streaming and losing nothing.
+
+One reader (:func:`iter_jsonl`, and :func:`read_jsonl` on top of it): every
+line that is not UTF-8, longer than ``MAX_LINE`` bytes, not JSON, or rejected
+by the record parser becomes a :class:`Problem` with file, line and reason;
+the other lines are read. One writer (:func:`write_jsonl`,
+:func:`write_json`): records are streamed to a temporary file opened with
+``O_EXCL | O_NOFOLLOW`` (a planted link or file at its name makes the write
+fail instead of landing elsewhere), fsynced and renamed over the target, so a
+reader never sees half a file.
+
+:func:`report_problems` is the one way commands tell the user which input
+lines they skipped: the first ``limit`` as ``file:line: reason``, then how
+many more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .dataset import SchemaError
+
+__all__ = [
+    "MAX_LINE",
+    "Problem",
+    "iter_jsonl",
+    "read_jsonl",
+    "write_jsonl",
+    "write_json",
+    "write_text_atomic",
+    "report_problems",
+]
+
+MAX_LINE = 16 * 1024 * 1024
+"""One JSONL record larger than this (bytes) is refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One input problem: ``file`` path, 1-based ``line`` (or None), ``reason``."""
+
+    file: str
+    line: int | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "reason": self.reason}
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.reason}" if self.line else f"{self.file}: {self.reason}"
+
+
+def _lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, str]]:
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if len(raw) > MAX_LINE:
+                problems.append(Problem(str(path), n, f"line longer than {MAX_LINE} bytes, skipped"))
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                problems.append(Problem(str(path), n, f"not UTF-8 ({e.reason} at byte {e.start}), skipped"))
+                continue
+            if text.strip():
+                yield n, text
+
+
+def iter_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: x,
+               problems: list[Problem] | None = None) -> Iterator[tuple[int, Any]]:
+    """``(line number, parse(object))`` for each good line of a JSONL file,
+    streaming; bad lines are appended to ``problems`` (a list the caller
+    owns). ``parse`` rejects a record by raising ``SchemaError``,
+    ``TypeError``, ``ValueError`` or ``KeyError``. A missing file raises
+    ``FileNotFoundError``."""
+    path = Path(path)
+    problems = [] if problems is None else problems
+    for n, text in _lines(path, problems):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            problems.append(Problem(str(path), n, f"not JSON: {e.msg} (column {e.colno})"))
+            continue
+        except RecursionError:  # e.g. 100,000 nested '[': json recurses per level
+            problems.append(Problem(str(path), n, "not JSON: nested too deeply"))
+            continue
+        try:
+            rec = parse(obj)
+        except (SchemaError, TypeError, ValueError, KeyError) as e:
+            problems.append(Problem(str(path), n, f"bad record: {e}"))
+            continue
+        yield n, rec
+
+
+def read_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: x) -> tuple[list, list[Problem]]:
+    """All good records of a JSONL file and the problems of the others (see :func:`iter_jsonl`)."""
+    problems: list[Problem] = []
+    out = [rec for _, rec in iter_jsonl(path, parse, problems)]
+    return out, problems
+
+
+def _open_tmp(path: Path):
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
+        tmp.unlink()  # planted in a shared folder: never write through it
+    # O_NOFOLLOW | O_EXCL: a link or file planted at the guessable name between
+    # the check and the open makes the open fail instead of writing elsewhere
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    return tmp, open(fd, "w", encoding="utf-8")
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Any]) -> int:
+    """Write ``records`` (dicts, or objects with ``to_dict()``) one JSON
+    object a line (UTF-8, non-ASCII kept), atomically; returns the count.
+    ``records`` is consumed once, as it comes."""
+    path = Path(path)
+    tmp, fh = _open_tmp(path)
+    n = 0
+    try:
+        with fh:
+            for r in records:
+                fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
+                n += 1
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+    return n
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (as :func:`write_jsonl`)."""
+    path = Path(path)
+    tmp, fh = _open_tmp(path)
+    try:
+        with fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write one JSON document (``manifest.json``): indented by 2, non-ASCII kept, newline-terminated."""
+    write_text_atomic(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def report_problems(problems: Iterable[Problem], echo: Callable[[str], Any], *, limit: int = 20,
+                    more_hint: str = "") -> int:
+    """Tell the user which input lines were skipped: ``problem: file:line:
+    reason`` for the first ``limit``, then ``... N more problems`` (with
+    ``more_hint``, e.g. where the full list is). Returns the count."""
+    n = 0
+    for p in problems:
+        if n < limit:
+            echo(f"problem: {p}")
+        n += 1
+    if n > limit:
+        echo(f"... {n - limit} more problem{'s' if n - limit != 1 else ''}{more_hint}")
+    return n
