@@ -1541,9 +1541,21 @@ class FileResolver:
                     return None
                 ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
         elif p.type == "variable_declarator" and p.parent is not None \
-                and p.parent.type == "local_variable_declaration":
+                and p.parent.type in ("local_variable_declaration", "field_declaration"):
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+        elif p.type == "return_statement":
+            # a return is an assignment context (JLS 14.17, 15.27.3): the target
+            # is the enclosing method's declared return type — unless the return
+            # belongs to an enclosing lambda (its type is that lambda's function
+            # type's, not decided here)
+            q = p.parent
+            while q is not None and q.type not in ("method_declaration", "lambda_expression", "class_body",
+                                                   "constructor_declaration"):
+                q = q.parent
+            ty = q.child_by_field_name("type") if q is not None and q.type == "method_declaration" else None
+            if ty is not None:
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
