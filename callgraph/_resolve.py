@@ -1541,7 +1541,7 @@ class FileResolver:
                     return None
                 ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
         elif p.type == "variable_declarator" and p.parent is not None \
-                and p.parent.type == "local_variable_declaration":
+                and p.parent.type in ("local_variable_declaration", "field_declaration"):
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
