@@ -6,7 +6,7 @@
 1. **Maven projects.** Each ``pom.xml`` of the project is copied into a
    temporary folder outside the project, keeping only coordinates, parent,
    properties, dependencies, dependency management, https repositories,
-   modules and the profiles active by default (their dependencies,
+   modules and the profiles active by default or by the JDK version (their dependencies,
    properties and repositories). No ``<build>`` (plugins, extensions), no
    ``.mvn/`` folder, no reporting, no other profiles. Parents that are not in
    the project are fetched as plain poms and sanitised the same way, so no
@@ -182,8 +182,10 @@ _SCHEMA: dict[str, tuple[str, ...]] = {
     "modules": ("module",),
     "profiles": ("profile",),
     "profile": ("id", "activation", "properties", "dependencyManagement", "dependencies", "repositories"),
-    "activation": ("activeByDefault",),
+    "activation": ("activeByDefault", "jdk"),
 }
+# <activation><jdk>: a version or range of the JDK running Maven (data: Maven compares it)
+_JDK_RANGE = re.compile(r"^!?[\[(]?[0-9][0-9.]*(?:\s*,\s*[0-9.]*)?[\])]?$|^!?[\[(]\s*,\s*[0-9][0-9.]*[\])]$")
 _XML_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 
@@ -234,6 +236,29 @@ class _Pom:
     version: str | None
 
 
+def _kept_profile(p, orig) -> bool:
+    """Whether Maven, run here on the project, would activate the profile by
+    itself: active by default, or activated by nothing but the running JDK's
+    version (``<jdk>[11,22)</jdk>``: commons-text picks its Mockito that way). A
+    profile that also needs an OS, a property or a file is left out (all of an
+    activation's conditions must hold; those depend on the machine or the
+    command line); its ``activeByDefault`` then still decides, as before."""
+    act = _child(p, "activation")
+    if act is None:
+        return False
+    if _text(act, "activeByDefault") == "true":
+        return True
+    oact = _child(orig, "activation")
+    conditions = {_local(c.tag) for c in oact if _local(c.tag)} - {"activeByDefault"} if oact is not None else set()
+    jdk = _text(act, "jdk", "")
+    if conditions == {"jdk"} and _JDK_RANGE.match(jdk.replace(" ", "")):
+        return True
+    jdk_el = _child(act, "jdk")
+    if jdk_el is not None:
+        act.remove(jdk_el)
+    return False
+
+
 def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None = None):
     """The sanitised copy of a parsed ``<project>`` element (see the module docstring).
 
@@ -243,7 +268,7 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
     (``${user.home}``, ``${user.name}``, ``${java.home}``, ``${os.name}``, … not defined
     by the pom's own properties), directly or through a property; properties whose expansion is refused
     by :func:`callgraph._maven._interpolate` (cycles, depth, length), profiles not
-    active by default."""
+    active by default or by the running JDK's version alone (:func:`_kept_profile`)."""
     out = _copy(root, "project")
     if _child(out, "modelVersion") is None:
         mv = etree.Element("modelVersion")
@@ -254,9 +279,10 @@ def sanitise(root, where: str, warnings: list, inherited: dict[str, str] | None 
         pk.text = "jar"   # war, bundle, ...: the same dependencies; no lifecycle of a plugin's packaging
     profiles = _child(out, "profiles")
     if profiles is not None:
-        for p in list(profiles):
-            act = _child(p, "activation")
-            if act is None or _text(act, "activeByDefault") != "true":
+        src = _child(root, "profiles")
+        originals = [p for p in src if _local(p.tag) == "profile"] if src is not None else []
+        for p, orig in zip(list(profiles), originals):
+            if not _kept_profile(p, orig):
                 profiles.remove(p)
         if not len(profiles):
             out.remove(profiles)

@@ -86,3 +86,30 @@ def test_a_value_naming_a_refused_property_is_dropped_too():
     types = [t.text for t in tree.iter("type")]
     assert types == ["${ok}"]
     assert any("dependencies/dependency/type dropped" in w and "refused property x" in w for w in warnings)
+
+
+def _profile(pid: str, activation: str) -> str:
+    return (f"<profile><id>{pid}</id><activation>{activation}</activation>"
+            f"<dependencies><dependency><groupId>x</groupId><artifactId>{pid}</artifactId>"
+            "<version>1</version></dependency></dependencies></profile>")
+
+
+def test_profiles_maven_activates_by_itself_are_kept_and_only_those():
+    # Maven activates a profile whose only condition is the running JDK's version (commons-text
+    # takes its Mockito from one); a condition on the OS, a property or a file depends on the
+    # machine or the command line, and all conditions must hold: such a profile is left out
+    tree, _ = _sanitised(
+        "<profiles>"
+        + _profile("bydefault", "<activeByDefault>true</activeByDefault>")
+        + _profile("jdk11to22", "<jdk>[11,22)</jdk>")
+        + _profile("notjdk8", "<jdk>!1.8</jdk>")
+        + _profile("jdkandfile", "<jdk>[11,)</jdk><file><exists>/etc/passwd</exists></file>")
+        + _profile("jdkandprop", "<jdk>[11,)</jdk><property><name>ci</name></property>")
+        + _profile("os", "<os><family>unix</family></os>")
+        + _profile("none", "")
+        + _profile("jdkexpr", "<jdk>${jdk.range}</jdk>")
+        + "</profiles>")
+    kept = [p.findtext("id") for p in tree.iter("profile")]
+    assert kept == ["bydefault", "jdk11to22", "notjdk8"]
+    assert [a.findtext("jdk") for a in tree.iter("activation")] == [None, "[11,22)", "!1.8"]
+    assert b"/etc/passwd" not in etree.tostring(tree)
