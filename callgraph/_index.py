@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ._facts import FileFacts, MethodDecl, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
+from ._solver import ChainTypeSolver, ClasspathTypeSolver, Origin, SourceTypeSolver, Unsolved
 from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
                      parse_field_signature, parse_method_signature)
 
@@ -186,6 +187,8 @@ class ProjectIndex:
                 else:
                     self.members.setdefault(td.outer, {})[td.name] = td.key
         self.packages = frozenset(self.pkg_types)
+        # who declares a type name: project sources, then the classpath/JDK
+        self.solver = ChainTypeSolver((SourceTypeSolver(self.types), ClasspathTypeSolver(cp)))
         self.has_jdk = bool(cp is not None and cp.jdk_packages)
         self._name_memo: dict = {}
         self._ref_memo: dict = {}
@@ -260,6 +263,7 @@ class ProjectIndex:
                     gt.key, gt.name, "class", gt.outer, False, False, True, gt.abstract, sup, (),
                     gt.type_params, (), (), (), (), (), 0, 0, td.start_line, td.start_line, None)
                 self.type_file[gt.key] = fi
+                self.solver.forget(gt.key)  # a generated type: no longer a miss
                 self.members.setdefault(gt.outer, {})[gt.name] = gt.key
             for gm in plan.methods:
                 self._gen_methods.setdefault(gm.owner, []).append(gm)
@@ -407,10 +411,10 @@ class ProjectIndex:
             if _inherited and self.types[key].private:
                 return None  # hidden here, and not inherited
             return key
-        if owner not in self.types:
+        v = self.solver.view(owner)
+        if v is None or not v.is_source:
             cand = f"{owner}.{name}"
-            sig = self.lib(owner)
-            if sig is not None and cand in sig.nested:
+            if v is not None and cand in v.sig.nested:
                 return cand
             if self.lib_has(cand):
                 return cand
@@ -684,9 +688,9 @@ class ProjectIndex:
             return args
         if depth > 12:
             return None
-        td = self.types.get(t)
-        if td is None:
-            cs = self.lib_class_sig(t)
+        v = self.solver.view(t)
+        if v is None or not v.is_source:
+            cs = self.lib_class_sig(t) if v is not None else None
             if cs is None:
                 return None
             tps = cs.type_params
@@ -702,6 +706,7 @@ class ProjectIndex:
                 if out is not None:
                     return out
             return None
+        td = v.decl
         tps = [n for n, _ in td.type_params]
         subst = {n: a for n, a in zip(tps, args) if a is not None} if len(args) == len(tps) else {}
         fi = self.type_file[t]
@@ -723,9 +728,10 @@ class ProjectIndex:
         if r is not None:
             return r
         self._supers[key] = ()
-        td = self.types.get(key)
+        v = self.solver.view(key)
         out: list[str] = []
-        if td is not None:
+        if v is not None and v.is_source:
+            td = v.decl
             fi = self.type_file[key]
             ctx = td.outer
             sc = td.superclass
@@ -743,16 +749,15 @@ class ProjectIndex:
                 out.insert(0, OBJECT)
             elif td.kind == "annotation":
                 out.append("java.lang.annotation.Annotation")
-            if td.anonymous and out and out[0] != OBJECT and out[0] not in self.types:
-                sig = self.lib(out[0])
-                if sig is not None and sig.kind == "interface":
+            if td.anonymous and out and out[0] != OBJECT:
+                sv = self.solver.view(out[0])
+                if sv is not None and not sv.is_source and sv.is_interface:
                     out.insert(0, OBJECT)
-        else:
-            sig = self.lib(key)
-            if sig is not None:
-                if sig.superclass:
-                    out.append(sig.superclass)
-                out.extend(sig.interfaces)
+        elif v is not None:
+            sig = v.sig
+            if sig.superclass:
+                out.append(sig.superclass)
+            out.extend(sig.interfaces)
         r = tuple(out)
         self._supers[key] = r
         return r
@@ -769,7 +774,7 @@ class ProjectIndex:
         unknown = False
         while stack:
             x = stack.pop()
-            if x not in self.types and self.lib(x) is None:
+            if self.solver.view(x) is None:
                 if x != OBJECT:
                     unknown = True
                 continue
@@ -886,21 +891,21 @@ class ProjectIndex:
         if r != 0:
             return r
         by: dict = {}
-        if x in self.types:
+        v = self.solver.view(x)
+        if v is None:
+            r = None
+        elif v.is_source:
             for p in self.methods.get(x, ()):
                 by.setdefault(p.info.name, []).append(p)
-            r = (by, self.types[x].kind == "interface")
+            r = (by, v.is_interface)
         else:
-            sig = self.lib(x)
-            if sig is None:
-                r = None
-            else:
-                for ms in sig.methods:
-                    # private and package-private library members are not
-                    # accessible from project code
-                    if ms.access in ("public", "protected"):
-                        by.setdefault(ms.name, []).append(_LibM(x, ms, sig))
-                r = (by, sig.kind == "interface")
+            sig = v.sig
+            for ms in sig.methods:
+                # private and package-private library members are not
+                # accessible from project code
+                if ms.access in ("public", "protected"):
+                    by.setdefault(ms.name, []).append(_LibM(x, ms, sig))
+            r = (by, v.is_interface)
         self._decl[x] = r
         return r
 
@@ -988,8 +993,8 @@ class ProjectIndex:
         -------
         (list, str or None)
             Candidates (``_PM`` for project methods, ``_LibM`` for library
-            ones) and the first supertype whose declaration is unknown (None
-            when the whole hierarchy is known).
+            ones) and the ``Unsolved`` answer for the first supertype whose
+            declaration is unknown (None when the whole hierarchy is known).
         """
         mk = (t, name)
         r = self._mnamed.get(mk)
@@ -1008,7 +1013,7 @@ class ProjectIndex:
             decl = self._declared(x)
             if decl is None:
                 if unknown is None:
-                    unknown = x
+                    unknown = self.solver.solve(x)  # the Unsolved, reason kept
                 continue
             for m in decl[0].get(name, ()):
                 if x != t and decl[1] and (m.info.static if isinstance(m, _PM) else m.sig.static):
@@ -1036,8 +1041,9 @@ class ProjectIndex:
             return self._fields[mk]
         self._fields[mk] = (None, False)
         res = (None, False)
-        td = self.types.get(t)
-        if td is not None:
+        v = self.solver.view(t)
+        if v is not None and v.is_source:
+            td = v.decl
             # the declaration of the FQN, then those of other modules (merged)
             decls = [(self.type_file[t], td)] + [(mfi, m) for mfi, m in self.merged if m.key == t]
             for fi, d in decls:
@@ -1050,13 +1056,11 @@ class ProjectIndex:
                     if f.name == name:
                         res = (self.resolve_ref(f.type, self.type_file[t], t), True)
                         break
-        else:
-            sig = self.lib(t)
-            if sig is not None:
-                for f in sig.fields:
-                    if f.name == name:
-                        res = ((f.type, ()), True)
-                        break
+        elif v is not None:
+            for f in v.sig.fields:
+                if f.name == name:
+                    res = ((f.type, ()), True)
+                    break
         if not res[1] and _depth < 30:
             for s in self.supers(t):
                 if not s.startswith("?"):
@@ -1072,16 +1076,15 @@ class ProjectIndex:
         :meth:`field_type` finds from ``t``, when a library type declares it; else None."""
         if depth > 30:
             return None
-        td = self.types.get(t)
-        if td is not None:
+        v = self.solver.view(t)
+        if v is not None and v.is_source:
+            td = v.decl
             if any(f.name == name for f in td.fields) or any(f.name == name for f in self.gen_fields.get(t, ())):
                 return None
-        else:
-            sig = self.lib(t)
-            if sig is not None:
-                for f in sig.fields:
-                    if f.name == name:
-                        return (t, f)
+        elif v is not None:
+            for f in v.sig.fields:
+                if f.name == name:
+                    return (t, f)
         for s in self.supers(t):
             if not s.startswith("?") and self.field_type(s, name)[1]:
                 return self._lib_field(s, name, depth + 1)

@@ -828,8 +828,8 @@ class FileResolver:
             cands, unknown = idx.methods_named(k, name)
             if cands:
                 return self.select(k, name, args, virtual=True)
-            if unknown and first_unknown is None:
-                first_unknown = unknown
+            if unknown is not None and first_unknown is None:
+                first_unknown = unknown.name
             k = td.outer
         for imp in self.ff.imports:
             if imp.static and not imp.on_demand and imp.name.endswith("." + name):
@@ -844,7 +844,7 @@ class FileResolver:
                     cands, _ = idx.methods_named(owner, name)
                     if cands:
                         return self.select(owner, name, args, virtual=False)
-                    if owner not in idx.types and idx.lib(owner) is None:
+                    if idx.solver.view(owner) is None:
                         unknown_owners.append(owner)
                 else:
                     unknown_owners.append(imp.name)
@@ -1015,13 +1015,13 @@ class FileResolver:
             return lr
         cands, unknown = idx.methods_named(t, name)
         if not cands:
-            if unknown is not None or (t not in idx.types and idx.lib(t) is None):
-                jdk = self.jdk_member(t, name, args, unknown, recv)
+            if unknown is not None or idx.solver.view(t) is None:
+                jdk = self.jdk_member(t, name, args, unknown.name if unknown is not None else None, recv)
                 if jdk is not None:
                     return jdk
             if unknown is not None:
-                return self.star(unknown, name, "arity")
-            if t not in idx.types and idx.lib(t) is None:
+                return self.star(unknown.name, name, "arity")
+            if idx.solver.view(t) is None:
                 return self.star(t, name, "arity")
             return _Res("unresolved", reason="no method of that name on the receiver type")
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
@@ -1029,7 +1029,7 @@ class FileResolver:
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
-                return self.star(unknown, name, "arity")
+                return self.star(unknown.name, name, "arity")
             return _Res("unresolved", reason="no overload with that number of arguments")
         if len(chosen) == 1:
             c = chosen[0]
@@ -1069,7 +1069,7 @@ class FileResolver:
         if o.type == "identifier" and self.ident(_t(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
-        return k is not None and k not in self.idx.types and self.idx.lib(k) is None
+        return k is not None and self.idx.solver.view(k) is None
 
     def jdk_member(self, t, name, args, unknown, recv, enum=False):
         """The ``java.lang.Object``/``Enum``/``Record`` member a call names when the
@@ -1356,13 +1356,9 @@ class FileResolver:
         args = self.args_of(n)
         idx = self.idx
         if anon:
-            td = idx.types.get(t)
-            if td is not None and td.kind in ("interface", "annotation"):
+            v = idx.solver.view(t)
+            if v is not None and v.kind in ("interface", "annotation"):
                 return _NONE
-            if td is None:
-                sig = idx.lib(t)
-                if sig is not None and sig.kind in ("interface", "annotation"):
-                    return _NONE
         td = idx.types.get(t)
         if td is not None and td.local:
             return _Res("local", ret=(t, ()))
@@ -1477,8 +1473,8 @@ class FileResolver:
         if name == "<init>" and not cands and td is not None:
             return _NONE
         if not cands:
-            if unknown is not None or (td is None and idx.lib(t) is None):
-                return self.star(unknown or t, name, "arity")
+            if unknown is not None or idx.solver.view(t) is None:
+                return self.star(unknown.name if unknown is not None else t, name, "arity")
             return _Res("unresolved", reason="no method of that name on the reference's type")
         if len(cands) == 1 and unknown is None:
             return self.target(cands[0], "exact", t, [], None, name != "<init>")
