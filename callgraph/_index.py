@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._facts import FileFacts, MethodDecl, TypeDecl
+from ._facts import FileFacts, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
-from ._solver import ChainTypeSolver, ClasspathTypeSolver, Origin, SourceTypeSolver, Unsolved
+from ._candidates import MethodCandidate, library_method, source_method
+from ._solver import ChainTypeSolver, ClasspathTypeSolver, SourceTypeSolver
 from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
                      parse_field_signature, parse_method_signature)
 
@@ -91,32 +92,6 @@ class MethodInfo:
     implicit: bool = False
     varargs: bool = False
     generated_by: str | None = None
-
-
-@dataclass(slots=True)
-class _PM:
-    """Internal: a project method with what resolution needs."""
-
-    info: MethodInfo
-    ptypes: tuple  # erased param types, varargs last as "X[]"
-    decl: MethodDecl | None
-    type_key: str
-    returns: tuple | None  # TypeRef
-    tparams: dict  # method type params name -> bound TypeRef
-
-
-class _LibM:
-    """Internal: a library method candidate."""
-
-    __slots__ = ("owner", "sig", "ptypes", "id", "tsig")
-
-    def __init__(self, owner, sig, tsig):
-        self.owner, self.sig, self.tsig = owner, sig, tsig
-        ps = list(sig.params)
-        if sig.varargs and ps and ps[-1].endswith("..."):
-            ps[-1] = ps[-1][:-3] + "[]"
-        self.ptypes = tuple(ps)
-        self.id = f"{owner}.{sig.name}({','.join(sig.params)})"
 
 
 def _erased_ref(t: str):
@@ -205,8 +180,8 @@ class ProjectIndex:
         self._csig: dict = {}
         self._msig: dict = {}
         self._plan_lombok(root)
-        self.methods: dict[str, list[_PM]] = {}
-        self.by_id: dict[str, _PM] = {}
+        self.methods: dict[str, list[MethodCandidate]] = {}
+        self.by_id: dict[str, MethodCandidate] = {}
         self.by_name: dict[str, list[str]] = {}
         self.subtypes: dict[str, set[str]] = {}
         for key in self.types:
@@ -291,7 +266,7 @@ class ProjectIndex:
                     continue
                 for name, ms in sorted(decl[0].items()):
                     for m in ms:
-                        if isinstance(m, _PM):
+                        if m.is_source:
                             i_ = m.info
                             if i_.static or i_.private or name in ("<init>", "<clinit>"):
                                 continue
@@ -315,7 +290,7 @@ class ProjectIndex:
                         info = MethodInfo(mid, ff.rel, td.start_line, td.start_line, 0, None, ff.source_set,
                                           key, name, tuple(shown), False, False, False, True,
                                           bool(shown) and shown[-1].endswith("..."), by)
-                        pm = _PM(info, ptypes, None, key, _erased_ref(rt), {})
+                        pm = source_method(info, ptypes, None, key, _erased_ref(rt), {})
                         self.methods.setdefault(key, []).append(pm)
                         self.by_id[mid] = pm
                         self.by_name.setdefault(name, []).append(mid)
@@ -821,7 +796,7 @@ class ProjectIndex:
         merging = fi is not None
         fi = self.type_file[key] if fi is None else fi
         ff = self.files[fi]
-        out: list[_PM] = []
+        out: list[MethodCandidate] = []
         for md in td.methods:
             mt = {n: b for n, b in md.type_params} if md.type_params else None
             ptypes = tuple(self.erase_ref(p[1], fi, key, mt) for p in md.params)
@@ -832,7 +807,7 @@ class ProjectIndex:
             info = MethodInfo(mid, ff.rel, md.start_line, md.end_line, md.loc, md.comment,
                               ff.source_set, key, md.name, tuple(shown), md.static,
                               md.abstract, md.private, False, md.varargs)
-            out.append(_PM(info, ptypes, md, key, md.returns, mt or {}))
+            out.append(source_method(info, ptypes, md, key, md.returns, mt or {}))
         declared = {(p.info.name, p.ptypes) for p in out}
 
         def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False, by="javac",
@@ -841,7 +816,7 @@ class ProjectIndex:
             mid = f"{key}.{name}({','.join(shown)})"
             info = MethodInfo(mid, ff.rel, sl, el, loc, None, ff.source_set, key, name,
                               tuple(shown), static, abstract, False, True, varargs, by)
-            out.append(_PM(info, ptypes, None, key, returns, {}))
+            out.append(source_method(info, ptypes, None, key, returns, {}))
 
         line = td.start_line
         gen_ctor = False
@@ -904,7 +879,7 @@ class ProjectIndex:
                 # private and package-private library members are not
                 # accessible from project code
                 if ms.access in ("public", "protected"):
-                    by.setdefault(ms.name, []).append(_LibM(x, ms, sig))
+                    by.setdefault(ms.name, []).append(library_method(x, ms, sig))
             r = (by, v.is_interface)
         self._decl[x] = r
         return r
@@ -933,13 +908,8 @@ class ProjectIndex:
                 return r
             for ms in decl[0].values():
                 for m in ms:
-                    if isinstance(m, _PM):
-                        ab, rv = m.info.abstract, m.returns is not None and m.returns[0] == "void" and not m.returns[2]
-                        nm = m.info.name
-                    else:
-                        ab, rv, nm = m.sig.abstract and not m.sig.static, m.sig.returns == "void", m.sig.name
-                    if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
-                        absm.setdefault((nm, m.ptypes), (len(m.ptypes), rv))
+                    if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
+                        absm.setdefault((m.name, m.ptypes), (len(m.ptypes), m.void))
             for sup in self.supers(x):
                 if sup not in seen and sup != OBJECT:
                     seen.add(sup)
@@ -955,7 +925,7 @@ class ProjectIndex:
 
     def sam_method(self, t: str):
         """(declaring type, candidate) of the single abstract method of functional
-        interface ``t`` (a ``_PM`` or ``_LibM``), or None when ``t`` is not a
+        interface ``t`` (a ``MethodCandidate`` or ``MethodCandidate``), or None when ``t`` is not a
         known functional interface (memoised)."""
         r = self._sam.get(("m", t), 0)
         if r != 0:
@@ -971,12 +941,8 @@ class ProjectIndex:
                     break
                 for ms in decl[0].values():
                     for m in ms:
-                        if isinstance(m, _PM):
-                            ab, nm = m.info.abstract, m.info.name
-                        else:
-                            ab, nm = m.sig.abstract and not m.sig.static, m.sig.name
-                        if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
-                            found.setdefault((nm, m.ptypes), (x, m))
+                        if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
+                            found.setdefault((m.name, m.ptypes), (x, m))
                 for sup in self.supers(x):
                     if sup not in seen and sup != OBJECT:
                         seen.add(sup)
@@ -992,7 +958,7 @@ class ProjectIndex:
         Returns
         -------
         (list, str or None)
-            Candidates (``_PM`` for project methods, ``_LibM`` for library
+            Candidates (``MethodCandidate`` for project methods, ``MethodCandidate`` for library
             ones) and the ``Unsolved`` answer for the first supertype whose
             declaration is unknown (None when the whole hierarchy is known).
         """
@@ -1016,7 +982,7 @@ class ProjectIndex:
                     unknown = self.solver.solve(x)  # the Unsolved, reason kept
                 continue
             for m in decl[0].get(name, ()):
-                if x != t and decl[1] and (m.info.static if isinstance(m, _PM) else m.sig.static):
+                if x != t and decl[1] and m.static:
                     continue  # static interface methods are not inherited (JLS 8.4.8, 9.4.1)
                 if m.ptypes not in seen_sigs:
                     seen_sigs.add(m.ptypes)

@@ -19,7 +19,8 @@ from ._facts import JAVA, type_ref
 from ._facts import _text as _t
 from ._graph import _STRENGTH as _RANK
 from ._types import JArray, JClass, JTypeVar, JWildcard
-from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
+from ._candidates import MethodCandidate
+from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -161,7 +162,7 @@ class _Res:
     __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
 
     def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
-        self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
+        self.cand = cand  # the chosen candidate (a MethodCandidate) of a decided call
         self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
         self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
         self.targets = targets  # ids
@@ -891,7 +892,7 @@ class FileResolver:
     @staticmethod
     def _arity_ok(c, n):
         pt = c.ptypes
-        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+        varargs = c.varargs
         return len(pt) == n or (varargs and n >= len(pt) - 1)
 
     # ----------------------------------------------------------- overloads
@@ -934,7 +935,7 @@ class FileResolver:
     def applicable(self, c, ats, phase):
         pt = c.ptypes
         n = len(ats)
-        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+        varargs = c.varargs
         if phase < 3:
             if len(pt) != n:
                 return False
@@ -1042,10 +1043,10 @@ class FileResolver:
             return self.target(c, kind, t, args, recv, virtual)
         # undecided overload: a chained call goes on when every remaining
         # candidate returns the same type
-        rets = {self.lib_return(c, recv, args) if isinstance(c, _LibM) else self.project_return(c, t, args, recv)
+        rets = {self.project_return(c, t, args, recv) if c.is_source else self.lib_return(c, recv, args)
                 for c in chosen}
         common = rets.pop() if len(rets) == 1 else None
-        libs = [c for c in chosen if isinstance(c, _LibM)]
+        libs = [c for c in chosen if not c.is_source]
         if libs:
             r = self.star(libs[0].owner, name, "arity")
             if common is not None:
@@ -1094,7 +1095,7 @@ class FileResolver:
                   else _OBJECT_MEMBERS.get(k, ()))
         if idx.lib(owner) is not None:  # the JDK is indexed: its own declaration
             for c in idx.methods_named(owner, name)[0]:
-                if isinstance(c, _LibM) and c.ptypes == params:
+                if not c.is_source and c.ptypes == params:
                     r = self.target(c, "arity", owner, args, None, False)
                     if name == "getClass":
                         r.ret = ("java.lang.Class", ())
@@ -1108,7 +1109,7 @@ class FileResolver:
 
     def target(self, c, kind, t, args, recv, virtual) -> _Res:
         idx = self.idx
-        if isinstance(c, _PM):
+        if c.is_source:
             tid = c.info.id
             lib = None
             ret = self.project_return(c, t, args, recv)
@@ -1122,13 +1123,13 @@ class FileResolver:
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
         if virtual and not static and t in idx.types and not idx.types[t].local:
-            if isinstance(c, _PM):
+            if c.is_source:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
         return _Res(kind, (tid,), ret, None, cha, lib, c, recv)
 
-    def project_return(self, c: _PM, t, args, recv):
+    def project_return(self, c: MethodCandidate, t, args, recv):
         if c.returns is None:
             return (c.type_key, ()) if c.info.name == "<init>" else None
         r = c.returns
@@ -1167,7 +1168,7 @@ class FileResolver:
             return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
         return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
 
-    def lib_return(self, c: _LibM, recv, args=()):
+    def lib_return(self, c: MethodCandidate, recv, args=()):
         """Return type of library method ``c`` called on ``recv`` (None: static or
         unqualified) with argument nodes ``args``: the method's ``Signature``
         with the class type variables substituted from the receiver's type
@@ -1193,7 +1194,7 @@ class FileResolver:
             return None
         return (rt, ())
 
-    def lib_subst(self, c: _LibM, ms, recv, args) -> dict:
+    def lib_subst(self, c: MethodCandidate, ms, recv, args) -> dict:
         """{type variable: type or None} for a call of library method ``c`` (its
         parsed Signature ``ms``): the class's variables from the receiver, the
         method's own inferred from the arguments."""
@@ -1268,7 +1269,7 @@ class FileResolver:
             return
         idx = self.idx
         sm = idx.sam_method(p.name)
-        if sm is None or sm[0] != p.name or not isinstance(sm[1], _LibM):
+        if sm is None or sm[0] != p.name or sm[1].is_source:
             return
         sms = idx.lib_method_sig(sm[1].sig)
         tps = idx.lib_type_params(p.name)
@@ -1485,13 +1486,13 @@ class FileResolver:
             # as the first argument
             fit = []
             for c in cands:
-                static = c.info.static if isinstance(c, _PM) else c.sig.static
+                static = c.static
                 k = sam[0] - 1 if (type_recv and not static and name != "<init>") else sam[0]
                 if k >= 0 and self._arity_ok(c, k):
                     fit.append(c)
             if len(fit) == 1:
                 return self.target(fit[0], "arity", t, [], None, name != "<init>")
-        libs = [c for c in cands if isinstance(c, _LibM)]
+        libs = [c for c in cands if not c.is_source]
         if libs:
             return self.star(libs[0].owner, name, "arity")
         return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
@@ -1517,7 +1518,7 @@ class FileResolver:
             c = r.cand
             if pos is None or c is None or r.kind != "exact":
                 return None
-            if isinstance(c, _LibM):
+            if not c.is_source:
                 ms = idx.lib_method_sig(c.sig)
                 if ms is None:
                     ft = (c.ptypes[pos], ()) if pos < len(c.ptypes) and not c.sig.varargs else None
@@ -1547,7 +1548,7 @@ class FileResolver:
         if sm is None:
             return None
         owner, m = sm
-        if isinstance(m, _LibM):
+        if not m.is_source:
             ms = idx.lib_method_sig(m.sig)
             if ms is None:
                 return (m.ptypes[i], ()) if i < len(m.ptypes) else None
@@ -1623,7 +1624,7 @@ class FileResolver:
             if c is None:
                 return None
             pt = c.ptypes
-            varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+            varargs = c.varargs
             if pos < len(pt) - 1 or (pos == len(pt) - 1 and not varargs):
                 ptype = pt[pos]
             elif varargs and pt:

@@ -149,3 +149,23 @@ def test_chain_first_answer_wins_in_order(world):
     chain = ChainTypeSolver((ClasspathTypeSolver(cp), SourceTypeSolver(idx.types)))
     v = chain.solve("q.Shadow").view
     assert v.origin is Origin.LIBRARY and [m.name for m in v.sig.methods if m.name != "<init>"] == ["inJar"]
+
+
+# ------------------------------------------------- one candidate type (callgraph/_candidates.py)
+
+def test_library_and_project_candidates_share_one_shape(world):
+    idx, _ = world
+    from callgraph._candidates import MethodCandidate
+
+    lib = next(c for c in idx.methods_named("java.lang.String", "format")[0] if len(c.ptypes) == 2)
+    assert isinstance(lib, MethodCandidate) and not lib.is_source
+    # String.format(String, Object...): the id keeps "...", the erased parameters end in "[]"
+    assert lib.id == "java.lang.String.format(java.lang.String,java.lang.Object...)"
+    assert lib.ptypes == ("java.lang.String", "java.lang.Object[]") and lib.varargs and lib.static
+    (src,), unknown = idx.methods_named("p.Base", "fromProject")
+    assert isinstance(src, MethodCandidate) and src.is_source and unknown is None
+    assert (src.id, src.owner, src.ptypes, src.static, src.void) == ("p.Base.fromProject()", "p.Base", (), False, True)
+    # the functional-interface look-up reads the same fields from both origins
+    assert idx.sam("java.util.function.Function") == (1, False)
+    assert idx.sam("java.lang.Runnable") == (0, True)
+    assert idx.sam("p.Marker") == "none"  # a project interface with no abstract method
