@@ -18,6 +18,7 @@ from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
+from ._callsite import Resolution
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from .safefs import read_regular
@@ -296,27 +297,27 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         if fr is None:
             skipped.append((kept[fi].rel, err))
             continue
-        counts.update(fr.counts)
-        reasons.update(fr.reasons)
-        for k, v in fr.examples.items():
+        counts.update(dict(fr.counts))
+        reasons.update(dict(fr.reasons))
+        for k, v in fr.examples:
             examples.setdefault(k, v)
-        apis.update(fr.apis)
+        apis.update((a.id, a) for a in fr.apis)
         edge_rows.extend(fr.edges)
     g.add_nodes_from(
         (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
-               "comment": None, "third_party": bool(third), "library": lib, "source_set": None})
-        for aid, (_cls, _name, third, lib) in apis.items() if aid not in infos)
+               "comment": None, "third_party": bool(a.third_party), "library": a.library, "source_set": None})
+        for aid, a in apis.items() if aid not in infos)
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide
-    g.add_edges_from((s, d, {"lines": lines, "resolution": kind})
-                     for s, d, kind, lines in edge_rows if d in g)
+    g.add_edges_from((e.src, e.dst, {"lines": list(e.lines), "resolution": e.resolution.value})
+                     for e in edge_rows if e.dst in g)
     cha = 0
     rta = 0
     instantiated = InstantiatedSet(idx, made)
-    for s, d, kind, _lines in edge_rows:
-        if kind == "cha" and d in g:
-            w = tuple(sorted(instantiated.witness(d)))
-            g.edges[s, d]["rta"] = w
+    for e in edge_rows:
+        if e.resolution is Resolution.CHA and e.dst in g:
+            w = tuple(sorted(instantiated.witness(e.dst)))
+            g.edges[e.src, e.dst]["rta"] = w
             cha += 1
             rta += bool(w)
     lap("graph")

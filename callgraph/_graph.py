@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ._errors import UnknownMethodError
+from ._callsite import STRENGTH, Resolution
 from ._index import MethodInfo
 
-_STRENGTH = {"exact": 0, "arity": 1, "cha": 2, "name": 3}
-_FOLLOW = {"rta": frozenset({"exact", "arity", "cha"}), "cha": frozenset({"exact", "arity", "cha"}),
-           "declared": frozenset({"exact", "arity"})}
+_STRENGTH = STRENGTH  # edge resolutions, strongest first
+_DECLARED = frozenset({Resolution.EXACT, Resolution.BY_ARITY})
+_FOLLOW = {"rta": _DECLARED | {Resolution.CHA}, "cha": _DECLARED | {Resolution.CHA}, "declared": _DECLARED}
 DISPATCH_MODES = ("rta", "cha", "declared")
 #: the mode whose samples held up best when checked by hand (docs/dataset.md "Dispatch")
 DEFAULT_DISPATCH = "cha"
@@ -29,7 +30,7 @@ def follows_edge(dispatch: str, data: dict, allowed=None) -> bool:
     kind = data["resolution"]
     if kind not in _FOLLOW[dispatch]:
         return False
-    if kind == "cha" and dispatch == "rta":
+    if kind == Resolution.CHA and dispatch == "rta":
         w = data.get("rta", ())
         return bool(w) if allowed is None else any(x in allowed for x in w)
     return True
@@ -389,7 +390,7 @@ class ProjectGraph:
         if mid not in self._infos:
             mid = self.resolve_method(mid)
         allowed = self._allowed_source_sets(mid, source_sets)
-        follow = _FOLLOW[dispatch] | ({"name"} if include_unresolved else frozenset())
+        follow = _FOLLOW[dispatch] | ({Resolution.GUESSED_BY_NAME} if include_unresolved else frozenset())
         rta = dispatch == "rta"
         g = self.graph
         nodes = g.nodes
@@ -406,7 +407,7 @@ class ProjectGraph:
                 for v, ed in g.adj[u].items():
                     if ed["resolution"] not in follow:
                         continue
-                    if rta and ed["resolution"] == "cha" and not (
+                    if rta and ed["resolution"] == Resolution.CHA and not (
                             ed.get("rta") and (allowed is None or any(x in allowed for x in ed["rta"]))):
                         continue
                     nd = nodes[v]
@@ -433,7 +434,7 @@ class ProjectGraph:
         out = []
         for v, (d, (loc, chain)) in targets.items():
             cls, api, params = split_id(v)
-            weakest = "exact"
+            weakest = Resolution.EXACT.value
             sites = []
             for a, b in zip(chain, chain[1:]):
                 ed = g.edges[a, b]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ._facts import FileFacts, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
+from ._callsite import ApiTarget
 from ._candidates import MethodCandidate, library_method, source_method
 from ._solver import ChainTypeSolver, ClasspathTypeSolver, SourceTypeSolver
 from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
@@ -203,7 +204,7 @@ class ProjectIndex:
         self.gen_fields: dict[str, list] = {}
         self._gen_methods: dict[str, list[GenMethod]] = {}
         self._delegates: list = []  # (type key, field TypeRef, generated_by)
-        self.gen_edges: dict[int, list] = {}  # file index -> [(src id, dst id, api info or None)]
+        self.gen_edges: dict[int, list] = {}  # file index -> [(src id, dst id, ApiTarget or None)]
         cfg = LombokConfig(root)
         plans = []
         for fi, ff in enumerate(self.files):
@@ -282,7 +283,7 @@ class ProjectIndex:
                             ptypes, shown = m.ptypes, tuple(sg.params)
                             rt = sg.returns or "void"
                             dst = m.id
-                            api = (m.owner, name, self.third_party(m.owner), self.library_of(m.owner))
+                            api = ApiTarget(m.id, m.owner, name, self.third_party(m.owner), self.library_of(m.owner))
                         if (name, len(ptypes)) in have:
                             continue
                         have.add((name, len(ptypes)))

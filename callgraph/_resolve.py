@@ -17,7 +17,8 @@ import tree_sitter
 
 from ._facts import JAVA, type_ref
 from ._facts import _text as _t
-from ._graph import _STRENGTH as _RANK
+from ._callsite import NOT_A_CALL, STRENGTH as _RANK, ApiTarget, CallEdge, CallResolution, FileResult
+from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard
 from ._candidates import MethodCandidate
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex
@@ -158,31 +159,14 @@ def _mentions_tvar(ref, names) -> bool:
     return False
 
 
-class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv")
-
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None):
-        self.cand = cand  # the chosen candidate (a MethodCandidate) of a decided call
-        self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
-        self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
-        self.targets = targets  # ids
-        self.ret = ret
-        self.reason = reason
-        self.cha = cha  # ids of overriding project methods
-        self.lib = lib  # {id: (owner fqn, name)} of API targets
-
-
-_NONE = _Res("none")
-
-
-class FileResult:
-    """What pass 2 found in one file (picklable)."""
+class _FileAcc:
+    """What pass 2 gathers in one file, before it is frozen into a ``FileResult``."""
 
     __slots__ = ("edges", "apis", "counts", "reasons", "examples")
 
     def __init__(self):
-        self.edges: dict = {}  # (src, dst) -> [kind, set(lines)]
-        self.apis: dict = {}  # id -> (class, name, third_party, library)
+        self.edges: dict = {}  # (src, dst) -> [Resolution, set(lines)]
+        self.apis: dict = {}  # id -> ApiTarget
         self.counts: Counter = Counter()
         self.reasons: Counter = Counter()
         self.examples: dict = {}  # reason -> "file:line"
@@ -196,6 +180,12 @@ class FileResult:
                 e[0] = kind
             e[1].add(line)
 
+    def freeze(self) -> FileResult:
+        return FileResult(
+            tuple(CallEdge(s, d, k, tuple(sorted(lines))) for (s, d), (k, lines) in self.edges.items()),
+            tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
+            tuple(self.examples.items()))
+
 
 class FileResolver:
     """Resolves the call sites of one file (see module docstring)."""
@@ -205,7 +195,7 @@ class FileResolver:
         self.fi = fi
         self.ff = idx.files[fi]
         self.tree = tree
-        self.res = FileResult()
+        self.res = _FileAcc()
         ff = self.ff
         spans = []
         owners = []
@@ -234,7 +224,7 @@ class FileResolver:
         self.owners = owners
         self.owner_starts = [o[0] for o in owners]
         self.locals: dict[str, list] = {}
-        self.cache: dict[int, _Res] = {}
+        self.cache: dict[int, CallResolution] = {}
         self.local_types_cache: dict = {}
         self.key = None
         self.pm = None
@@ -293,9 +283,9 @@ class FileResolver:
             try:
                 r = self.site(name, n)
             except RecursionError:
-                r = _Res("unresolved", reason="expression too deeply nested")
+                r = CallResolution(R.UNRESOLVED, reason="expression too deeply nested")
             except Exception as e:  # a resolver bug must cost one call site, not the file
-                r = _Res("unresolved", reason=f"internal error ({type(e).__name__})")
+                r = CallResolution(R.UNRESOLVED, reason=f"internal error ({type(e).__name__})")
             if name == "call":
                 # the line of the method name, as javac's line table has it
                 # for chained calls split over lines
@@ -306,42 +296,38 @@ class FileResolver:
             self.emit(owner, r, line)
         self.implicit_super_calls()
         self.generated_calls()
-        res = self.res
-        # picklable rows (src, dst, kind, sorted lines) for the parent process
-        res.edges = [(s, d, k, sorted(lines) if len(lines) > 1 else list(lines))
-                     for (s, d), (k, lines) in res.edges.items()]
-        return res
+        return self.res.freeze()
 
-    def emit(self, owner, r: _Res, line: int):
-        if r.kind == "none":
+    def emit(self, owner, r: CallResolution, line: int):
+        kind = r.resolution
+        if kind is R.NOT_A_CALL:
             return
         res = self.res
-        res.counts[r.kind] += 1
-        if r.kind == "unresolved":
+        res.counts[kind] += 1
+        if kind is R.UNRESOLVED:
             res.reasons[r.reason] += 1
             res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
             return
-        if r.kind == "local":
+        if kind is R.LOCAL_CLASS:
             return
-        if r.kind == "name" and r.reason:
+        if kind is R.GUESSED_BY_NAME and r.reason:
             key = "name: " + r.reason
             res.reasons[key] += 1
             res.examples.setdefault(key, f"{self.ff.rel}:{line}")
         edges = res.edges
         for src in owner[2]:
             for t in r.targets:
-                res.edge(src, t, line, r.kind)
+                res.edge(src, t, line, kind)
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:
-                    edges[(src, t)] = ["cha", {line}]
+                    edges[(src, t)] = [R.CHA, {line}]
                 else:
-                    if e[0] == "name":
-                        e[0] = "cha"
+                    if e[0] is R.GUESSED_BY_NAME:
+                        e[0] = R.CHA
                     e[1].add(line)
-        if r.lib:
-            for t, v in r.lib.items():
-                res.apis.setdefault(t, v)
+        for a in r.apis:
+            res.apis.setdefault(a.id, a)
 
     # ----------------------------------------------------------- declarations
     def add_local(self, name: str, scope_start, scope_end, avail, payload):
@@ -714,7 +700,7 @@ class FileResolver:
         return None if s.startswith("?") else s
 
     # ----------------------------------------------------------- call sites
-    def site(self, cap: str, n) -> _Res:
+    def site(self, cap: str, n) -> CallResolution:
         if cap == "call":
             return self.call(n)
         if cap == "new":
@@ -725,7 +711,7 @@ class FileResolver:
             return self.method_ref(n)
         if cap == "enumc":
             return self.enum_constant(n)
-        return _NONE
+        return NOT_A_CALL
 
     def args_of(self, n):
         al = n.child_by_field_name("arguments")
@@ -733,11 +719,11 @@ class FileResolver:
             return []
         return [c for c in al.named_children if c.type not in ("line_comment", "block_comment")]
 
-    def call(self, n) -> _Res:
+    def call(self, n) -> CallResolution:
         r = self.cache.get(n.id)
         if r is not None:
             return r
-        self.cache[n.id] = _Res("unresolved", reason="recursive type inference")
+        self.cache[n.id] = CallResolution(R.UNRESOLVED, reason="recursive type inference")
         saved = (self.key, self.pm)
         self.set_ctx(n.start_byte)
         try:
@@ -747,10 +733,10 @@ class FileResolver:
         self.cache[n.id] = r
         return r
 
-    def _call(self, n) -> _Res:
+    def _call(self, n) -> CallResolution:
         name_node = n.child_by_field_name("name")
         if name_node is None:
-            return _Res("unresolved", reason="malformed invocation")
+            return CallResolution(R.UNRESOLVED, reason="malformed invocation")
         name = _t(name_node)
         args = self.args_of(n)
         obj = n.child_by_field_name("object")
@@ -761,17 +747,17 @@ class FileResolver:
         if obj.type == "super":
             sup = self.superclass(self.key)
             if sup is None:
-                return _Res("unresolved", reason="super of a type whose superclass is unknown")
+                return CallResolution(R.UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
         if has_super:  # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
-                return _Res("unresolved", reason="unknown type in X.super.m()")
+                return CallResolution(R.UNRESOLVED, reason="unknown type in X.super.m()")
             td = idx.types.get(k)
             if td is not None and td.kind != "interface":
                 k = self.superclass(k)
             if k is None:
-                return _Res("unresolved", reason="unknown type in X.super.m()")
+                return CallResolution(R.UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
         if obj.type == "this":
             return self.select(self.key, name, args, virtual=True)
@@ -802,7 +788,7 @@ class FileResolver:
             return self.by_name(name, args, f"receiver {obj.type} of unknown type")
         return self.on_type(ot, name, args)
 
-    def on_type(self, ot, name, args) -> _Res:
+    def on_type(self, ot, name, args) -> CallResolution:
         tn = ot[0]
         if tn == "?":
             jdk = self.jdk_member(None, name, args, "?", None)
@@ -810,12 +796,12 @@ class FileResolver:
                 return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
         if tn in PRIMITIVES or tn in ("null", "λ"):
-            return _Res("unresolved", reason=f"method called on a {tn} value")
+            return CallResolution(R.UNRESOLVED, reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
             tn = OBJECT
         return self.select(tn, name, args, virtual=True, recv=ot)
 
-    def unqualified(self, name, args) -> _Res:
+    def unqualified(self, name, args) -> CallResolution:
         idx = self.idx
         k = self.key
         first_unknown = None
@@ -850,9 +836,9 @@ class FileResolver:
                 else:
                     unknown_owners.append(imp.name)
         if first_unknown is not None:
-            return self.star(first_unknown, name, "arity")
+            return self.star(first_unknown, name, R.BY_ARITY)
         if len(unknown_owners) == 1:
-            return self.star(unknown_owners[0], name, "name",
+            return self.star(unknown_owners[0], name, R.GUESSED_BY_NAME,
                              reason="only candidate: a static on-demand import of an unknown type")
         return self.by_name(name, args, "no method of that name in scope")
 
@@ -868,26 +854,26 @@ class FileResolver:
                     self.key = k
                     ret = self.ref(m.returns)
                     self.key = saved
-                return _Res("local", ret=ret)
+                return CallResolution(R.LOCAL_CLASS, ret=ret)
         return None
 
-    def star(self, owner, name, kind, reason=None) -> _Res:
+    def star(self, owner, name, kind, reason=None) -> CallResolution:
         mid = f"{owner}.{name}(*)"
         idx = self.idx
         # ("?", ()): a value of an unknown library type
-        return _Res(kind, (mid,), UNKNOWN_LIB, reason,
-                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
+        return CallResolution(kind, (mid,), UNKNOWN_LIB, reason,
+                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
-    def by_name(self, name, args, reason) -> _Res:
+    def by_name(self, name, args, reason) -> CallResolution:
         n = len(args)
         if name == "getClass" and n == 0:  # final in Object: whatever the receiver is
             return self.jdk_member(None, name, args, None, None)
         ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
         if not ids:
-            return _Res("unresolved", reason=reason)
+            return CallResolution(R.UNRESOLVED, reason=reason)
         if len(ids) > _NAME_CAP:
-            return _Res("unresolved", reason=reason + f" (>{_NAME_CAP} same-name candidates)")
-        return _Res("name", tuple(sorted(ids)), None, reason)
+            return CallResolution(R.UNRESOLVED, reason=reason + f" (>{_NAME_CAP} same-name candidates)")
+        return CallResolution(R.GUESSED_BY_NAME, tuple(sorted(ids)), None, reason)
 
     @staticmethod
     def _arity_ok(c, n):
@@ -1007,9 +993,9 @@ class FileResolver:
             return [c for c, _ in app], False
         return ar, False
 
-    def select(self, t, name, args, *, virtual, recv=None) -> _Res:
+    def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
-            return _Res("unresolved", reason="receiver type unknown")
+            return CallResolution(R.UNRESOLVED, reason="receiver type unknown")
         idx = self.idx
         lr = self.local_method(t, name, args)
         if lr is not None:
@@ -1021,25 +1007,25 @@ class FileResolver:
                 if jdk is not None:
                     return jdk
             if unknown is not None:
-                return self.star(unknown.name, name, "arity")
+                return self.star(unknown.name, name, R.BY_ARITY)
             if idx.solver.view(t) is None:
-                return self.star(t, name, "arity")
-            return _Res("unresolved", reason="no method of that name on the receiver type")
+                return self.star(t, name, R.BY_ARITY)
+            return CallResolution(R.UNRESOLVED, reason="no method of that name on the receiver type")
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
-            return self.target(cands[0], "exact", t, args, recv, virtual)
+            return self.target(cands[0], R.EXACT, t, args, recv, virtual)
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
-                return self.star(unknown.name, name, "arity")
-            return _Res("unresolved", reason="no overload with that number of arguments")
+                return self.star(unknown.name, name, R.BY_ARITY)
+            return CallResolution(R.UNRESOLVED, reason="no overload with that number of arguments")
         if len(chosen) == 1:
             c = chosen[0]
             if len(cands) == 1 and unknown is None:
-                kind = "exact"
+                kind = R.EXACT
             elif by_types:
-                kind = "exact"
+                kind = R.EXACT
             else:
-                kind = "arity"
+                kind = R.BY_ARITY
             return self.target(c, kind, t, args, recv, virtual)
         # undecided overload: a chained call goes on when every remaining
         # candidate returns the same type
@@ -1048,12 +1034,12 @@ class FileResolver:
         common = rets.pop() if len(rets) == 1 else None
         libs = [c for c in chosen if not c.is_source]
         if libs:
-            r = self.star(libs[0].owner, name, "arity")
+            r = self.star(libs[0].owner, name, R.BY_ARITY)
             if common is not None:
-                r.ret = common
+                r = r.returning(common)
             return r
         ids = tuple(sorted(c.info.id for c in chosen))
-        return _Res("name", ids, common, "overload undecided among project methods")
+        return CallResolution(R.GUESSED_BY_NAME, ids, common, "overload undecided among project methods")
 
     def unknown_enum_constant(self, obj) -> bool:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
@@ -1096,28 +1082,28 @@ class FileResolver:
         if idx.lib(owner) is not None:  # the JDK is indexed: its own declaration
             for c in idx.methods_named(owner, name)[0]:
                 if not c.is_source and c.ptypes == params:
-                    r = self.target(c, "arity", owner, args, None, False)
+                    r = self.target(c, R.BY_ARITY, owner, args, None, False)
                     if name == "getClass":
-                        r.ret = ("java.lang.Class", ())
+                        r = r.returning(("java.lang.Class", ()))
                     return r
         mid = f"{owner}.{name}({','.join(params)})"
         ret = {"hashCode": ("int", ()), "toString": STRING, "equals": ("boolean", ()), "name": STRING,
                "ordinal": ("int", ()), "compareTo": ("int", ()), "getClass": ("java.lang.Class", ())}.get(
             name, ("void", ()) if name in ("wait", "notify", "notifyAll") else None)
-        return _Res("arity", (mid,), ret, None,
-                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
+        return CallResolution(R.BY_ARITY, (mid,), ret, None,
+                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
-    def target(self, c, kind, t, args, recv, virtual) -> _Res:
+    def target(self, c, kind, t, args, recv, virtual) -> CallResolution:
         idx = self.idx
         if c.is_source:
             tid = c.info.id
-            lib = None
+            lib = ()
             ret = self.project_return(c, t, args, recv)
             ptypes = c.ptypes
             static = c.info.static or c.info.private or c.info.name == "<init>"
         else:
             tid = c.id
-            lib = {tid: (c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner))}
+            lib = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner)),)
             ret = self.lib_return(c, recv, args)
             ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
@@ -1127,7 +1113,7 @@ class FileResolver:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
-        return _Res(kind, (tid,), ret, None, cha, lib, c, recv)
+        return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)
 
     def project_return(self, c: MethodCandidate, t, args, recv):
         if c.returns is None:
@@ -1331,10 +1317,10 @@ class FileResolver:
                     self._unify(pa, aa, mvars, got, bad, depth + 1)
 
     # ----------------------------------------------------------- constructors
-    def new(self, n) -> _Res:
+    def new(self, n) -> CallResolution:
         ty = n.child_by_field_name("type")
         if ty is None:
-            return _Res("unresolved", reason="malformed creation")
+            return CallResolution(R.UNRESOLVED, reason="malformed creation")
         tr = type_ref(ty)
         # `outer.new Inner()`: the qualifying expression comes before `new`
         outer = None
@@ -1352,47 +1338,47 @@ class FileResolver:
             rt = self.ref(tr)
             t = rt[0] if rt is not None else None
         if t is None:
-            return _Res("unresolved", reason="created type not found")
+            return CallResolution(R.UNRESOLVED, reason="created type not found")
         anon = any(c.type == "class_body" for c in n.named_children)
         args = self.args_of(n)
         idx = self.idx
         if anon:
             v = idx.solver.view(t)
             if v is not None and v.kind in ("interface", "annotation"):
-                return _NONE
+                return NOT_A_CALL
         td = idx.types.get(t)
         if td is not None and td.local:
-            return _Res("local", ret=(t, ()))
+            return CallResolution(R.LOCAL_CLASS, ret=(t, ()))
         r = self.select(t, "<init>", args, virtual=False)
-        if r.ret is None and r.kind != "unresolved":
-            r.ret = (t, ())
+        if r.ret is None and r.resolution is not R.UNRESOLVED:
+            r = r.returning((t, ()))
         return r
 
-    def explicit_ctor(self, n) -> _Res:
+    def explicit_ctor(self, n) -> CallResolution:
         k = n.child_by_field_name("constructor")
         args = self.args_of(n)
         if self.key is None:
-            return _NONE
+            return NOT_A_CALL
         if k is not None and k.type == "this":
             return self.select(self.key, "<init>", args, virtual=False)
         sup = self.superclass(self.key)
         if sup is None:
-            return _Res("unresolved", reason="superclass unknown")
+            return CallResolution(R.UNRESOLVED, reason="superclass unknown")
         if sup in (OBJECT, "java.lang.Enum", "java.lang.Record"):
-            return _NONE
+            return NOT_A_CALL
         return self.select(sup, "<init>", args, virtual=False)
 
-    def enum_constant(self, n) -> _Res:
+    def enum_constant(self, n) -> CallResolution:
         if self.key is None:
-            return _NONE
+            return NOT_A_CALL
         td = self.idx.types.get(self.key)
         if td is None or td.kind != "enum":
-            return _NONE
+            return NOT_A_CALL
         r = self.select(self.key, "<init>", self.args_of(n), virtual=False)
-        if r.kind == "exact" and r.targets:
+        if r.resolution is R.EXACT and r.targets:
             p = self.idx.by_id.get(r.targets[0])
             if p is not None and p.decl is None and p.info.generated_by == "javac":
-                return _NONE  # the implicit constructor of an enum runs no code of its own
+                return NOT_A_CALL  # the implicit constructor of an enum runs no code of its own
         return r
 
     def generated_calls(self):
@@ -1400,7 +1386,7 @@ class FileResolver:
         the delegate's method), on the generated member's line."""
         idx = self.idx
         for src, dst, api in idx.gen_edges.get(self.fi, ()):
-            self.res.edge(src, dst, idx.by_id[src].info.start_line, "exact")
+            self.res.edge(src, dst, idx.by_id[src].info.start_line, R.EXACT)
             if api is not None:
                 self.res.apis.setdefault(dst, api)
 
@@ -1426,21 +1412,21 @@ class FileResolver:
                     sup_ctor = [q.info.id for q in idx.methods.get(sup, ())
                                 if q.info.name == "<init>" and q.info.generated_by == p.info.generated_by]
                     for mid in sup_ctor:
-                        self.res.edge(p.info.id, mid, p.info.start_line, "exact")
+                        self.res.edge(p.info.id, mid, p.info.start_line, R.EXACT)
                     continue
                 r = self.select(sup, "<init>", [], virtual=False)
                 self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
 
-    def method_ref(self, n) -> _Res:
+    def method_ref(self, n) -> CallResolution:
         kids = n.named_children
         if not kids:
-            return _NONE
+            return NOT_A_CALL
         recv = kids[0]
         last = n.children[-1]
         name = "<init>" if last.type == "new" else _t(last)
         idx = self.idx
         if recv.type == "array_type":
-            return _NONE
+            return NOT_A_CALL
         type_recv = False
         if recv.type == "super":
             t = self.superclass(self.key)
@@ -1453,7 +1439,7 @@ class FileResolver:
                 if found:
                     t = ot[0] if ot else None
                     if t is None:
-                        return _Res("unresolved", reason="method reference on a variable of unknown type")
+                        return CallResolution(R.UNRESOLVED, reason="method reference on a variable of unknown type")
                 else:
                     t = self.as_type_name(recv)
                     type_recv = True
@@ -1464,21 +1450,21 @@ class FileResolver:
                     ot = self.texpr(recv)
                     t = ot[0] if ot else None
         if t is None:
-            return _Res("unresolved", reason="method reference receiver unknown")
+            return CallResolution(R.UNRESOLVED, reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
         td = idx.types.get(t)
         if td is not None and td.local:
-            return _Res("local")
+            return CallResolution(R.LOCAL_CLASS)
         cands, unknown = idx.methods_named(t, name)
         if name == "<init>" and not cands and td is not None:
-            return _NONE
+            return NOT_A_CALL
         if not cands:
             if unknown is not None or idx.solver.view(t) is None:
-                return self.star(unknown.name if unknown is not None else t, name, "arity")
-            return _Res("unresolved", reason="no method of that name on the reference's type")
+                return self.star(unknown.name if unknown is not None else t, name, R.BY_ARITY)
+            return CallResolution(R.UNRESOLVED, reason="no method of that name on the reference's type")
         if len(cands) == 1 and unknown is None:
-            return self.target(cands[0], "exact", t, [], None, name != "<init>")
+            return self.target(cands[0], R.EXACT, t, [], None, name != "<init>")
         sam = self.target_sam(n)
         if isinstance(sam, tuple) and unknown is None:
             # the functional interface the reference is converted to decides
@@ -1491,11 +1477,11 @@ class FileResolver:
                 if k >= 0 and self._arity_ok(c, k):
                     fit.append(c)
             if len(fit) == 1:
-                return self.target(fit[0], "arity", t, [], None, name != "<init>")
+                return self.target(fit[0], R.BY_ARITY, t, [], None, name != "<init>")
         libs = [c for c in cands if not c.is_source]
         if libs:
-            return self.star(libs[0].owner, name, "arity")
-        return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
+            return self.star(libs[0].owner, name, R.BY_ARITY)
+        return CallResolution(R.GUESSED_BY_NAME, tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
 
     def lambda_param_type(self, lam, i: int):
@@ -1516,7 +1502,7 @@ class FileResolver:
             pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
             r = self.call(call)
             c = r.cand
-            if pos is None or c is None or r.kind != "exact":
+            if pos is None or c is None or r.resolution is not R.EXACT:
                 return None
             if not c.is_source:
                 ms = idx.lib_method_sig(c.sig)
