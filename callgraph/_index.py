@@ -258,11 +258,7 @@ class ProjectIndex:
             have = {(p.info.name, len(p.ptypes)) for p in self.methods.get(key, ())}
             ff = self.files[fi]
             td = self.types[key]
-            queue, seen, i = [r[0]], {r[0], OBJECT}, 0
-            while i < len(queue):
-                x = queue[i]
-                i += 1
-                decl = self._declared(x)
+            for x, decl in self.declared_supertypes(r[0]):
                 if decl is None:
                     continue
                 for name, ms in sorted(decl[0].items()):
@@ -296,10 +292,6 @@ class ProjectIndex:
                         self.by_id[mid] = pm
                         self.by_name.setdefault(name, []).append(mid)
                         self.gen_edges.setdefault(fi, []).append((mid, dst, api))
-                for s in self.supers(x):
-                    if s not in seen and not s.startswith("?"):
-                        seen.add(s)
-                        queue.append(s)
             self._decl.pop(key, None)
             self._mnamed.clear()
 
@@ -885,6 +877,24 @@ class ProjectIndex:
         self._decl[x] = r
         return r
 
+    def declared_supertypes(self, t: str):
+        """``t`` and its supertypes breadth-first (direct supertypes in declaration
+        order, each once; ``Object`` only when ``t`` is ``Object``): yields
+        ``(type, declared)`` with :meth:`_declared`'s answer, None for a type
+        no solver knows (whose supertypes are then unknown too)."""
+        queue, seen, i = [t], {t, OBJECT}, 0
+        while i < len(queue):
+            x = queue[i]
+            i += 1
+            decl = self._declared(x)
+            yield x, decl
+            if decl is None:
+                continue
+            for s in self.supers(x):
+                if s not in seen:
+                    seen.add(s)
+                    queue.append(s)
+
     def sam(self, t: str):
         """(arity, returns_void) of the single abstract method of functional
         interface ``t``; ``"none"`` when ``t`` is known and not functional;
@@ -894,12 +904,8 @@ class ProjectIndex:
             return r
         self._sam[t] = None
         absm: dict = {}
-        queue, seen, i = [t], {t}, 0
         known = True
-        while i < len(queue):
-            x = queue[i]
-            i += 1
-            decl = self._declared(x)
+        for _x, decl in self.declared_supertypes(t):
             if decl is None:
                 known = False
                 continue
@@ -911,10 +917,6 @@ class ProjectIndex:
                 for m in ms:
                     if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
                         absm.setdefault((m.name, m.ptypes), (len(m.ptypes), m.void))
-            for sup in self.supers(x):
-                if sup not in seen and sup != OBJECT:
-                    seen.add(sup)
-                    queue.append(sup)
         if len(absm) == 1:
             r = next(iter(absm.values()))
         elif known:
@@ -926,28 +928,20 @@ class ProjectIndex:
 
     def sam_method(self, t: str):
         """(declaring type, candidate) of the single abstract method of functional
-        interface ``t`` (a ``MethodCandidate`` or ``MethodCandidate``), or None when ``t`` is not a
+        interface ``t`` (a ``MethodCandidate``), or None when ``t`` is not a
         known functional interface (memoised)."""
         r = self._sam.get(("m", t), 0)
         if r != 0:
             return r
         found: dict = {}
         if isinstance(self.sam(t), tuple):
-            queue, seen, i = [t], {t}, 0
-            while i < len(queue):
-                x = queue[i]
-                i += 1
-                decl = self._declared(x)
+            for x, decl in self.declared_supertypes(t):
                 if decl is None:
                     break
                 for ms in decl[0].values():
                     for m in ms:
                         if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
                             found.setdefault((m.name, m.ptypes), (x, m))
-                for sup in self.supers(x):
-                    if sup not in seen and sup != OBJECT:
-                        seen.add(sup)
-                        queue.append(sup)
         r = next(iter(found.values())) if len(found) == 1 else None
         self._sam[("m", t)] = r
         return r

@@ -169,3 +169,14 @@ def test_library_and_project_candidates_share_one_shape(world):
     assert idx.sam("java.util.function.Function") == (1, False)
     assert idx.sam("java.lang.Runnable") == (0, True)
     assert idx.sam("p.Marker") == "none"  # a project interface with no abstract method
+
+
+def test_declared_supertypes_walks_breadth_first_through_the_chain(world):
+    idx, _ = world
+    walk = [(x, d is not None) for x, d in idx.declared_supertypes("q.Lib")]
+    # the jar class, its project superclass, that class's project interface; Object left out
+    assert walk == [("q.Lib", True), ("p.Base", True), ("p.Marker", True)]
+    # an unknown superclass is yielded once, as unknown, and ends that branch
+    assert [(x, d is not None) for x, d in idx.declared_supertypes("p.Orphan")] == [
+        ("p.Orphan", True), ("z.Missing", False)]
+    assert [x for x, _ in idx.declared_supertypes("java.lang.Object")] == ["java.lang.Object"]
