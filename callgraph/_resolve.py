@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from dataclasses import dataclass
 
 import tree_sitter
 
@@ -159,6 +160,41 @@ def _mentions_tvar(ref, names) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class MethodContext:
+    """Where code is resolved: the innermost enclosing type (project key, None
+    outside every type) and the enclosing method (a ``MethodCandidate``, None
+    in initializers), whose type parameters are in scope."""
+
+    type_key: str | None
+    method: MethodCandidate | None
+
+    @property
+    def mtparams(self) -> dict | None:
+        m = self.method
+        return m.tparams if m is not None and m.tparams else None
+
+
+_NO_CONTEXT = MethodContext(None, None)
+
+
+class _Within:
+    """The context manager of ``FileResolver.within`` (a class: cheaper than a
+    generator-based one on the hot path of every call site)."""
+
+    __slots__ = ("fr", "ctx", "outer")
+
+    def __init__(self, fr, ctx):
+        self.fr, self.ctx = fr, ctx
+
+    def __enter__(self):
+        self.outer, self.fr.ctx = self.fr.ctx, self.ctx
+
+    def __exit__(self, *exc):
+        self.fr.ctx = self.outer
+        return False
+
+
 class _FileAcc:
     """What pass 2 gathers in one file, before it is frozen into a ``FileResult``."""
 
@@ -226,8 +262,7 @@ class FileResolver:
         self.locals: dict[str, list] = {}
         self.cache: dict[int, CallResolution] = {}
         self.local_types_cache: dict = {}
-        self.key = None
-        self.pm = None
+        self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
 
     # ----------------------------------------------------------- context
@@ -248,17 +283,23 @@ class FileResolver:
                 return o
         return None
 
-    def set_ctx(self, pos: int):
-        self.key = self.type_at(pos)
+    def context_at(self, pos: int) -> "MethodContext":
+        """The context of the code at byte ``pos``."""
         o = self.owner_at(pos)
-        self.pm = o[4] if o else None
-        return o
+        return MethodContext(self.type_at(pos), o[4] if o else None)
+
+    def within(self, ctx: "MethodContext") -> "_Within":
+        """``with self.within(ctx):`` resolves in ``ctx`` (a declaration elsewhere
+        in the file, a call typed out of order), then goes back to the context
+        the caller was in."""
+        return _Within(self, ctx)
 
     def mtp(self):
-        return self.pm.tparams if self.pm is not None and self.pm.tparams else None
+        return self.ctx.mtparams
 
-    def ref(self, tref):
-        return self.idx.resolve_ref(tref, self.fi, self.key, self.mtp())
+    def ref(self, tref, ctx: "MethodContext | None" = None):
+        ctx = ctx or self.ctx
+        return self.idx.resolve_ref(tref, self.fi, ctx.type_key, ctx.mtparams)
 
     # ----------------------------------------------------------- run
     def run(self) -> FileResult:
@@ -277,9 +318,10 @@ class FileResolver:
         for _, name, n in caps:
             if name in _DECL_CAPS:
                 continue
-            owner = self.set_ctx(n.start_byte)
+            owner = self.owner_at(n.start_byte)
             if owner is None:
                 continue
+            self.ctx = MethodContext(self.type_at(n.start_byte), owner[4])
             try:
                 r = self.site(name, n)
             except RecursionError:
@@ -463,19 +505,14 @@ class FileResolver:
         if ck in self.local_types_cache:
             return self.local_types_cache[ck], True
         self.local_types_cache[ck] = None
-        saved = (self.key, self.pm)
-        try:
+        with self.within(self.context_at(payload[2] if k == "ref" else payload[1].start_byte)):
             if k == "ref":
-                self.set_ctx(payload[2])
                 t = self.ref(payload[1])
             elif k == "var":
-                self.set_ctx(payload[1].start_byte)
                 t = self.texpr(payload[1])
             elif k == "lparam":
-                self.set_ctx(payload[1].start_byte)
                 t = self.lambda_param_type(payload[1], payload[2])
             else:  # "elem": element of an iterated expression
-                self.set_ctx(payload[1].start_byte)
                 it = self.texpr(payload[1])
                 t = None
                 if it is not None:
@@ -483,8 +520,6 @@ class FileResolver:
                         t = (it[0][:-2], ())
                     elif len(it[1]) == 1:
                         t = it[1][0]
-        finally:
-            self.key, self.pm = saved
         self.local_types_cache[ck] = t
         return t, True
 
@@ -495,7 +530,7 @@ class FileResolver:
         if found:
             return t, True
         idx = self.idx
-        k = self.key
+        k = self.ctx.type_key
         while k is not None:
             t, found = idx.field_type_of((k, ()), name)
             if found:
@@ -520,12 +555,12 @@ class FileResolver:
         """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
         t = node.type
         if t in ("identifier", "type_identifier"):
-            return self.idx.resolve_name(_t(node), self.fi, self.key)
+            return self.idx.resolve_name(_t(node), self.fi, self.ctx.type_key)
         if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
             text = _t(node)
             if not all(c.isalnum() or c in "._$" for c in text):
                 return None
-            return self.idx.resolve_name(text, self.fi, self.key)
+            return self.idx.resolve_name(text, self.fi, self.ctx.type_key)
         if t == "generic_type":
             r = self.ref(type_ref(node))
             return r[0] if r else None
@@ -549,7 +584,7 @@ class FileResolver:
             tr = type_ref(ty)
             return self.ref(tr)
         if t == "this":
-            return (self.key, ()) if self.key else None
+            return (self.ctx.type_key, ()) if self.ctx.type_key else None
         if t == "field_access":
             obj = n.child_by_field_name("object")
             fld = n.child_by_field_name("field")
@@ -559,7 +594,7 @@ class FileResolver:
                 k = self.as_type_name(obj)
                 return (k, ()) if k else None
             if obj.type == "super":
-                sup = self.superclass(self.key)
+                sup = self.superclass(self.ctx.type_key)
                 return self.idx.field_type(sup, _t(fld))[0] if sup else None
             name = _t(fld)
             if obj.type in ("identifier", "field_access"):
@@ -724,12 +759,8 @@ class FileResolver:
         if r is not None:
             return r
         self.cache[n.id] = CallResolution(R.UNRESOLVED, reason="recursive type inference")
-        saved = (self.key, self.pm)
-        self.set_ctx(n.start_byte)
-        try:
+        with self.within(self.context_at(n.start_byte)):
             r = self._call(n)
-        finally:
-            self.key, self.pm = saved
         self.cache[n.id] = r
         return r
 
@@ -745,7 +776,7 @@ class FileResolver:
         if obj is None:
             return self.unqualified(name, args)
         if obj.type == "super":
-            sup = self.superclass(self.key)
+            sup = self.superclass(self.ctx.type_key)
             if sup is None:
                 return CallResolution(R.UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
@@ -760,7 +791,7 @@ class FileResolver:
                 return CallResolution(R.UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
         if obj.type == "this":
-            return self.select(self.key, name, args, virtual=True)
+            return self.select(self.ctx.type_key, name, args, virtual=True)
         if obj.type in ("identifier", "field_access", "scoped_identifier"):
             if obj.type == "identifier":
                 ot, found = self.ident(_t(obj), obj.start_byte)
@@ -803,7 +834,7 @@ class FileResolver:
 
     def unqualified(self, name, args) -> CallResolution:
         idx = self.idx
-        k = self.key
+        k = self.ctx.type_key
         first_unknown = None
         while k is not None:
             td = idx.types.get(k)
@@ -848,12 +879,9 @@ class FileResolver:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):
-                saved = self.key
                 ret = None
                 if m.returns is not None:
-                    self.key = k
-                    ret = self.ref(m.returns)
-                    self.key = saved
+                    ret = self.ref(m.returns, MethodContext(k, self.ctx.method))
                 return CallResolution(R.LOCAL_CLASS, ret=ret)
         return None
 
@@ -1128,8 +1156,8 @@ class FileResolver:
         td = idx.types.get(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
         if tps:
-            if recv is None and self.key is not None:
-                recv = (self.key, ())  # an unqualified call: the receiver is `this`
+            if recv is None and self.ctx.type_key is not None:
+                recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
             targs = None
             if recv is not None:
                 targs = recv[1] if recv[0] == c.type_key else idx.super_type_args(recv[0], recv[1], c.type_key)
@@ -1187,8 +1215,8 @@ class FileResolver:
         sig = c.sig
         idx = self.idx
         subst: dict = {}
-        if recv is None and not sig.static and self.key is not None:
-            recv = (self.key, ())  # an unqualified call: the receiver is `this`
+        if recv is None and not sig.static and self.ctx.type_key is not None:
+            recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
         # a raw library receiver (javac erases its members): no substitution
         raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
             idx.lib_type_params(recv[0]))
@@ -1357,11 +1385,11 @@ class FileResolver:
     def explicit_ctor(self, n) -> CallResolution:
         k = n.child_by_field_name("constructor")
         args = self.args_of(n)
-        if self.key is None:
+        if self.ctx.type_key is None:
             return NOT_A_CALL
         if k is not None and k.type == "this":
-            return self.select(self.key, "<init>", args, virtual=False)
-        sup = self.superclass(self.key)
+            return self.select(self.ctx.type_key, "<init>", args, virtual=False)
+        sup = self.superclass(self.ctx.type_key)
         if sup is None:
             return CallResolution(R.UNRESOLVED, reason="superclass unknown")
         if sup in (OBJECT, "java.lang.Enum", "java.lang.Record"):
@@ -1369,12 +1397,12 @@ class FileResolver:
         return self.select(sup, "<init>", args, virtual=False)
 
     def enum_constant(self, n) -> CallResolution:
-        if self.key is None:
+        if self.ctx.type_key is None:
             return NOT_A_CALL
-        td = self.idx.types.get(self.key)
+        td = self.idx.types.get(self.ctx.type_key)
         if td is None or td.kind != "enum":
             return NOT_A_CALL
-        r = self.select(self.key, "<init>", self.args_of(n), virtual=False)
+        r = self.select(self.ctx.type_key, "<init>", self.args_of(n), virtual=False)
         if r.resolution is R.EXACT and r.targets:
             p = self.idx.by_id.get(r.targets[0])
             if p is not None and p.decl is None and p.info.generated_by == "javac":
@@ -1401,7 +1429,7 @@ class FileResolver:
             sup = self.superclass(td.key)
             if sup is None or sup == OBJECT:
                 continue
-            self.key, self.pm = td.key, None
+            self.ctx = MethodContext(td.key, None)
             for p in idx.methods.get(td.key, ()):
                 if p.info.file != self.ff.rel:
                     continue
@@ -1429,9 +1457,9 @@ class FileResolver:
             return NOT_A_CALL
         type_recv = False
         if recv.type == "super":
-            t = self.superclass(self.key)
+            t = self.superclass(self.ctx.type_key)
         elif recv.type == "this":
-            t = self.key
+            t = self.ctx.type_key
         else:
             t = None
             if recv.type == "identifier":
@@ -1527,7 +1555,7 @@ class FileResolver:
                 and p.parent.type == "local_variable_declaration":
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])
