@@ -22,7 +22,8 @@ from ._callsite import NOT_A_CALL, STRENGTH as _RANK, ApiTarget, CallEdge, CallR
 from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard
 from ._candidates import MethodCandidate
-from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex
+from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, ProjectIndex
+from ._overloads import arity_ok, choose
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -905,121 +906,12 @@ class FileResolver:
 
     @staticmethod
     def _arity_ok(c, n):
-        pt = c.ptypes
-        varargs = c.varargs
-        return len(pt) == n or (varargs and n >= len(pt) - 1)
-
-    # ----------------------------------------------------------- overloads
-    def arg_types(self, args):
-        return [self.texpr(a) for a in args]
-
-    def assignable(self, a, p: str, phase: int):
-        """Can an argument of type ``a`` be passed to parameter type ``p``? True/False/None(maybe)."""
-        if a is None:
-            return None
-        an = a[0]
-        if an == "null":
-            return p not in PRIMITIVES
-        if an == "λ":
-            if p in PRIMITIVES or p.endswith("[]"):
-                return False
-            if not a[1]:
-                return True
-            sam = self.idx.sam(p)
-            if sam is None:
-                return None
-            if sam == "none":
-                return False
-            arity, shape = a[1]
-            if arity != sam[0]:
-                return False
-            return shape in (("void", "both") if sam[1] else ("value", "both"))
-        if an in PRIMITIVES:
-            if p in PRIMITIVES:
-                return p in _WIDEN.get(an, ())
-            if phase >= 2:
-                return self.idx.is_subtype(BOX.get(an, an), p)
-            return False
-        if p in PRIMITIVES:
-            if phase >= 2 and an in UNBOX:
-                return p in _WIDEN.get(UNBOX[an], ())
-            return False
-        return self.idx.is_subtype(an, p)
-
-    def applicable(self, c, ats, phase):
-        pt = c.ptypes
-        n = len(ats)
-        varargs = c.varargs
-        if phase < 3:
-            if len(pt) != n:
-                return False
-            ps = pt
-        else:
-            if not varargs or n < len(pt) - 1:
-                return False
-            ps = list(pt[:-1]) + [pt[-1][:-2]] * (n - len(pt) + 1)
-        maybe = False
-        for a, p in zip(ats, ps):
-            ok = self.assignable(a, p, phase)
-            if ok is False:
-                return False
-            if ok is None:
-                maybe = True
-        return None if maybe else True
-
-    def more_specific(self, c1, c2, n, ats=()) -> bool:
-        p1, p2 = c1.ptypes, c2.ptypes
-        if len(p1) != len(p2):
-            return len(p1) > len(p2) if n else False
-        for k, (a, b) in enumerate(zip(p1, p2)):
-            if a == b:
-                continue
-            at = ats[k] if k < len(ats) else None
-            if at is not None and at[0] == "λ" and at[1] and at[1][0] == 0 and at[1][1] != "void" \
-                    and a not in PRIMITIVES and b not in PRIMITIVES:
-                # a parameterless (so explicitly typed) lambda: a value-returning
-                # function type is more specific than a void one (JLS 15.12.2.5)
-                sa, sb = self.idx.sam(a), self.idx.sam(b)
-                if isinstance(sa, tuple) and isinstance(sb, tuple) and sa[0] == sb[0] == 0 \
-                        and sb[1] and not sa[1] and self.idx.is_subtype(b, a) is False:
-                    continue
-            if a in PRIMITIVES and b in PRIMITIVES:
-                if b not in _WIDEN.get(a, ()):
-                    return False
-                continue
-            if self.idx.is_subtype(a, b) is not True:
-                return False
-        return True
+        return arity_ok(c, n)
 
     def choose(self, cands, args):
-        """(chosen list, decided_by_types) among candidates applicable by arity."""
-        n = len(args)
-        ar = [c for c in cands if self._arity_ok(c, n)]
-        if not ar:
-            return ar, None
-        ats = self.arg_types(args)
-        all_known = all(a is not None for a in ats)
-        if len(ar) == 1:
-            if not all_known:
-                return ar, False
-            ok = any(self.applicable(ar[0], ats, ph) is True for ph in (1, 2, 3))
-            return ar, ok
-        for phase in (1, 2, 3):
-            app = []
-            for c in ar:
-                ok = self.applicable(c, ats, phase)
-                if ok is not False:
-                    app.append((c, ok))
-            if not app:
-                continue
-            if len(app) == 1:
-                return [app[0][0]], all_known and app[0][1] is True
-            # most specific
-            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n, ats) for d, _ in app)]
-            if len(best) == 1:
-                return best, all_known and all(ok is True for _, ok in app)
-            return [c for c, _ in app], False
-        return ar, False
+        """(chosen list, decided_by_types) among candidates applicable by arity
+        (``_overloads.choose``; argument types are typed only when needed)."""
+        return choose(self.idx, cands, len(args), lambda: [self.texpr(a) for a in args])
 
     def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
