@@ -99,55 +99,6 @@ def _lambda_shape(n):
     return (arity, "value" if value else "void")
 
 
-_JVM_PRIM = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long",
-             "S": "short", "Z": "boolean", "V": "void"}
-
-
-def _jvm_sig(g: str, i: int, subst: dict):
-    """Parse one JVM type signature (JVMS 4.7.9.1) at ``g[i]`` into a resolver type,
-    substituting class type variables from ``subst``; unknown variables are None.
-    Returns (type, next index)."""
-    c = g[i]
-    if c in _JVM_PRIM:
-        return (_JVM_PRIM[c], ()), i + 1
-    if c == "[":
-        el, j = _jvm_sig(g, i + 1, subst)
-        return ((el[0] + "[]", ()) if el is not None else None), j
-    if c == "T":
-        j = g.index(";", i)
-        return subst.get(g[i + 1:j]), j + 1
-    if c != "L":
-        raise ValueError(g)
-    j = i + 1
-    name, args = [], ()
-    while True:
-        k = j
-        while g[k] not in "<;.":
-            k += 1
-        name.append(g[j:k])
-        if g[k] == "<":
-            k += 1
-            out = []
-            while g[k] != ">":
-                if g[k] == "*":
-                    out.append(None)
-                    k += 1
-                    continue
-                if g[k] in "+-":
-                    wild = g[k]
-                    a, k = _jvm_sig(g, k + 1, subst)
-                    out.append(a if wild == "+" else None)
-                    continue
-                a, k = _jvm_sig(g, k, subst)
-                out.append(a)
-            args = tuple(out)
-            k += 1
-        if g[k] == ";":
-            fqn = ".".join(name).replace("/", ".").replace("$", ".")
-            return (fqn, args), k + 1
-        j = k + 1  # "." then an inner class of a parameterized outer
-
-
 def _mentions_tvar(ref, names) -> bool:
     """Does TypeRef ``ref`` name one of the type variables ``names``?"""
     if not names:
