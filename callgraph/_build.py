@@ -18,7 +18,7 @@ from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
-from ._callsite import Resolution
+from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from .safefs import read_regular
@@ -309,13 +309,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         for aid, a in apis.items() if aid not in infos)
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide
-    g.add_edges_from((e.src, e.dst, {"lines": list(e.lines), "resolution": e.resolution.value})
+    g.add_edges_from((e.src, e.dst, {"lines": list(e.lines), "resolution": VALUE[e.resolution]})
                      for e in edge_rows if e.dst in g)
     cha = 0
     rta = 0
     instantiated = InstantiatedSet(idx, made)
+    cha_kind = Resolution.CHA
     for e in edge_rows:
-        if e.resolution is Resolution.CHA and e.dst in g:
+        if e.resolution is cha_kind and e.dst in g:
             w = tuple(sorted(instantiated.witness(e.dst)))
             g.edges[e.src, e.dst]["rta"] = w
             cha += 1

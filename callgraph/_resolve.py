@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import tree_sitter
 
@@ -20,10 +20,21 @@ from ._facts import JAVA, type_ref
 from ._facts import _text as _t
 from ._callsite import NOT_A_CALL, STRENGTH as _RANK, ApiTarget, CallEdge, CallResolution, FileResult
 from ._callsite import Resolution as R
+
 from ._types import JArray, JClass, JTypeVar, JWildcard
 from ._candidates import MethodCandidate
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, ProjectIndex
 from ._overloads import arity_ok, choose
+
+# the members as module globals: a class attribute look-up on an Enum costs
+# more than a global one, on the path of every call site
+_BY_ARITY = R.BY_ARITY
+_CHA = R.CHA
+_EXACT = R.EXACT
+_GUESSED_BY_NAME = R.GUESSED_BY_NAME
+_LOCAL_CLASS = R.LOCAL_CLASS
+_NOT_A_CALL = R.NOT_A_CALL
+_UNRESOLVED = R.UNRESOLVED
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -112,8 +123,7 @@ def _mentions_tvar(ref, names) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class MethodContext:
+class MethodContext(NamedTuple):
     """Where code is resolved: the innermost enclosing type (project key, None
     outside every type) and the enclosing method (a ``MethodCandidate``, None
     in initializers), whose type parameters are in scope."""
@@ -277,9 +287,9 @@ class FileResolver:
             try:
                 r = self.site(name, n)
             except RecursionError:
-                r = CallResolution(R.UNRESOLVED, reason="expression too deeply nested")
+                r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
             except Exception as e:  # a resolver bug must cost one call site, not the file
-                r = CallResolution(R.UNRESOLVED, reason=f"internal error ({type(e).__name__})")
+                r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
             if name == "call":
                 # the line of the method name, as javac's line table has it
                 # for chained calls split over lines
@@ -294,17 +304,17 @@ class FileResolver:
 
     def emit(self, owner, r: CallResolution, line: int):
         kind = r.resolution
-        if kind is R.NOT_A_CALL:
+        if kind is _NOT_A_CALL:
             return
         res = self.res
         res.counts[kind] += 1
-        if kind is R.UNRESOLVED:
+        if kind is _UNRESOLVED:
             res.reasons[r.reason] += 1
             res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
             return
-        if kind is R.LOCAL_CLASS:
+        if kind is _LOCAL_CLASS:
             return
-        if kind is R.GUESSED_BY_NAME and r.reason:
+        if kind is _GUESSED_BY_NAME and r.reason:
             key = "name: " + r.reason
             res.reasons[key] += 1
             res.examples.setdefault(key, f"{self.ff.rel}:{line}")
@@ -315,10 +325,10 @@ class FileResolver:
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:
-                    edges[(src, t)] = [R.CHA, {line}]
+                    edges[(src, t)] = [_CHA, {line}]
                 else:
-                    if e[0] is R.GUESSED_BY_NAME:
-                        e[0] = R.CHA
+                    if e[0] is _GUESSED_BY_NAME:
+                        e[0] = _CHA
                     e[1].add(line)
         for a in r.apis:
             res.apis.setdefault(a.id, a)
@@ -710,7 +720,7 @@ class FileResolver:
         r = self.cache.get(n.id)
         if r is not None:
             return r
-        self.cache[n.id] = CallResolution(R.UNRESOLVED, reason="recursive type inference")
+        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
         with self.within(self.context_at(n.start_byte)):
             r = self._call(n)
         self.cache[n.id] = r
@@ -719,7 +729,7 @@ class FileResolver:
     def _call(self, n) -> CallResolution:
         name_node = n.child_by_field_name("name")
         if name_node is None:
-            return CallResolution(R.UNRESOLVED, reason="malformed invocation")
+            return CallResolution(_UNRESOLVED, reason="malformed invocation")
         name = _t(name_node)
         args = self.args_of(n)
         obj = n.child_by_field_name("object")
@@ -730,17 +740,17 @@ class FileResolver:
         if obj.type == "super":
             sup = self.superclass(self.ctx.type_key)
             if sup is None:
-                return CallResolution(R.UNRESOLVED, reason="super of a type whose superclass is unknown")
+                return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
         if has_super:  # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
-                return CallResolution(R.UNRESOLVED, reason="unknown type in X.super.m()")
+                return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             td = idx.types.get(k)
             if td is not None and td.kind != "interface":
                 k = self.superclass(k)
             if k is None:
-                return CallResolution(R.UNRESOLVED, reason="unknown type in X.super.m()")
+                return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
         if obj.type == "this":
             return self.select(self.ctx.type_key, name, args, virtual=True)
@@ -779,7 +789,7 @@ class FileResolver:
                 return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
         if tn in PRIMITIVES or tn in ("null", "λ"):
-            return CallResolution(R.UNRESOLVED, reason=f"method called on a {tn} value")
+            return CallResolution(_UNRESOLVED, reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
             tn = OBJECT
         return self.select(tn, name, args, virtual=True, recv=ot)
@@ -819,9 +829,9 @@ class FileResolver:
                 else:
                     unknown_owners.append(imp.name)
         if first_unknown is not None:
-            return self.star(first_unknown, name, R.BY_ARITY)
+            return self.star(first_unknown, name, _BY_ARITY)
         if len(unknown_owners) == 1:
-            return self.star(unknown_owners[0], name, R.GUESSED_BY_NAME,
+            return self.star(unknown_owners[0], name, _GUESSED_BY_NAME,
                              reason="only candidate: a static on-demand import of an unknown type")
         return self.by_name(name, args, "no method of that name in scope")
 
@@ -834,7 +844,7 @@ class FileResolver:
                 ret = None
                 if m.returns is not None:
                     ret = self.ref(m.returns, MethodContext(k, self.ctx.method))
-                return CallResolution(R.LOCAL_CLASS, ret=ret)
+                return CallResolution(_LOCAL_CLASS, ret=ret)
         return None
 
     def star(self, owner, name, kind, reason=None) -> CallResolution:
@@ -850,10 +860,10 @@ class FileResolver:
             return self.jdk_member(None, name, args, None, None)
         ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
         if not ids:
-            return CallResolution(R.UNRESOLVED, reason=reason)
+            return CallResolution(_UNRESOLVED, reason=reason)
         if len(ids) > _NAME_CAP:
-            return CallResolution(R.UNRESOLVED, reason=reason + f" (>{_NAME_CAP} same-name candidates)")
-        return CallResolution(R.GUESSED_BY_NAME, tuple(sorted(ids)), None, reason)
+            return CallResolution(_UNRESOLVED, reason=reason + f" (>{_NAME_CAP} same-name candidates)")
+        return CallResolution(_GUESSED_BY_NAME, tuple(sorted(ids)), None, reason)
 
     @staticmethod
     def _arity_ok(c, n):
@@ -866,7 +876,7 @@ class FileResolver:
 
     def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
-            return CallResolution(R.UNRESOLVED, reason="receiver type unknown")
+            return CallResolution(_UNRESOLVED, reason="receiver type unknown")
         idx = self.idx
         lr = self.local_method(t, name, args)
         if lr is not None:
@@ -878,25 +888,25 @@ class FileResolver:
                 if jdk is not None:
                     return jdk
             if unknown is not None:
-                return self.star(unknown.name, name, R.BY_ARITY)
+                return self.star(unknown.name, name, _BY_ARITY)
             if idx.solver.view(t) is None:
-                return self.star(t, name, R.BY_ARITY)
-            return CallResolution(R.UNRESOLVED, reason="no method of that name on the receiver type")
+                return self.star(t, name, _BY_ARITY)
+            return CallResolution(_UNRESOLVED, reason="no method of that name on the receiver type")
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
-            return self.target(cands[0], R.EXACT, t, args, recv, virtual)
+            return self.target(cands[0], _EXACT, t, args, recv, virtual)
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
-                return self.star(unknown.name, name, R.BY_ARITY)
-            return CallResolution(R.UNRESOLVED, reason="no overload with that number of arguments")
+                return self.star(unknown.name, name, _BY_ARITY)
+            return CallResolution(_UNRESOLVED, reason="no overload with that number of arguments")
         if len(chosen) == 1:
             c = chosen[0]
             if len(cands) == 1 and unknown is None:
-                kind = R.EXACT
+                kind = _EXACT
             elif by_types:
-                kind = R.EXACT
+                kind = _EXACT
             else:
-                kind = R.BY_ARITY
+                kind = _BY_ARITY
             return self.target(c, kind, t, args, recv, virtual)
         # undecided overload: a chained call goes on when every remaining
         # candidate returns the same type
@@ -905,12 +915,12 @@ class FileResolver:
         common = rets.pop() if len(rets) == 1 else None
         libs = [c for c in chosen if not c.is_source]
         if libs:
-            r = self.star(libs[0].owner, name, R.BY_ARITY)
+            r = self.star(libs[0].owner, name, _BY_ARITY)
             if common is not None:
                 r = r.returning(common)
             return r
         ids = tuple(sorted(c.info.id for c in chosen))
-        return CallResolution(R.GUESSED_BY_NAME, ids, common, "overload undecided among project methods")
+        return CallResolution(_GUESSED_BY_NAME, ids, common, "overload undecided among project methods")
 
     def unknown_enum_constant(self, obj) -> bool:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
@@ -953,7 +963,7 @@ class FileResolver:
         if idx.lib(owner) is not None:  # the JDK is indexed: its own declaration
             for c in idx.methods_named(owner, name)[0]:
                 if not c.is_source and c.ptypes == params:
-                    r = self.target(c, R.BY_ARITY, owner, args, None, False)
+                    r = self.target(c, _BY_ARITY, owner, args, None, False)
                     if name == "getClass":
                         r = r.returning(("java.lang.Class", ()))
                     return r
@@ -961,7 +971,7 @@ class FileResolver:
         ret = {"hashCode": ("int", ()), "toString": STRING, "equals": ("boolean", ()), "name": STRING,
                "ordinal": ("int", ()), "compareTo": ("int", ()), "getClass": ("java.lang.Class", ())}.get(
             name, ("void", ()) if name in ("wait", "notify", "notifyAll") else None)
-        return CallResolution(R.BY_ARITY, (mid,), ret, None,
+        return CallResolution(_BY_ARITY, (mid,), ret, None,
                     apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
     def target(self, c, kind, t, args, recv, virtual) -> CallResolution:
@@ -1191,7 +1201,7 @@ class FileResolver:
     def new(self, n) -> CallResolution:
         ty = n.child_by_field_name("type")
         if ty is None:
-            return CallResolution(R.UNRESOLVED, reason="malformed creation")
+            return CallResolution(_UNRESOLVED, reason="malformed creation")
         tr = type_ref(ty)
         # `outer.new Inner()`: the qualifying expression comes before `new`
         outer = None
@@ -1209,7 +1219,7 @@ class FileResolver:
             rt = self.ref(tr)
             t = rt[0] if rt is not None else None
         if t is None:
-            return CallResolution(R.UNRESOLVED, reason="created type not found")
+            return CallResolution(_UNRESOLVED, reason="created type not found")
         anon = any(c.type == "class_body" for c in n.named_children)
         args = self.args_of(n)
         idx = self.idx
@@ -1219,9 +1229,9 @@ class FileResolver:
                 return NOT_A_CALL
         td = idx.types.get(t)
         if td is not None and td.local:
-            return CallResolution(R.LOCAL_CLASS, ret=(t, ()))
+            return CallResolution(_LOCAL_CLASS, ret=(t, ()))
         r = self.select(t, "<init>", args, virtual=False)
-        if r.ret is None and r.resolution is not R.UNRESOLVED:
+        if r.ret is None and r.resolution is not _UNRESOLVED:
             r = r.returning((t, ()))
         return r
 
@@ -1234,7 +1244,7 @@ class FileResolver:
             return self.select(self.ctx.type_key, "<init>", args, virtual=False)
         sup = self.superclass(self.ctx.type_key)
         if sup is None:
-            return CallResolution(R.UNRESOLVED, reason="superclass unknown")
+            return CallResolution(_UNRESOLVED, reason="superclass unknown")
         if sup in (OBJECT, "java.lang.Enum", "java.lang.Record"):
             return NOT_A_CALL
         return self.select(sup, "<init>", args, virtual=False)
@@ -1246,7 +1256,7 @@ class FileResolver:
         if td is None or td.kind != "enum":
             return NOT_A_CALL
         r = self.select(self.ctx.type_key, "<init>", self.args_of(n), virtual=False)
-        if r.resolution is R.EXACT and r.targets:
+        if r.resolution is _EXACT and r.targets:
             p = self.idx.by_id.get(r.targets[0])
             if p is not None and p.decl is None and p.info.generated_by == "javac":
                 return NOT_A_CALL  # the implicit constructor of an enum runs no code of its own
@@ -1257,7 +1267,7 @@ class FileResolver:
         the delegate's method), on the generated member's line."""
         idx = self.idx
         for src, dst, api in idx.gen_edges.get(self.fi, ()):
-            self.res.edge(src, dst, idx.by_id[src].info.start_line, R.EXACT)
+            self.res.edge(src, dst, idx.by_id[src].info.start_line, _EXACT)
             if api is not None:
                 self.res.apis.setdefault(dst, api)
 
@@ -1283,7 +1293,7 @@ class FileResolver:
                     sup_ctor = [q.info.id for q in idx.methods.get(sup, ())
                                 if q.info.name == "<init>" and q.info.generated_by == p.info.generated_by]
                     for mid in sup_ctor:
-                        self.res.edge(p.info.id, mid, p.info.start_line, R.EXACT)
+                        self.res.edge(p.info.id, mid, p.info.start_line, _EXACT)
                     continue
                 r = self.select(sup, "<init>", [], virtual=False)
                 self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
@@ -1310,7 +1320,7 @@ class FileResolver:
                 if found:
                     t = ot[0] if ot else None
                     if t is None:
-                        return CallResolution(R.UNRESOLVED, reason="method reference on a variable of unknown type")
+                        return CallResolution(_UNRESOLVED, reason="method reference on a variable of unknown type")
                 else:
                     t = self.as_type_name(recv)
                     type_recv = True
@@ -1321,21 +1331,21 @@ class FileResolver:
                     ot = self.texpr(recv)
                     t = ot[0] if ot else None
         if t is None:
-            return CallResolution(R.UNRESOLVED, reason="method reference receiver unknown")
+            return CallResolution(_UNRESOLVED, reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
         td = idx.types.get(t)
         if td is not None and td.local:
-            return CallResolution(R.LOCAL_CLASS)
+            return CallResolution(_LOCAL_CLASS)
         cands, unknown = idx.methods_named(t, name)
         if name == "<init>" and not cands and td is not None:
             return NOT_A_CALL
         if not cands:
             if unknown is not None or idx.solver.view(t) is None:
-                return self.star(unknown.name if unknown is not None else t, name, R.BY_ARITY)
-            return CallResolution(R.UNRESOLVED, reason="no method of that name on the reference's type")
+                return self.star(unknown.name if unknown is not None else t, name, _BY_ARITY)
+            return CallResolution(_UNRESOLVED, reason="no method of that name on the reference's type")
         if len(cands) == 1 and unknown is None:
-            return self.target(cands[0], R.EXACT, t, [], None, name != "<init>")
+            return self.target(cands[0], _EXACT, t, [], None, name != "<init>")
         sam = self.target_sam(n)
         if isinstance(sam, tuple) and unknown is None:
             # the functional interface the reference is converted to decides
@@ -1348,11 +1358,11 @@ class FileResolver:
                 if k >= 0 and self._arity_ok(c, k):
                     fit.append(c)
             if len(fit) == 1:
-                return self.target(fit[0], R.BY_ARITY, t, [], None, name != "<init>")
+                return self.target(fit[0], _BY_ARITY, t, [], None, name != "<init>")
         libs = [c for c in cands if not c.is_source]
         if libs:
-            return self.star(libs[0].owner, name, R.BY_ARITY)
-        return CallResolution(R.GUESSED_BY_NAME, tuple(sorted(c.info.id for c in cands)), None,
+            return self.star(libs[0].owner, name, _BY_ARITY)
+        return CallResolution(_GUESSED_BY_NAME, tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
 
     def lambda_param_type(self, lam, i: int):
@@ -1373,7 +1383,7 @@ class FileResolver:
             pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
             r = self.call(call)
             c = r.cand
-            if pos is None or c is None or r.resolution is not R.EXACT:
+            if pos is None or c is None or r.resolution is not _EXACT:
                 return None
             if not c.is_source:
                 ms = idx.lib_method_sig(c.sig)
