@@ -964,13 +964,21 @@ class ProjectIndex:
         out: list = []
         seen_sigs: set = set()
         unknown = None
+        # The superclass chain before any superinterface: a concrete method a class
+        # inherits from its superclass overrides a superinterface's method of the same
+        # signature even when the class names that interface itself (JLS 8.4.8).
         queue = [t]
+        iqueue: list = []
         seen = {t}
-        i = 0
+        i = j = 0
         ctor = name == "<init>"
-        while i < len(queue):
-            x = queue[i]
-            i += 1
+        while i < len(queue) or j < len(iqueue):
+            if i < len(queue):
+                x = queue[i]
+                i += 1
+            else:
+                x = iqueue[j]
+                j += 1
             decl = self._declared(x)
             if decl is None:
                 if unknown is None:
@@ -984,13 +992,13 @@ class ProjectIndex:
                     out.append(m)
             if decl[1] and not ctor and OBJECT not in seen:
                 seen.add(OBJECT)
-                queue.append(OBJECT)
+                iqueue.append(OBJECT)
             if ctor:
                 break
-            for s in self.supers(x):
+            for k, s in enumerate(self.supers(x)):
                 if s not in seen:
                     seen.add(s)
-                    queue.append(s)
+                    (queue if k == 0 and not decl[1] else iqueue).append(s)  # supers(class)[0]: its superclass
         r = (out, unknown)
         self._mnamed[mk] = r
         return r

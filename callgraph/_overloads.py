@@ -34,7 +34,8 @@ def assignable(idx, a, p: str, phase: int):
         if p in PRIMITIVES or p.endswith("[]"):
             return False
         if not a[1]:
-            return True
+            # a method reference: compatible only with a functional interface (JLS 15.13.2)
+            return idx.sam(p) != "none"
         sam = idx.sam(p)
         if sam is None:
             return None

@@ -1409,6 +1409,16 @@ class FileResolver:
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
+        elif p.type == "return_statement":
+            # `return x -> ...`: the target is the enclosing method's declared return
+            # type (JLS 14.17, 15.27.3); inside a lambda body it is that lambda's, unknown here
+            m = p.parent
+            while m is not None and m.type not in ("method_declaration", "lambda_expression", "class_body",
+                                                   "constructor_declaration", "compact_constructor_declaration"):
+                m = m.parent
+            ty = m.child_by_field_name("type") if m is not None and m.type == "method_declaration" else None
+            if ty is not None:
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])

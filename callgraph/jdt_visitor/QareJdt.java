@@ -431,6 +431,9 @@ public final class QareJdt {
             if (m == null) return "nobinding";
             if (m.isRecovered() || m.getDeclaringClass() == null || m.getDeclaringClass().isRecovered())
                 return "recovered";
+            // `new T<>() {...}` in an argument of a call JDT could not bind: inference never
+            // ran, and the DOM answers with its synthetic diamond factory, not a constructor
+            if (n instanceof ClassInstanceCreation && !m.isConstructor()) return "recovered";
             for (ITypeBinding p : m.getParameterTypes()) if (p.isRecovered()) return "recovered";
             int s = n.getStartPosition(), e = s + n.getLength() - 1;
             for (int[] p : problems) if (p[0] <= e && p[1] >= s) return "problem";
@@ -444,7 +447,7 @@ public final class QareJdt {
             if (m != null) {
                 ITypeBinding dc = m.getDeclaringClass();
                 type = dc == null ? "?" : typeName(dc);
-                name = m.isConstructor() ? "<init>" : m.getName();
+                name = m.isConstructor() || n instanceof ClassInstanceCreation ? "<init>" : m.getName();
                 ps = params(m);
                 stat = Modifier.isStatic(m.getModifiers()) ? "static" : "";
                 origin = dc != null && dc.isFromSource() ? "source" : "binary";
