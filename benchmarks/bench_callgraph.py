@@ -10,6 +10,16 @@ Usage::
 
     python3 benchmarks/bench_callgraph.py [--src-zip PATH] [--module java.base | --all]
                                           [--jobs 2] [--jdk auto] [--profile out.prof]
+    python3 benchmarks/bench_callgraph.py --modes floor,cold,warm,edit [--project DIR] [--jobs 2]
+
+``--modes`` times whole ``qare graph --out g.json`` processes (start-up to
+exit, peak RSS of all processes) side by side with the raw tree-sitter floor
+measured in the same run: ``floor`` = read + parse + one query over the same
+files on one core; ``cold`` = empty warm cache (``--cache`` in a temporary
+folder); ``warm`` = the same again; ``edit`` = one method body changed (a
+statement added to the first method of one file) — the cache counts say how
+many files were re-parsed and re-resolved. ``--project`` benchmarks a folder
+(e.g. spring-framework, with ``--no-discover-classpath``) instead of src.zip.
 """
 
 from __future__ import annotations
@@ -68,7 +78,11 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--jdk", default="auto", help="JDK home for library lookups ('none' for none)")
     ap.add_argument("--profile", help="write a cProfile of the main process here")
+    ap.add_argument("--modes", help="comma-separated floor,cold,warm,edit: whole-process timings (see above)")
+    ap.add_argument("--project", help="with --modes: a project folder instead of src.zip")
     a = ap.parse_args(argv)
+    if a.modes:
+        return run_modes(a)
 
     from callgraph import build_project_graph
 
@@ -113,6 +127,119 @@ def main(argv=None) -> int:
               f"fallback-decoded: {len(s.decoded_with_fallback)}")
         for f, why in s.skipped[:10]:
             print(f"  skipped {f}: {why}")
+    return 0
+
+
+def parse_floor(root: Path) -> tuple[float, int, int]:
+    """Read + tree-sitter parse + one query (method invocations) over every
+    ``.java`` file under ``root`` in this process: ``(CPU seconds, files, lines)``."""
+    import tree_sitter
+
+    from callgraph._facts import JAVA
+
+    parser = tree_sitter.Parser(JAVA)
+    query = tree_sitter.Query(JAVA, "(method_invocation name: (identifier) @n)")
+    paths = sorted(root.rglob("*.java"))
+    t = time.process_time()  # CPU seconds: the floor's wall time is the load's, not the parser's
+    lines = 0
+    for p in paths:
+        src = p.read_bytes()
+        lines += src.count(b"\n")
+        tree = parser.parse(src)
+        tree_sitter.QueryCursor(query).captures(tree.root_node)
+    return time.process_time() - t, len(paths), lines
+
+
+def _edit_one_body(root: Path) -> str:
+    """Add a statement to the first method body of the first file that has one."""
+    import tree_sitter
+
+    from callgraph._facts import JAVA
+
+    parser = tree_sitter.Parser(JAVA)
+    for p in sorted(root.rglob("*.java")):
+        src = p.read_bytes()
+        stack = [parser.parse(src).root_node]
+        while stack:
+            n = stack.pop()
+            if n.type == "method_declaration" and n.child_by_field_name("body") is not None:
+                at = n.child_by_field_name("body").start_byte + 1
+                p.write_bytes(src[:at] + b"\n        System.nanoTime();" + src[at:])
+                return str(p.relative_to(root))
+            stack.extend(reversed(n.children))
+    raise SystemExit("no method body to edit")
+
+
+def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict:
+    import re
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cmd = [sys.executable, "-m", "qare", "graph", str(root), "--out", str(out), "-q", "--jobs", str(jobs),
+           "--cache", str(cache), *extra]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"qare graph failed ({r.returncode}): {r.stderr[-2000:]}")
+    phases = next((ln for ln in r.stdout.splitlines() if ln.startswith("phases: ")), "")
+    import sqlite3  # noqa: F401  (the counts come from the summary line below)
+
+    return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
+            "rss": r1.ru_maxrss / 1024, "phases": phases, "sha": _sha(out),
+            "edges": re.search(r"graph: \d+ nodes, (\d+) edges", r.stdout).group(1)}
+
+
+def _sha(p: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+
+
+def run_modes(a) -> int:
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
+    with tempfile.TemporaryDirectory(prefix="bench-cg-") as tmp:
+        tmp = Path(tmp)
+        if a.project:
+            import shutil
+
+            root = tmp / "src"
+            shutil.copytree(a.project, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+            extra = ["--no-discover-classpath"]
+        else:
+            root = tmp / "src"
+            extract(Path(a.src_zip), root, None if a.all else a.module)
+            extra = ["--no-discover-classpath"]
+        cache = tmp / "cache.sqlite"
+        print(f"load average: {os.getloadavg()[0]:.1f} (2-core machine shared: wall times inflated under load)")
+        rows = []
+        floor = None
+        if "floor" in modes:
+            secs, n, lines = parse_floor(root)
+            floor = secs
+            rows.append(("floor (1 core)", float("nan"), secs, 0.0, f"{n} files, {lines} lines", ""))
+        for m in modes:
+            if m == "floor":
+                continue
+            if m == "edit":
+                print(f"edit: one method body in {_edit_one_body(root)}")
+            if m == "cold" and cache.exists():
+                cache.unlink()
+            r = _qare_graph(root, tmp / f"{m}.json", cache, a.jobs, extra)
+            rows.append((f"{m} (jobs {a.jobs})", r["wall"], r["cpu"], r["rss"], f"{r['edges']} edges sha {r['sha']}",
+                         r["phases"]))
+        # xfloor compares CPU seconds (all processes) with the floor's CPU seconds:
+        # on a shared machine wall times measure the load as much as the tool
+        print(f"{'mode':16s} {'wall s':>8s} {'CPU s':>8s} {'CPU xfloor':>10s} {'RSS MB':>7s}  output")
+        for name, wall, cpu, rss, what, _ph in rows:
+            ratio = f"{cpu / floor:.2f}" if floor else "-"
+            print(f"{name:16s} {wall:8.1f} {cpu:8.1f} {ratio:>10s} {rss:7.0f}  {what}")
+        for name, *_rest, ph in rows:
+            if ph:
+                print(f"  {name}: {ph}")
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -4,16 +4,18 @@ project index → pass 2 (resolve call sites, parallel, index inherited by fork)
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing as mp
 import os
+import sqlite3
 import time
 from collections import Counter
 from pathlib import Path
 
 import networkx as nx
 
-from . import _facts
-from ._cache import FactsCache
+from . import _codec, _facts
+from ._cache import BuildCache, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph
@@ -36,29 +38,44 @@ def _read(path: str, max_bytes: int):
 
 
 def _pass1(item):
-    sf, loc_mode, max_bytes = item
+    """Parse one file. ``(facts, digest, None)`` or ``(None, None, (rel, reason))``;
+    with ``as_blob`` (a worker) the facts come back encoded (callgraph._codec):
+    compact bytes between processes."""
+    sf, loc_mode, max_bytes, as_blob, want_digest = item
     try:
         src, enc = _read(sf.path, max_bytes)
         tree = _facts.parse(src)
-        return _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode), None
+        ff = _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode)
+        digest = _codec.declaration_digest(ff) if want_digest else None
+        return (_codec.encode_facts(ff) if as_blob else ff), digest, None
     except RecursionError:
-        return None, (sf.rel, "declarations nested too deeply")
+        return None, None, (sf.rel, "declarations nested too deeply")
     except MemoryError:
-        return None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
+        return None, None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
     except OSError as e:
-        return None, (sf.rel, f"unreadable: {e.strerror or e}")
+        return None, None, (sf.rel, f"unreadable: {e.strerror or e}")
     except Exception as e:  # never lose the whole build to one file
-        return None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
+        return None, None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
 
 
-def _pass2(fi: int):
+def _pass2(fi: int, as_blob: bool = True):
+    """Resolve one file: ``(fi, result, err)``; ``result`` is the
+    ``_codec.encode_resolution`` blob (``as_blob``, a worker) or the tuple
+    ``(FileResult, made, classpath warnings)``."""
     # classpath warnings raised while resolving (a corrupt class, a bad CRC)
     # are appended to the index's list of this process: hand back the new
     # ones, a forked worker's list is lost with it
     cp = _STATE["index"].cp
     n0 = len(cp.warnings) if cp is not None else 0
     fi, fr, err, made = _resolve_file(fi)
-    return fi, fr, err, made, (cp.warnings[n0:] if cp is not None else [])
+    warnings = [tuple(w) for w in cp.warnings[n0:]] if cp is not None else []
+    if err is not None:
+        return fi, None, err
+    return fi, (_codec.encode_resolution(fr, made, warnings) if as_blob else (fr, made, warnings)), None
+
+
+def _pass2_blob(fi: int):
+    return _pass2(fi, True)
 
 
 def _resolve_file(fi: int):
@@ -150,8 +167,13 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     loc_mode : {"physical", "code"}
         LOC of a method: physical lines of the declaration, or non-blank
         non-comment lines.
-    cache : str or Path, optional
-        SQLite file caching per-file declarations by content hash.
+    cache : str, Path, "auto" or None
+        The warm build cache (callgraph._cache: per-file declarations and
+        resolved call sites in SQLite, exact invalidation): ``"auto"`` =
+        ``<qare cache folder>/callgraph.sqlite`` (off when the cache folder
+        is off; the CLI's default), a path, or None (the default here, so a
+        library caller patching the resolver never reads or writes stale
+        rows).
     dispatch : {"rta", "cha", "declared"}
         The graph's default dispatch mode for ``reach`` (docs/callgraph.md
         "Dispatch"); the graph always holds every ``cha`` edge, each with
@@ -189,6 +211,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         clock[:] = [now, cpu]
 
     files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
+    lap("discover")
     resolution = None
     classpath = list(classpath)
     if auto_classpath and root.is_dir():
@@ -196,48 +219,59 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
 
         classpath, resolution = with_resolved(root, classpath, offline=offline, repo_local=maven_repo_local,
                                               progress=progress)
+    lap("classpath")
     cp, cp_warnings = _open_classpath(classpath, jdk) if jdk is not None or classpath else (None, [])
     tqdm = _tqdm(progress)
-    lap("discover")
+    lap("jdk_index")
 
     # pass 1 --------------------------------------------------------------
+    store = _open_store(cache)
     facts: list = [None] * len(files)
-    store = FactsCache(cache, max_bytes=max_file_bytes) if cache else None
+    digests: list = [None] * len(files)
+    fkeys: list = [None] * len(files)
     todo = []
     for i, sf in enumerate(files):
-        hit = store.get(sf.path, sf.rel, sf.source_set, loc_mode) if store else None
+        hit = None
+        if store is not None:
+            fkeys[i] = _facts_key(sf, loc_mode, max_file_bytes)
+            hit = store.get_facts(fkeys[i]) if fkeys[i] else None
         if hit is not None:
-            facts[i] = hit
+            facts[i], digests[i] = hit
         else:
             todo.append(i)
-    items = [(files[i], loc_mode, max_file_bytes) for i in todo]
+    want_digest = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
-    if jobs > 1 and len(items) > 16:
-        with _pool(jobs) as pool:
-            results = pool.imap(_pass1, items, chunksize=8)
-            for i, (ff, err) in zip(todo, results):
-                facts[i] = ff if ff is not None else err
-                bar.update(1)
-    else:
-        for i, item in zip(todo, items):
-            ff, err = _pass1(item)
-            facts[i] = ff if ff is not None else err
+    pooled = jobs > 1 and len(todo) > 16
+    items = [(files[i], loc_mode, max_file_bytes, pooled, want_digest) for i in todo]
+    with (_pool(jobs) if pooled else _nullpool()) as pool:
+        results = pool.imap(_pass1, items, chunksize=8) if pooled else map(_pass1, items)
+        for i, (ff, digest, err) in zip(todo, results):
+            if ff is None:
+                facts[i] = err
+            else:
+                blob = None
+                if pooled:
+                    blob, ff = ff, _codec.decode_facts(ff)
+                facts[i], digests[i] = ff, digest
+                if store is not None and fkeys[i]:
+                    store.put_facts(fkeys[i], digest, blob if blob is not None else _codec.encode_facts(ff))
             bar.update(1)
     bar.close()
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
-    parsed = set(todo)  # the others came from the cache: nothing new to store
+    kept_keys: list = []
+    kept_digests: list = []
     for i, (sf, ff) in enumerate(zip(files, facts)):
         if isinstance(ff, _facts.FileFacts):
             kept.append(ff)
             kept_files.append(sf)
-            if store is not None and i in parsed:
-                store.put(sf.path, ff, loc_mode)
+            kept_keys.append(fkeys[i])
+            kept_digests.append(digests[i])
         else:
             skipped.append(ff)
-    if store is not None:
-        store.close()
     if not kept:
+        if store is not None:
+            store.close()
         raise NoInputError(f"no parseable .java files under {root}")
     lap("parse")
 
@@ -247,37 +281,66 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     lap("index")
 
     # pass 2 --------------------------------------------------------------
+    results = []
+    rkeys: list = [None] * len(kept)
+    todo = list(range(len(kept)))
+    if store is not None:
+        pkey = _project_key(root, kept, kept_files, kept_digests, classpath, cp, loc_mode)
+        todo = []
+        for fi, fk in enumerate(kept_keys):
+            rkeys[fi] = f"{fk}:{pkey}" if fk else None
+            blob = store.get_resolved(rkeys[fi]) if fk else None
+            decoded = None
+            if blob is not None:
+                try:
+                    decoded = _codec.decode_resolution(blob)
+                except _codec.CodecError:
+                    decoded = None
+            if decoded is None:
+                todo.append(fi)
+            else:
+                results.append((fi, decoded, None))
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
     _STATE["max_bytes"] = max_file_bytes
-    results = []
-    bar = tqdm(total=len(kept), desc="resolve", unit="file")
+    bar = tqdm(total=len(kept), desc="resolve", unit="file", initial=len(kept) - len(todo))
+    pooled = jobs > 1 and len(todo) > 16
     try:
-        if jobs > 1 and len(kept) > 16:
-            with _pool(jobs) as pool:
-                for r in pool.imap_unordered(_pass2, range(len(kept)), chunksize=4):
-                    results.append(r)
-                    bar.update(1)
-        else:
-            for fi in range(len(kept)):
-                results.append(_pass2(fi))
+        with (_pool(jobs) if pooled else _nullpool()) as pool:
+            rs = pool.imap_unordered(_pass2_blob, todo, chunksize=4) if pooled else \
+                (_pass2(fi, False) for fi in todo)
+            for fi, res, err in rs:
+                if res is not None:
+                    if pooled:
+                        blob, res = res, _codec.decode_resolution(res)
+                    elif store is not None:
+                        blob = _codec.encode_resolution(*res)
+                    if store is not None and rkeys[fi]:
+                        store.put_resolved(rkeys[fi], blob)
+                results.append((fi, res, err))
                 bar.update(1)
     finally:
         _STATE.clear()
         bar.close()
+        if store is not None:
+            store.close()
     lap("resolve")
 
     # graph ---------------------------------------------------------------
+    # nodes and edges are added in sorted order: the graph (and every file
+    # written from it) is then byte-identical whatever the process count, the
+    # hash seed or the order in which workers finished
     g = nx.DiGraph()
     infos = {}
     for pms in idx.methods.values():
         for p in pms:
-            mi = p.info
-            infos[mi.id] = mi
-            g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
-                       end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
-                       third_party=False, library=None, source_set=mi.source_set,
-                       generated_by=mi.generated_by)
+            infos[p.info.id] = p.info
+    for mid in sorted(infos):
+        mi = infos[mid]
+        g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
+                   end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
+                   third_party=False, library=None, source_set=mi.source_set,
+                   generated_by=mi.generated_by)
     counts: Counter = Counter()
     reasons: Counter = Counter()
     examples: dict = {}
@@ -286,17 +349,18 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     results.sort(key=lambda r: r[0])
     if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
         seen_w = set(map(tuple, cp_warnings))
-        for w in [*cp.warnings, *(w for r in results for w in r[4])]:
+        for w in [*cp.warnings, *(w for r in results if r[1] is not None for w in r[1][2])]:
             if tuple(w) not in seen_w:
                 seen_w.add(tuple(w))
                 cp_warnings.append(tuple(w))
     made = {}
-    for fi, fr, err, inst, _w in results:
-        if inst is not None:
-            made[fi] = inst
-        if fr is None:
+    for fi, res, err in results:
+        if res is None:
             skipped.append((kept[fi].rel, err))
             continue
+        fr, inst, _w = res
+        if inst is not None:
+            made[fi] = inst
         counts.update(dict(fr.counts))
         reasons.update(dict(fr.reasons))
         for k, v in fr.examples:
@@ -306,21 +370,34 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     g.add_nodes_from(
         (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
                "comment": None, "third_party": bool(a.third_party), "library": a.library, "source_set": None})
-        for aid, a in apis.items() if aid not in infos)
+        for aid, a in sorted(apis.items()) if aid not in infos)
+    edge_rows.sort(key=lambda r: (r[0], r[1]))
     # an edge's source is a method of the file that produced it, so rows of
-    # different files never collide
-    g.add_edges_from((e.src, e.dst, {"lines": list(e.lines), "resolution": VALUE[e.resolution]})
-                     for e in edge_rows if e.dst in g)
+    # different files never collide; a cha edge gets its rta witnesses as it
+    # is added (one attribute dict per edge, the witnesses once per target)
     cha = 0
     rta = 0
     instantiated = InstantiatedSet(idx, made)
+    witnesses: dict = {}
+    nodes = g._node
     cha_kind = Resolution.CHA
-    for e in edge_rows:
-        if e.resolution is cha_kind and e.dst in g:
-            w = tuple(sorted(instantiated.witness(e.dst)))
-            g.edges[e.src, e.dst]["rta"] = w
-            cha += 1
-            rta += bool(w)
+
+    def edges():
+        nonlocal cha, rta
+        for s, d, kind, lines in edge_rows:
+            if d not in nodes:
+                continue
+            if kind is cha_kind:
+                w = witnesses.get(d)
+                if w is None:
+                    w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
+                cha += 1
+                rta += bool(w)
+                yield s, d, {"lines": list(lines), "resolution": VALUE[kind], "rta": w}
+            else:
+                yield s, d, {"lines": list(lines), "resolution": VALUE[kind]}
+
+    g.add_edges_from(edges())
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
@@ -333,11 +410,105 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
-        phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates))
+        phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates),
+        cache=dict(store.stats) if store is not None else {})
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
     pg.resolution = resolution
     return pg
+
+
+class _nullpool:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _open_store(cache):
+    if cache is None or cache is False:
+        return None
+    path = default_cache_path() if cache == "auto" else Path(cache)
+    if path is None:
+        return None
+    try:
+        return BuildCache(path)
+    except (OSError, sqlite3.Error):  # an unusable cache costs speed, never the build
+        return None
+
+
+def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
+    try:
+        h = hashlib.sha256(read_regular(sf.path, max_bytes)).hexdigest()
+    except OSError:
+        return None  # parsed without the cache; pass 1 reports the error
+    return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{_code_version()}"
+
+
+_CODE: list = []
+
+
+def _code_version() -> str:
+    """A fingerprint of this package's code (each module's name, size and
+    mtime): an upgraded or edited resolver never reads results of the old one."""
+    if not _CODE:
+        h = hashlib.sha256()
+        for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            h.update(_stat_sig(p).encode())
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
+
+
+def _stat_sig(p: Path) -> str:
+    try:
+        st = p.stat()
+    except OSError:
+        return f"{p}:missing"
+    return f"{p}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _project_key(root: Path, kept, kept_files, digests, classpath, cp, loc_mode: str) -> str:
+    """What every file's resolution depends on besides its own bytes: all
+    files' declaration digests, the classpath (entries by path, size and
+    mtime; class folders file by file), the JDK and the lombok.config files
+    of the source folders (docs/callgraph.md "Warm cache")."""
+    h = hashlib.sha256(f"{_codec.FORMAT}:{loc_mode}\n".encode())
+    for sf, d in sorted(zip(kept_files, digests), key=lambda x: (x[0].rel, x[0].source_set)):
+        h.update(f"{sf.rel}\0{sf.source_set}\0".encode() + (d or b"?") + b"\n")
+    for entry in classpath:
+        p = Path(entry)
+        h.update(_stat_sig(p).encode() + b"\n")
+        if p.is_dir():
+            n = 0
+            for dirpath, _dirs, names in os.walk(p):
+                for name in sorted(names):
+                    h.update(_stat_sig(Path(dirpath) / name).encode() + b"\n")
+                    n += 1
+                if n > 200_000:
+                    h.update(os.urandom(16))  # too large to fingerprint: never reuse
+                    break
+    home = getattr(cp, "jdk_home", None) if cp is not None else None
+    h.update(f"jdk:{home}\n".encode())
+    if home is not None:
+        for part in ("release", "lib/modules", "jmods"):
+            h.update(_stat_sig(Path(home) / part).encode() + b"\n")
+    base = root if root.is_dir() else root.parent
+    dirs = set()
+    for sf in kept_files:
+        d = Path(sf.path).parent
+        while d not in dirs:
+            dirs.add(d)
+            if d == base or d.parent == d or base not in d.parents:
+                break
+            d = d.parent
+    for d in sorted(dirs):
+        cfg = d / "lombok.config"
+        try:
+            h.update(str(cfg).encode() + read_regular(str(cfg), 4 << 20) + b"\n")
+        except OSError:
+            pass
+    return h.hexdigest()[:32]
 
 
 def _tqdm(progress: bool):

@@ -1,65 +1,185 @@
-"""Per-file declaration cache in SQLite, keyed by content hash (DESIGN.md "Scale")."""
+"""The warm build cache: one SQLite file under the qare cache folder
+(``<cache>/callgraph.sqlite``, docs/callgraph.md "Warm cache").
+
+Two tables of msgpack blobs (callgraph._codec — data, never pickle):
+
+- ``facts``: a file's declarations, keyed by the sha256 of its bytes, its
+  path, source set and LOC mode; the row also holds the file's declaration
+  digest.
+- ``resolved``: a file's resolved call sites and RTA facts, keyed by the
+  facts key plus the *project key* — a digest of every file's declaration
+  digest, the classpath (jar paths, sizes, mtimes; the JDK) and the
+  ``lombok.config`` files. An edited method body changes only its file's
+  sha: that file alone is re-resolved. A changed declaration (signature,
+  field, type, annotation) changes the project key: every file is
+  re-resolved (conservative; docs say so).
+
+Safe under concurrent processes: WAL journal, a busy timeout, each batch of
+writes one transaction, ``INSERT OR REPLACE`` (two writers of one key write
+the same value). A file that is not a SQLite database, or one without this
+module's ``meta`` row (a foreign or older file), is deleted and created
+anew; a row that does not decode is a miss and is overwritten.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import pickle
+import os
 import sqlite3
+from pathlib import Path
 
-from ._facts import FileFacts
-from .safefs import read_regular
+from . import _codec
 
-_SCHEMA_VERSION = 3  # bump when FileFacts changes shape
+_MAGIC = "qare-callgraph-cache"
+_VERSION = f"4.{_codec.FORMAT}"  # bump with any change of keys or tables
+_FLUSH_EVERY = 500
 
 
-class FactsCache:
-    """``FileFacts`` stored by (sha256 of the bytes, path, source set, loc mode).
+class BuildCache:
+    """Per-file facts and resolutions in one SQLite file (module docstring).
 
-    Only pickles this process wrote itself are read back (the file is the
-    user's own cache, not untrusted input); a row that fails to load is
-    ignored and re-parsed.
+    ``stats`` counts ``facts_hits``, ``facts_misses``, ``resolved_hits``,
+    ``resolved_misses`` and ``rebuilt`` (the file was corrupt or foreign).
     """
 
-    def __init__(self, path, max_bytes: int = 2_000_000):
-        self.max_bytes = max_bytes
-        self.db = sqlite3.connect(str(path))
-        self.db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, blob BLOB)")
-        self._pending: list = []
+    def __init__(self, path):
+        self.path = Path(path)
+        self.stats = {"facts_hits": 0, "facts_misses": 0, "resolved_hits": 0, "resolved_misses": 0,
+                      "rebuilt": 0}
+        self._pending: dict[str, list] = {"facts": [], "resolved": []}
+        self.db = None
+        self._open()
 
-    @staticmethod
-    def _key(data: bytes, rel: str, source_set: str, loc_mode: str) -> str:
-        h = hashlib.sha256(data).hexdigest()
-        return f"{_SCHEMA_VERSION}:{h}:{rel}:{source_set}:{loc_mode}"
+    # ----------------------------------------------------------- file
+    def _connect(self):
+        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA busy_timeout = 30000")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        return db
 
-    def get(self, path: str, rel: str, source_set: str, loc_mode: str) -> FileFacts | None:
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            key = self._key(read_regular(path, self.max_bytes), rel, source_set, loc_mode)
-        except OSError:
-            return None
-        row = self.db.execute("SELECT blob FROM facts WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        try:
-            ff = pickle.loads(row[0])
-        except Exception:
-            return None
-        return ff if isinstance(ff, FileFacts) else None
+            self.db = self._connect()
+            if self._valid() or self._create():
+                return
+        except sqlite3.DatabaseError:  # not a database at all
+            pass
+        self._rebuild()
 
-    def put(self, path: str, ff: FileFacts, loc_mode: str) -> None:
+    def _valid(self) -> bool:
         try:
-            key = self._key(read_regular(path, self.max_bytes), ff.rel, ff.source_set, loc_mode)
-        except OSError:
-            return
-        self._pending.append((key, pickle.dumps(ff, protocol=pickle.HIGHEST_PROTOCOL)))
-        if len(self._pending) >= 500:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None and row[0] == f"{_MAGIC} {_VERSION}"
+
+    def _create(self) -> bool:
+        """Create the tables in an empty file (False: the file holds something else)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
+        try:
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                ok = self._valid()
+                db.execute("ROLLBACK")
+                return ok
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB)")
+            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB)")
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (f"{_MAGIC} {_VERSION}",))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _rebuild(self) -> None:
+        """Replace a corrupt, foreign or older file by an empty cache."""
+        self.stats["rebuilt"] += 1
+        if self.db is not None:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+        self.db = self._connect()
+        if not self._create():
+            raise sqlite3.DatabaseError(f"{self.path}: cannot create the cache")
+
+    def _query(self, sql: str, args: tuple):
+        try:
+            return self.db.execute(sql, args).fetchone()
+        except sqlite3.DatabaseError:  # corrupted under us: start over, this is a miss
+            self._rebuild()
+            return None
+
+    # ----------------------------------------------------------- rows
+    def get_facts(self, key: str):
+        """``(FileFacts, declaration digest)`` or None."""
+        row = self._query("SELECT digest, blob FROM facts WHERE key = ?", (key,))
+        if row is not None:
+            try:
+                ff = _codec.decode_facts(row[1])
+                self.stats["facts_hits"] += 1
+                return ff, bytes(row[0])
+            except (_codec.CodecError, TypeError):
+                pass
+        self.stats["facts_misses"] += 1
+        return None
+
+    def put_facts(self, key: str, digest: bytes, blob: bytes) -> None:
+        self._pending["facts"].append((key, digest, blob))
+        if len(self._pending["facts"]) >= _FLUSH_EVERY:
+            self.flush()
+
+    def get_resolved(self, key: str):
+        """The stored blob (``_codec.decode_resolution`` it), or None."""
+        row = self._query("SELECT blob FROM resolved WHERE key = ?", (key,))
+        if row is None or not isinstance(row[0], bytes):
+            self.stats["resolved_misses"] += 1
+            return None
+        self.stats["resolved_hits"] += 1
+        return row[0]
+
+    def put_resolved(self, key: str, blob: bytes) -> None:
+        self._pending["resolved"].append((key, blob))
+        if len(self._pending["resolved"]) >= _FLUSH_EVERY:
             self.flush()
 
     def flush(self) -> None:
-        if self._pending:
-            self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?)", self._pending)
-            self.db.commit()
-            self._pending = []
+        """Write the pending rows in one transaction."""
+        facts, resolved = self._pending["facts"], self._pending["resolved"]
+        if not facts and not resolved:
+            return
+        self._pending = {"facts": [], "resolved": []}
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            if facts:
+                self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?)", facts)
+            if resolved:
+                self.db.executemany("INSERT OR REPLACE INTO resolved VALUES (?, ?)", resolved)
+            self.db.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            # a cache that cannot be written costs the next run its speed, never this run
 
     def close(self) -> None:
-        self.flush()
-        self.db.close()
+        try:
+            self.flush()
+        finally:
+            self.db.close()
+
+
+def default_path() -> Path | None:
+    """``<qare cache folder>/callgraph.sqlite``, or None when the cache folder is off."""
+    from .classpath import cache_dir
+
+    d = cache_dir()
+    return None if d is None else d / "callgraph.sqlite"

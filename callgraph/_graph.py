@@ -162,11 +162,18 @@ class BuildSummary:
     examples : dict[str, str]
         One ``file:line`` per unresolved reason.
     phases : dict[str, float]
-        Wall seconds per phase (discover, parse, index, resolve, graph) and
-        ``<phase>_cpu``/``total_cpu``: CPU seconds of this process and its workers.
+        Wall seconds per phase (``discover`` the source files, ``classpath``
+        resolution, ``jdk_index`` = opening the JDK and the jars, ``parse``,
+        ``index``, ``resolve``, ``graph``) and ``<phase>_cpu``/``total_cpu``:
+        CPU seconds of this process and its workers. They add up to
+        ``seconds``; the CLI adds ``startup`` and ``output`` (and ``chain``).
     notes : tuple[tuple[str, str], ...]
         ``(file, note)`` about the input that is no failure: a type also
         declared in another Maven/Gradle module (members merged).
+    cache : dict[str, int]
+        Warm-cache counts (callgraph._cache): ``facts_hits``/``facts_misses``
+        (files parsed for declarations), ``resolved_hits``/``resolved_misses``
+        (files whose call sites were resolved), ``rebuilt``; empty when off.
     """
 
     files: int
@@ -187,6 +194,7 @@ class BuildSummary:
     rta_edges: int = 0
     instantiated_types: int = 0
     notes: tuple = ()
+    cache: dict = field(default_factory=dict)
 
     def resolved_share(self) -> float:
         """Share of call sites with an exact, arity or local resolution."""

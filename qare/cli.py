@@ -44,6 +44,29 @@ def main() -> None:
     """qare — Java call graphs, API Call Depth/Density and Q-ARE-style datasets."""
 
 
+def _quiet_everywhere(cmd: click.Command) -> None:
+    """Give a command without its own ``-q/--quiet`` the same option: no
+    progress on stderr. Such commands report progress only through tqdm,
+    which ``TQDM_DISABLE`` silences (one option name on every command)."""
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            _quiet_everywhere(sub)
+        return
+    if any(p.name == "quiet" for p in cmd.params):
+        return
+
+    def silence(_ctx, _param, value):
+        if value:
+            import os
+
+            os.environ["TQDM_DISABLE"] = "1"
+
+    cmd.params.append(click.Option(["--quiet", "-q"], is_flag=True, expose_value=False, callback=silence,
+                                   is_eager=True,
+                                   help="No progress on stderr (a bar on a terminal, else a plain line every ~10 s)."))
+
+
 for _name in _COMMAND_MODULES:
     for _cmd in importlib.import_module(_name).COMMANDS:
+        _quiet_everywhere(_cmd)
         main.add_command(_cmd)

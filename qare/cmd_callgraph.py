@@ -30,7 +30,11 @@ def _classpath_options(f):
                           "error, an unreadable one a warning.")(f)
     f = quiet_option()(f)
     f = click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="SQLite file caching parsed per-file facts by content hash.")(f)
+                     help="The warm build cache: an SQLite file of per-file declarations and resolved call "
+                          "sites, invalidated by content and declarations (default <qare cache>/callgraph.sqlite; "
+                          "docs/callgraph.md \"Warm cache\").")(f)
+    f = click.option("--no-cache", "no_cache", is_flag=True,
+                     help="Neither read nor write the warm build cache.")(f)
     f = deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))(f)
     f = click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
@@ -110,12 +114,13 @@ def _effective_classpath(project, classpath, discover_classpath, offline=False, 
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False):
+           maven_repo_local=None, user_m2=False, no_cache=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full."""
     import callgraph
     from queries._progress import Heartbeat
 
+    startup = process_age()
     repo_local = repo_local_of(maven_repo_local, user_m2)
     on_terminal = sys.stderr.isatty()
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
@@ -124,7 +129,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         with beat:
             pg = callgraph.build_project_graph(
                 project, classpath=list(classpath), auto_classpath=discover_classpath, jobs=jobs,
-                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=cache, offline=offline,
+                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"), offline=offline,
                 maven_repo_local=repo_local)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
@@ -147,6 +152,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
         # failed: exit 1; notes about the JDK's own class data are not
         failed = failed or os.path.realpath(entry) in entries
+    pg.summary.phases["startup"] = round(startup, 3)
     return pg, failed
 
 
@@ -193,7 +199,42 @@ def _summary_text(s) -> str:
         for f, why in s.skipped[:20]:
             lines.append(f"  {f}: {why}")
     lines.append(f"time: {s.seconds:.2f} s")
+    if s.phases:
+        lines.append(phases_text(s.phases))
     return "\n".join(lines)
+
+
+PHASES = ("startup", "discover", "classpath", "jdk_index", "parse", "index", "resolve", "graph", "output", "chain")
+
+
+def phases_text(phases: dict) -> str:
+    """``phases: startup 0.4 s, …; process 12.3 s (unaccounted 0.1 s)``: every
+    phase of the run in order; ``process`` is the age of this process now."""
+    parts = [f"{k.replace('_', ' ')} {phases[k]:.2f} s" for k in PHASES if k in phases]
+    line = "phases: " + ", ".join(parts)
+    if "total_cpu" in phases:  # CPU of the build (this process and its workers): wall minus waiting
+        line += "; build CPU " + ", ".join(f"{k.replace('_', ' ')} {phases[k + '_cpu']:.2f} s"
+                                           for k in PHASES if k + "_cpu" in phases)
+    age = process_age()
+    if "startup" in phases:
+        accounted = sum(phases[k] for k in PHASES if k in phases)
+        line += f"; process {age:.2f} s (unaccounted {max(0.0, age - accounted):.2f} s)"
+    return line
+
+
+def process_age() -> float:
+    """Wall seconds since this process started (Linux: /proc/self/stat against
+    the boot clock; elsewhere since qare was imported)."""
+    import time
+
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            start_ticks = int(fh.read().rpartition(b")")[2].split()[19])
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        import qare
+
+        return time.perf_counter() - qare.IMPORTED_AT
 
 
 _XML_BAD = dict.fromkeys([c for c in range(32) if c not in (9, 10, 13)] + [0xFFFE, 0xFFFF], "\ufffd")
@@ -213,10 +254,49 @@ def _dispatch_view(g, dispatch: str):
                             if d["resolution"] == "name" or follows_edge(dispatch, d)]).copy() if g.number_of_edges() else g
 
 
+_ENC_STR = json.encoder.py_encode_basestring if json.encoder.c_encode_basestring is None \
+    else json.encoder.c_encode_basestring
+_FLOAT_REPR = float.__repr__
+
+
 def _indented(obj, prefix: str) -> str:
-    # json.dumps(indent=1) of a value nested at depth len(prefix): every line
-    # after the first carries the prefix (strings never hold a raw newline)
+    """``json.dumps(obj, ensure_ascii=False, indent=1)`` nested at depth
+    ``len(prefix)``: every line after the first carries ``prefix``.
+
+    json's indenting encoder is pure Python and went through 17 M generator
+    steps on java.base (the largest cost of ``qare graph --out``); this
+    writes the same text from the C string escaper, one call per value.
+    """
+    if obj.__class__ is str:
+        return _ENC_STR(obj)
+    if obj is None:
+        return "null"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    if isinstance(obj, int):
+        return int.__repr__(obj)
+    inner = prefix + " "
+    if isinstance(obj, (list, tuple)):
+        if not obj:
+            return "[]"
+        return "[\n" + ",\n".join(inner + _indented(v, inner) for v in obj) + "\n" + prefix + "]"
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        return "{\n" + ",\n".join(inner + _key(k) + ": " + _indented(v, inner) for k, v in obj.items()) \
+            + "\n" + prefix + "}"
+    if isinstance(obj, str):
+        return _ENC_STR(obj)
+    # floats (nan/inf spelled as json spells them) and anything else: json itself
     return json.dumps(obj, ensure_ascii=False, indent=1).replace("\n", "\n" + prefix)
+
+
+def _key(k) -> str:
+    if isinstance(k, str):
+        return _ENC_STR(k)
+    return json.dumps({k: 0}, ensure_ascii=False)[1:].rpartition(": ")[0]  # json's own key coercion
 
 
 def write_node_link_json(g, fh) -> None:
@@ -328,7 +408,7 @@ _GRAPH_EPILOG = epilog(
                    "'unresolved' (default: left out, with their edges).")
 @_classpath_options
 def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, discover_classpath, jobs, quiet,
-              loc_mode, cache, offline, maven_repo_local, user_m2):
+              loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
 
     PROJECT is a Maven/Gradle project (multi-module too) or any folder of
@@ -347,15 +427,19 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         cp_failed = False
     else:
         pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                               maven_repo_local, user_m2)
+                               maven_repo_local, user_m2, no_cache)
     dropped = 0
     if out is not None:
+        import time
+
+        t_out = time.perf_counter()
         exported, dropped = export_graph(pg.graph, include_unresolved)
         try:
             _write_graph(_dispatch_view(exported, dispatch), out)
         except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
+        pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
     click.echo(_summary_text(pg.summary))
     if out is not None:
         left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""
@@ -383,7 +467,7 @@ _CHAIN_EPILOG = epilog(
 @deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
-              jobs, quiet, loc_mode, cache, offline, maven_repo_local, user_m2):
+              jobs, quiet, loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
     chain LOC and density (DESIGN.md "Depth, chain and density").
 
@@ -395,7 +479,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     import callgraph
 
     pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                            maven_repo_local, user_m2)
+                            maven_repo_local, user_m2, no_cache)
     try:
         mid = pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:

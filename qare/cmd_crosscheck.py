@@ -81,7 +81,7 @@ def _table(report) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: precision/recall per call-site category and level; json: the same as one object.")
 @_classpath_options
-def crosscheck_cmd(project, out, fmt, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+def crosscheck_cmd(project, out, fmt, classpath, discover_classpath, jobs, quiet, loc_mode, cache, no_cache, offline,
                    maven_repo_local, user_m2):
     """Check qare's third-party call targets in PROJECT against Eclipse JDT's
     compiler bindings (JDT from Maven Central, run through JPype: the 'jdt'
@@ -96,7 +96,7 @@ def crosscheck_cmd(project, out, fmt, classpath, discover_classpath, jobs, quiet
 
     cp = _effective_classpath(project, classpath, discover_classpath, offline, maven_repo_local, user_m2)
     t0 = time.perf_counter()
-    pg, _cp_failed = _build(project, tuple(cp), False, jobs, quiet, loc_mode, cache)
+    pg, _cp_failed = _build(project, tuple(cp), False, jobs, quiet, loc_mode, cache, no_cache=no_cache)
     qare_s = time.perf_counter() - t0
     jdt = _run_jdt(project, cp)
     report = xc.crosscheck(pg, jdt, _index(cp))

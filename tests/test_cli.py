@@ -158,3 +158,24 @@ def test_graph_out_kinds_are_documented(tmp_path):
     assert kinds == {"method", "api"}
     for kind in ("method", "api", "unresolved"):
         assert f"`{kind}`" in doc[doc.index("### Node kinds"):]
+
+
+def test_every_command_takes_quiet():
+    # issue 17: one option name on every command (-q/--quiet: no progress on stderr)
+    import click
+
+    from qare.cli import main as group
+
+    seen = []
+
+    def walk(cmd, path):
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                walk(sub, path + [name])
+            return
+        opts = {o for p in cmd.params for o in getattr(p, "opts", ())}
+        assert {"-q", "--quiet"} <= opts, " ".join(path)
+        seen.append(" ".join(path))
+
+    walk(group, [])
+    assert "sccg score" in seen and "graph" in seen and len(seen) >= 15

@@ -61,3 +61,16 @@ def test_writing_holds_one_item_at_a_time(tmp_path):
     assert size > 2_000_000
     assert peak < size / 4, (peak, size)  # the old dict + string held several times the file
     assert out.read_bytes() == _reference(g)
+
+
+def test_fast_writer_matches_json_on_every_value_shape(tmp_path):
+    # the writer does not call json's indenting encoder: every shape a node or
+    # edge attribute can take must still come out as json.dumps writes it
+    g = nx.DiGraph()
+    g.graph.update({"f": 1.5, "nan": float("nan"), "big": 10 ** 30, "neg": -3, "t": True, "n": None,
+                    "nested": {"a": [[], {}, [[1]], ("x", ("y",))], 1: "int key", None: "null key"}})
+    g.add_node("a\u2028\x00\"\\é", lines=(), rta=("main", "test"), comment="\t\x7f\ud7ff")
+    g.add_edge("a\u2028\x00\"\\é", "b", lines=[1, 2, 3], resolution="cha", rta=())
+    out = tmp_path / "g.json"
+    _write_graph(g, out)
+    assert out.read_bytes() == _reference(g)

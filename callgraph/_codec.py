@@ -1,0 +1,131 @@
+"""Data-only encoding of what one file contributes to a build: its declarations
+(``FileFacts``) and its resolved call sites (``FileResult`` + RTA facts).
+
+Used between worker processes and for the warm cache (callgraph._store): a
+msgpack document, never pickle, so a cache file written by someone else can
+at worst be wrong data, never code. Decoding builds only the dataclasses
+listed here, with their exact field count; anything else raises
+``CodecError`` and the caller treats the row as missing.
+
+This is the one module that knows the shapes of the per-file results: when
+the resolver's result type changes, only ``encode_resolution`` /
+``decode_resolution`` change (and ``FORMAT`` is bumped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import fields
+
+import msgpack
+
+from ._facts import Annotation, FieldDecl, FileFacts, Import, InitDecl, MethodDecl, TypeDecl
+from ._callsite import ApiTarget, CallEdge, FileResult, Resolution
+from ._rta import Instantiation
+
+FORMAT = 2  # bump when a shape below (or a dataclass of _facts) changes
+
+_CLASSES = (Import, Annotation, FieldDecl, MethodDecl, InitDecl, TypeDecl, FileFacts)
+_INDEX = {cls: i for i, cls in enumerate(_CLASSES)}
+_FIELDS = [tuple(f.name for f in fields(cls)) for cls in _CLASSES]
+# fields that say *where* a declaration is or what its body looks like, not
+# what it declares: left out of the declaration digest, so an edited method
+# body leaves the digest (and every other file's resolution) unchanged
+_POSITIONAL = frozenset({"start_line", "end_line", "loc", "comment", "start_byte", "end_byte",
+                         "lines", "parse_errors", "encoding"})
+_DIGEST_FIELDS = [tuple((n, n in _POSITIONAL) for n in names) for names in _FIELDS]
+_TAG = 0  # map key of a dataclass: {0: class index, 1: field values}
+
+
+class CodecError(ValueError):
+    """A blob that is not a document this version wrote."""
+
+
+def _default(o):
+    i = _INDEX.get(type(o))
+    if i is None:
+        raise TypeError(f"cannot encode {type(o).__name__}")
+    return {_TAG: i, 1: [getattr(o, n) for n in _FIELDS[i]]}
+
+
+def _digest_default(o):
+    i = _INDEX.get(type(o))
+    if i is None:
+        raise TypeError(f"cannot encode {type(o).__name__}")
+    return {_TAG: i, 1: [None if blank else getattr(o, n) for n, blank in _DIGEST_FIELDS[i]]}
+
+
+def _hook(d):
+    try:
+        cls = _CLASSES[d[_TAG]]
+        return cls(*d[1])
+    except (KeyError, IndexError, TypeError) as e:
+        raise CodecError(f"not a declaration record: {e}") from None
+
+
+def _unpack(blob: bytes):
+    try:
+        return msgpack.unpackb(blob, use_list=False, object_hook=_hook, strict_map_key=False, raw=False)
+    except CodecError:
+        raise
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as e:
+        raise CodecError(f"undecodable: {type(e).__name__}") from None
+
+
+def encode_facts(ff: FileFacts) -> bytes:
+    """``FileFacts`` → bytes."""
+    return msgpack.packb([FORMAT, ff], default=_default, use_bin_type=True)
+
+
+def decode_facts(blob: bytes) -> FileFacts:
+    """bytes → ``FileFacts`` (tuples where the facts hold tuples). Raises ``CodecError``."""
+    doc = _unpack(blob)
+    if not (isinstance(doc, tuple) and len(doc) == 2 and doc[0] == FORMAT and isinstance(doc[1], FileFacts)):
+        raise CodecError("not a facts document of this format")
+    return doc[1]
+
+
+def declaration_digest(ff: FileFacts) -> bytes:
+    """16-byte digest of what ``ff`` declares to other files: every field but
+    positions, comments, LOC and body-derived line counts (``_POSITIONAL``).
+    A body edit that adds no type (local, anonymous) keeps it."""
+    return hashlib.blake2b(msgpack.packb(ff, default=_digest_default, use_bin_type=True), digest_size=16).digest()
+
+
+def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
+    """What pass 2 found in one file → bytes: the ``FileResult`` (edges, API
+    nodes, counts, reasons, examples), the RTA facts ``(made, annotated)``
+    (or None) and the classpath warnings raised while resolving it."""
+    res = None
+    if fr is not None:
+        res = [[(e.src, e.dst, e.resolution.value, list(e.lines)) for e in fr.edges],
+               [tuple(a) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
+               [tuple(r) for r in fr.reasons], [tuple(x) for x in fr.examples]]
+    mk = None
+    if made is not None:
+        mk = [[(k, v.value) for k, v in made[0]], made[1]]
+    return msgpack.packb([FORMAT, res, mk, [list(w) for w in warnings]], use_bin_type=True)
+
+
+def decode_resolution(blob: bytes):
+    """bytes → ``(FileResult or None, made or None, warnings)``. Raises ``CodecError``."""
+    doc = _unpack(blob)
+    try:
+        fmt, res, mk, warnings = doc
+        if fmt != FORMAT:
+            raise CodecError("another format")
+        fr = None
+        if res is not None:
+            edges, apis, counts, reasons, examples = res
+            fr = FileResult(
+                tuple(CallEdge(s, d, Resolution(k), tuple(lines)) for s, d, k, lines in edges),
+                tuple(ApiTarget(*a) for a in apis), tuple((Resolution(k), n) for k, n in counts),
+                tuple((r, n) for r, n in reasons), tuple((k, v) for k, v in examples))
+        made = None
+        if mk is not None:
+            made = (tuple((k, Instantiation(v)) for k, v in mk[0]), tuple(tuple(a) for a in mk[1]))
+        return fr, made, [tuple(w) for w in warnings]
+    except CodecError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise CodecError(f"not a resolution document: {type(e).__name__}") from None

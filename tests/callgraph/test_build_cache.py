@@ -1,0 +1,231 @@
+"""The warm build cache (callgraph._cache, docs/callgraph.md "Warm cache"):
+exact invalidation (a method body edit re-resolves only its file, a signature
+edit its dependents), warm output identical to a cold build, corrupt and
+foreign files rebuilt, never unpickled, safe with concurrent processes."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from callgraph import build_project_graph
+from callgraph._cache import BuildCache
+from qare.cmd_callgraph import write_node_link_json
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FILES = {
+    "p/A.java": """package p;
+public class A {
+    public int f(int x) {
+        return x + 1;
+    }
+    public int g() {
+        return f(2);
+    }
+}
+""",
+    "p/B.java": """package p;
+public class B {
+    int use(A a) {
+        return a.f(3) + a.g();
+    }
+}
+""",
+    "p/C.java": """package p;
+public class C {
+    int top() {
+        return new B().use(new A());
+    }
+}
+""",
+    "q/D.java": """package q;
+public class D {
+    String s() {
+        return "d".trim();
+    }
+}
+""",
+}
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _build(root, cache):
+    return build_project_graph(root, auto_classpath=False, jdk=None, cache=cache)
+
+
+def _bytes(pg) -> str:
+    buf = io.StringIO()
+    write_node_link_json(pg.graph, buf)
+    return buf.getvalue()
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    p = root / rel
+    text = p.read_text()
+    assert old in text
+    p.write_text(text.replace(old, new))
+
+
+def test_cold_then_warm_reads_every_file_from_the_cache(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    cold = _build(root, cache)
+    assert cold.summary.cache["facts_misses"] == 4 and cold.summary.cache["resolved_misses"] == 4
+    warm = _build(root, cache)
+    assert warm.summary.cache == {"facts_hits": 4, "facts_misses": 0, "resolved_hits": 4,
+                                  "resolved_misses": 0, "rebuilt": 0}
+    assert _bytes(warm) == _bytes(cold) == _bytes(_build(root, None))
+    assert cold.graph.has_edge("p.B.use(p.A)", "p.A.f(int)")
+
+
+def test_body_edit_re_resolves_only_its_own_file(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    _build(root, cache)
+    # a new call and two more lines in f's body: g moves down, f grows
+    _edit(root, "p/A.java", "        return x + 1;\n",
+          "        int y = x * 2;\n\n        return Math.abs(y) + g();\n")
+    warm = _build(root, cache)
+    assert warm.summary.cache["facts_misses"] == 1
+    assert warm.summary.cache["resolved_misses"] == 1  # A only: B, C, D from the cache
+    cold = _build(root, None)
+    assert _bytes(warm) == _bytes(cold)
+    assert warm.graph.has_edge("p.A.f(int)", "p.A.g()")
+    assert warm.graph.nodes["p.A.g()"]["start_line"] == 8
+
+
+def test_signature_edit_re_resolves_the_files_that_see_it(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    _build(root, cache)
+    _edit(root, "p/A.java", "public int f(int x)", "public int f(long x)")
+    warm = _build(root, cache)
+    # conservative: any declaration change re-resolves every file (docs say so)
+    assert warm.summary.cache["resolved_misses"] == 4
+    assert warm.graph.has_edge("p.B.use(p.A)", "p.A.f(long)")
+    assert not warm.graph.has_edge("p.B.use(p.A)", "p.A.f(int)")
+    assert _bytes(warm) == _bytes(_build(root, None))
+
+
+def test_a_changed_classpath_re_resolves(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    jar = tmp_path / "lib.jar"
+    import zipfile
+
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    build_project_graph(root, classpath=[jar], auto_classpath=False, jdk=None, cache=cache)
+    with zipfile.ZipFile(jar, "a") as z:
+        z.writestr("x.txt", "changed")
+    again = build_project_graph(root, classpath=[jar], auto_classpath=False, jdk=None, cache=cache)
+    assert again.summary.cache["facts_hits"] == 4 and again.summary.cache["resolved_misses"] == 4
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_a_corrupt_file_is_rebuilt(tmp_path, content):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    cache.write_bytes(content)
+    pg = _build(root, cache)
+    assert pg.summary.cache["rebuilt"] == 1
+    assert _bytes(pg) == _bytes(_build(root, None))
+    assert _build(root, cache).summary.cache["resolved_hits"] == 4
+
+
+def test_a_foreign_database_is_rebuilt(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, blob BLOB)")  # the old pickle cache's table
+    db.commit()
+    db.close()
+    pg = _build(root, cache)
+    assert pg.summary.cache["rebuilt"] == 1
+    assert _build(root, cache).summary.cache == {"facts_hits": 4, "facts_misses": 0, "resolved_hits": 4,
+                                                 "resolved_misses": 0, "rebuilt": 0}
+
+
+class _Boom:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_rows_are_data_never_unpickled(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    cold = _build(root, cache)
+    marker = tmp_path / "PWNED"
+    payload = pickle.dumps(_Boom(marker))
+    db = sqlite3.connect(cache)
+    db.execute("UPDATE facts SET blob = ?", (payload,))
+    db.execute("UPDATE resolved SET blob = ?", (payload,))
+    db.commit()
+    db.close()
+    warm = _build(root, cache)
+    assert not marker.exists()
+    assert warm.summary.cache["facts_misses"] == 4  # undecodable rows are misses, re-parsed
+    assert _bytes(warm) == _bytes(cold)
+    assert _build(root, cache).summary.cache["resolved_hits"] == 4  # and overwritten
+
+
+def test_concurrent_processes_share_one_cache(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    code = ("import sys; from callgraph import build_project_graph as b; "
+            "pg = b(sys.argv[1], auto_classpath=False, jdk=None, cache=sys.argv[2]); "
+            "print(pg.graph.number_of_edges())")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(root), str(cache)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+    assert len({o for o, _ in outs}) == 1
+    warm = _build(root, cache)
+    assert warm.summary.cache["resolved_hits"] == 4 and warm.summary.cache["rebuilt"] == 0
+
+
+def test_default_cache_lives_in_the_qare_cache_folder(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from qare.cli import main
+
+    root = _project(tmp_path)
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    r = CliRunner().invoke(main, ["graph", str(root), "-q", "--no-discover-classpath", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "qc" / "callgraph.sqlite").exists()
+    r = CliRunner().invoke(main, ["graph", str(root), "-q", "--no-discover-classpath"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
+    assert BuildCache(tmp_path / "qc" / "callgraph.sqlite").get_facts("nope") is None
+
+
+def test_other_code_never_reads_these_rows(tmp_path, monkeypatch):
+    import callgraph._build as b
+
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    _build(root, cache)
+    monkeypatch.setattr(b, "_CODE", ["an-upgraded-resolver"])
+    again = _build(root, cache)
+    assert again.summary.cache["facts_misses"] == 4 and again.summary.cache["resolved_misses"] == 4
+
+
+def test_the_library_default_is_no_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    pg = build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None)
+    assert pg.summary.cache == {}
+    assert not (tmp_path / "qc" / "callgraph.sqlite").exists()
+    assert build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None,
+                               cache="auto").summary.cache["facts_misses"] == 4
+    assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
