@@ -20,6 +20,7 @@ from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
+from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from .safefs import read_regular
@@ -361,17 +362,17 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         fr, inst, _w = res
         if inst is not None:
             made[fi] = inst
-        counts.update(fr.counts)
-        reasons.update(fr.reasons)
-        site_types.update(fr.sites)
-        for k, v in fr.examples.items():
+        counts.update(dict(fr.counts))
+        reasons.update(dict(fr.reasons))
+        site_types.update(dict(fr.sites))
+        for k, v in fr.examples:
             examples.setdefault(k, v)
-        apis.update(fr.apis)
+        apis.update((a.id, a) for a in fr.apis)
         edge_rows.extend(fr.edges)
     g.add_nodes_from(
         (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
-               "comment": None, "third_party": bool(third), "library": lib, "source_set": None})
-        for aid, (_cls, _name, third, lib) in sorted(apis.items()) if aid not in infos)
+               "comment": None, "third_party": bool(a.third_party), "library": a.library, "source_set": None})
+        for aid, a in sorted(apis.items()) if aid not in infos)
     edge_rows.sort(key=lambda r: (r[0], r[1]))
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide; a cha edge gets its rta witnesses as it
@@ -381,21 +382,22 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     instantiated = InstantiatedSet(idx, made)
     witnesses: dict = {}
     nodes = g._node
+    cha_kind = Resolution.CHA
 
     def edges():
         nonlocal cha, rta
         for s, d, kind, lines in edge_rows:
             if d not in nodes:
                 continue
-            if kind == "cha":
+            if kind is cha_kind:
                 w = witnesses.get(d)
                 if w is None:
                     w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
                 cha += 1
                 rta += bool(w)
-                yield s, d, {"lines": lines, "resolution": kind, "rta": w}
+                yield s, d, {"lines": list(lines), "resolution": VALUE[kind], "rta": w}
             else:
-                yield s, d, {"lines": lines, "resolution": kind}
+                yield s, d, {"lines": list(lines), "resolution": VALUE[kind]}
 
     g.add_edges_from(edges())
     lap("graph")

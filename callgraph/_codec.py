@@ -15,16 +15,15 @@ the resolver's result type changes, only ``encode_resolution`` /
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from dataclasses import fields
 
 import msgpack
 
 from ._facts import Annotation, FieldDecl, FileFacts, Import, InitDecl, MethodDecl, TypeDecl
-from ._resolve import FileResult
+from ._callsite import ApiTarget, CallEdge, FileResult, Resolution
 from ._rta import Instantiation
 
-FORMAT = 2  # bump when a shape below (or a dataclass of _facts) changes
+FORMAT = 3  # bump when a shape below (or a dataclass of _facts) changes
 
 _CLASSES = (Import, Annotation, FieldDecl, MethodDecl, InitDecl, TypeDecl, FileFacts)
 _INDEX = {cls: i for i, cls in enumerate(_CLASSES)}
@@ -99,8 +98,10 @@ def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
     (or None) and the classpath warnings raised while resolving it."""
     res = None
     if fr is not None:
-        res = [fr.edges, list(fr.apis.items()), list(fr.counts.items()), list(fr.reasons.items()),
-               list(fr.examples.items()), list(fr.sites.items())]
+        res = [[(e.src, e.dst, e.resolution.value, list(e.lines)) for e in fr.edges],
+               [tuple(a) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
+               [tuple(r) for r in fr.reasons], [tuple(x) for x in fr.examples],
+               [tuple(x) for x in fr.sites]]
     mk = None
     if made is not None:
         mk = [[(k, v.value) for k, v in made[0]], made[1]]
@@ -117,13 +118,11 @@ def decode_resolution(blob: bytes):
         fr = None
         if res is not None:
             edges, apis, counts, reasons, examples, sites = res
-            fr = FileResult()
-            fr.edges = [(s, d, k, list(lines)) for s, d, k, lines in edges]
-            fr.apis = {aid: tuple(v) for aid, v in apis}
-            fr.counts = Counter(dict(counts))
-            fr.reasons = Counter(dict(reasons))
-            fr.examples = dict(examples)
-            fr.sites = Counter(dict(sites))
+            fr = FileResult(
+                tuple(CallEdge(s, d, Resolution(k), tuple(lines)) for s, d, k, lines in edges),
+                tuple(ApiTarget(*a) for a in apis), tuple((Resolution(k), n) for k, n in counts),
+                tuple((r, n) for r, n in reasons), tuple((k, v) for k, v in examples),
+                tuple((k, n) for k, n in sites))
         made = None
         if mk is not None:
             made = (tuple((k, Instantiation(v)) for k, v in mk[0]), tuple(tuple(a) for a in mk[1]))

@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from records.dataset import TargetRecord
-from records.ids import RESOLUTION_STRENGTH, split_id
+from records.ids import split_id
 
 from ._errors import UnknownMethodError
+from ._callsite import STRENGTH, Resolution
 from ._index import MethodInfo
 
-_STRENGTH = RESOLUTION_STRENGTH  # the resolution vocabulary is records.ids'; this name stays for _resolve
-_FOLLOW = {"rta": frozenset({"exact", "arity", "cha"}), "cha": frozenset({"exact", "arity", "cha"}),
-           "declared": frozenset({"exact", "arity"})}
+_STRENGTH = STRENGTH  # edge resolutions, strongest first
+_DECLARED = frozenset({Resolution.EXACT, Resolution.BY_ARITY})
+_FOLLOW = {"rta": _DECLARED | {Resolution.CHA}, "cha": _DECLARED | {Resolution.CHA}, "declared": _DECLARED}
 DISPATCH_MODES = ("rta", "cha", "declared")
 #: the mode whose samples held up best when checked by hand (docs/dataset.md "Dispatch")
 DEFAULT_DISPATCH = "cha"
@@ -35,7 +36,7 @@ def follows_edge(dispatch: str, data: dict, allowed=None) -> bool:
     kind = data["resolution"]
     if kind not in _FOLLOW[dispatch]:
         return False
-    if kind == "cha" and dispatch == "rta":
+    if kind == Resolution.CHA and dispatch == "rta":
         w = data.get("rta", ())
         return bool(w) if allowed is None else any(x in allowed for x in w)
     return True
@@ -419,7 +420,7 @@ class ProjectGraph:
         if mid not in self._infos:
             mid = self.resolve_method(mid)
         allowed = self._allowed_source_sets(mid, source_sets)
-        follow = _FOLLOW[dispatch] | ({"name"} if include_unresolved else frozenset())
+        follow = _FOLLOW[dispatch] | ({Resolution.GUESSED_BY_NAME} if include_unresolved else frozenset())
         rta = dispatch == "rta"
         g = self.graph
         nodes = g.nodes
@@ -436,7 +437,7 @@ class ProjectGraph:
                 for v, ed in g.adj[u].items():
                     if ed["resolution"] not in follow:
                         continue
-                    if rta and ed["resolution"] == "cha" and not (
+                    if rta and ed["resolution"] == Resolution.CHA and not (
                             ed.get("rta") and (allowed is None or any(x in allowed for x in ed["rta"]))):
                         continue
                     nd = nodes[v]
@@ -463,7 +464,7 @@ class ProjectGraph:
         out = []
         for v, (d, (loc, chain)) in targets.items():
             cls, api, params = split_id(v)
-            weakest = "exact"
+            weakest = Resolution.EXACT.value
             sites = []
             for a, b in zip(chain, chain[1:]):
                 ed = g.edges[a, b]

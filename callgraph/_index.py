@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._facts import FileFacts, MethodDecl, TypeDecl
+from ._facts import FileFacts, TypeDecl
 from ._lombok import GenMethod, LombokConfig, plan_type
+from ._callsite import ApiTarget
+from ._candidates import MethodCandidate, library_method, source_method
+from ._solver import ChainTypeSolver, ClasspathTypeSolver, SourceTypeSolver
 from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
                      parse_field_signature, parse_method_signature)
 
@@ -92,32 +95,6 @@ class MethodInfo:
     generated_by: str | None = None
 
 
-@dataclass(slots=True)
-class _PM:
-    """Internal: a project method with what resolution needs."""
-
-    info: MethodInfo
-    ptypes: tuple  # erased param types, varargs last as "X[]"
-    decl: MethodDecl | None
-    type_key: str
-    returns: tuple | None  # TypeRef
-    tparams: dict  # method type params name -> bound TypeRef
-
-
-class _LibM:
-    """Internal: a library method candidate."""
-
-    __slots__ = ("owner", "sig", "ptypes", "id", "tsig")
-
-    def __init__(self, owner, sig, tsig):
-        self.owner, self.sig, self.tsig = owner, sig, tsig
-        ps = list(sig.params)
-        if sig.varargs and ps and ps[-1].endswith("..."):
-            ps[-1] = ps[-1][:-3] + "[]"
-        self.ptypes = tuple(ps)
-        self.id = f"{owner}.{sig.name}({','.join(sig.params)})"
-
-
 def _erased_ref(t: str):
     """A TypeRef for an already erased type name (``"java.lang.String[]"``, ``"int"``)."""
     dims = 0
@@ -186,6 +163,8 @@ class ProjectIndex:
                 else:
                     self.members.setdefault(td.outer, {})[td.name] = td.key
         self.packages = frozenset(self.pkg_types)
+        # who declares a type name: project sources, then the classpath/JDK
+        self.solver = ChainTypeSolver((SourceTypeSolver(self.types), ClasspathTypeSolver(cp)))
         self.has_jdk = bool(cp is not None and cp.jdk_packages)
         self._name_memo: dict = {}
         self._ref_memo: dict = {}
@@ -202,8 +181,8 @@ class ProjectIndex:
         self._csig: dict = {}
         self._msig: dict = {}
         self._plan_lombok(root)
-        self.methods: dict[str, list[_PM]] = {}
-        self.by_id: dict[str, _PM] = {}
+        self.methods: dict[str, list[MethodCandidate]] = {}
+        self.by_id: dict[str, MethodCandidate] = {}
         self.by_name: dict[str, list[str]] = {}
         self.subtypes: dict[str, set[str]] = {}
         for key in self.types:
@@ -225,7 +204,7 @@ class ProjectIndex:
         self.gen_fields: dict[str, list] = {}
         self._gen_methods: dict[str, list[GenMethod]] = {}
         self._delegates: list = []  # (type key, field TypeRef, generated_by)
-        self.gen_edges: dict[int, list] = {}  # file index -> [(src id, dst id, api info or None)]
+        self.gen_edges: dict[int, list] = {}  # file index -> [(src id, dst id, ApiTarget or None)]
         cfg = LombokConfig(root)
         plans = []
         for fi, ff in enumerate(self.files):
@@ -260,6 +239,7 @@ class ProjectIndex:
                     gt.key, gt.name, "class", gt.outer, False, False, True, gt.abstract, sup, (),
                     gt.type_params, (), (), (), (), (), 0, 0, td.start_line, td.start_line, None)
                 self.type_file[gt.key] = fi
+                self.solver.forget(gt.key)  # a generated type: no longer a miss
                 self.members.setdefault(gt.outer, {})[gt.name] = gt.key
             for gm in plan.methods:
                 self._gen_methods.setdefault(gm.owner, []).append(gm)
@@ -278,16 +258,12 @@ class ProjectIndex:
             have = {(p.info.name, len(p.ptypes)) for p in self.methods.get(key, ())}
             ff = self.files[fi]
             td = self.types[key]
-            queue, seen, i = [r[0]], {r[0], OBJECT}, 0
-            while i < len(queue):
-                x = queue[i]
-                i += 1
-                decl = self._declared(x)
+            for x, decl in self.declared_supertypes(r[0]):
                 if decl is None:
                     continue
                 for name, ms in sorted(decl[0].items()):
                     for m in ms:
-                        if isinstance(m, _PM):
+                        if m.is_source:
                             i_ = m.info
                             if i_.static or i_.private or name in ("<init>", "<clinit>"):
                                 continue
@@ -303,7 +279,7 @@ class ProjectIndex:
                             ptypes, shown = m.ptypes, tuple(sg.params)
                             rt = sg.returns or "void"
                             dst = m.id
-                            api = (m.owner, name, self.third_party(m.owner), self.library_of(m.owner))
+                            api = ApiTarget(m.id, m.owner, name, self.third_party(m.owner), self.library_of(m.owner))
                         if (name, len(ptypes)) in have:
                             continue
                         have.add((name, len(ptypes)))
@@ -311,15 +287,11 @@ class ProjectIndex:
                         info = MethodInfo(mid, ff.rel, td.start_line, td.start_line, 0, None, ff.source_set,
                                           key, name, tuple(shown), False, False, False, True,
                                           bool(shown) and shown[-1].endswith("..."), by)
-                        pm = _PM(info, ptypes, None, key, _erased_ref(rt), {})
+                        pm = source_method(info, ptypes, None, key, _erased_ref(rt), {})
                         self.methods.setdefault(key, []).append(pm)
                         self.by_id[mid] = pm
                         self.by_name.setdefault(name, []).append(mid)
                         self.gen_edges.setdefault(fi, []).append((mid, dst, api))
-                for s in self.supers(x):
-                    if s not in seen and not s.startswith("?"):
-                        seen.add(s)
-                        queue.append(s)
             self._decl.pop(key, None)
             self._mnamed.clear()
 
@@ -407,10 +379,10 @@ class ProjectIndex:
             if _inherited and self.types[key].private:
                 return None  # hidden here, and not inherited
             return key
-        if owner not in self.types:
+        v = self.solver.view(owner)
+        if v is None or not v.is_source:
             cand = f"{owner}.{name}"
-            sig = self.lib(owner)
-            if sig is not None and cand in sig.nested:
+            if v is not None and cand in v.sig.nested:
                 return cand
             if self.lib_has(cand):
                 return cand
@@ -684,9 +656,9 @@ class ProjectIndex:
             return args
         if depth > 12:
             return None
-        td = self.types.get(t)
-        if td is None:
-            cs = self.lib_class_sig(t)
+        v = self.solver.view(t)
+        if v is None or not v.is_source:
+            cs = self.lib_class_sig(t) if v is not None else None
             if cs is None:
                 return None
             tps = cs.type_params
@@ -702,6 +674,7 @@ class ProjectIndex:
                 if out is not None:
                     return out
             return None
+        td = v.decl
         tps = [n for n, _ in td.type_params]
         subst = {n: a for n, a in zip(tps, args) if a is not None} if len(args) == len(tps) else {}
         fi = self.type_file[t]
@@ -723,9 +696,10 @@ class ProjectIndex:
         if r is not None:
             return r
         self._supers[key] = ()
-        td = self.types.get(key)
+        v = self.solver.view(key)
         out: list[str] = []
-        if td is not None:
+        if v is not None and v.is_source:
+            td = v.decl
             fi = self.type_file[key]
             ctx = td.outer
             sc = td.superclass
@@ -743,16 +717,15 @@ class ProjectIndex:
                 out.insert(0, OBJECT)
             elif td.kind == "annotation":
                 out.append("java.lang.annotation.Annotation")
-            if td.anonymous and out and out[0] != OBJECT and out[0] not in self.types:
-                sig = self.lib(out[0])
-                if sig is not None and sig.kind == "interface":
+            if td.anonymous and out and out[0] != OBJECT:
+                sv = self.solver.view(out[0])
+                if sv is not None and not sv.is_source and sv.is_interface:
                     out.insert(0, OBJECT)
-        else:
-            sig = self.lib(key)
-            if sig is not None:
-                if sig.superclass:
-                    out.append(sig.superclass)
-                out.extend(sig.interfaces)
+        elif v is not None:
+            sig = v.sig
+            if sig.superclass:
+                out.append(sig.superclass)
+            out.extend(sig.interfaces)
         r = tuple(out)
         self._supers[key] = r
         return r
@@ -769,7 +742,7 @@ class ProjectIndex:
         unknown = False
         while stack:
             x = stack.pop()
-            if x not in self.types and self.lib(x) is None:
+            if self.solver.view(x) is None:
                 if x != OBJECT:
                     unknown = True
                 continue
@@ -816,7 +789,7 @@ class ProjectIndex:
         merging = fi is not None
         fi = self.type_file[key] if fi is None else fi
         ff = self.files[fi]
-        out: list[_PM] = []
+        out: list[MethodCandidate] = []
         for md in td.methods:
             mt = {n: b for n, b in md.type_params} if md.type_params else None
             ptypes = tuple(self.erase_ref(p[1], fi, key, mt) for p in md.params)
@@ -827,7 +800,7 @@ class ProjectIndex:
             info = MethodInfo(mid, ff.rel, md.start_line, md.end_line, md.loc, md.comment,
                               ff.source_set, key, md.name, tuple(shown), md.static,
                               md.abstract, md.private, False, md.varargs)
-            out.append(_PM(info, ptypes, md, key, md.returns, mt or {}))
+            out.append(source_method(info, ptypes, md, key, md.returns, mt or {}))
         declared = {(p.info.name, p.ptypes) for p in out}
 
         def implicit(name, params, ptypes, static, returns, sl, el, loc, varargs=False, by="javac",
@@ -836,7 +809,7 @@ class ProjectIndex:
             mid = f"{key}.{name}({','.join(shown)})"
             info = MethodInfo(mid, ff.rel, sl, el, loc, None, ff.source_set, key, name,
                               tuple(shown), static, abstract, False, True, varargs, by)
-            out.append(_PM(info, ptypes, None, key, returns, {}))
+            out.append(source_method(info, ptypes, None, key, returns, {}))
 
         line = td.start_line
         gen_ctor = False
@@ -886,23 +859,41 @@ class ProjectIndex:
         if r != 0:
             return r
         by: dict = {}
-        if x in self.types:
+        v = self.solver.view(x)
+        if v is None:
+            r = None
+        elif v.is_source:
             for p in self.methods.get(x, ()):
                 by.setdefault(p.info.name, []).append(p)
-            r = (by, self.types[x].kind == "interface")
+            r = (by, v.is_interface)
         else:
-            sig = self.lib(x)
-            if sig is None:
-                r = None
-            else:
-                for ms in sig.methods:
-                    # private and package-private library members are not
-                    # accessible from project code
-                    if ms.access in ("public", "protected"):
-                        by.setdefault(ms.name, []).append(_LibM(x, ms, sig))
-                r = (by, sig.kind == "interface")
+            sig = v.sig
+            for ms in sig.methods:
+                # private and package-private library members are not
+                # accessible from project code
+                if ms.access in ("public", "protected"):
+                    by.setdefault(ms.name, []).append(library_method(x, ms, sig))
+            r = (by, v.is_interface)
         self._decl[x] = r
         return r
+
+    def declared_supertypes(self, t: str):
+        """``t`` and its supertypes breadth-first (direct supertypes in declaration
+        order, each once; ``Object`` only when ``t`` is ``Object``): yields
+        ``(type, declared)`` with :meth:`_declared`'s answer, None for a type
+        no solver knows (whose supertypes are then unknown too)."""
+        queue, seen, i = [t], {t, OBJECT}, 0
+        while i < len(queue):
+            x = queue[i]
+            i += 1
+            decl = self._declared(x)
+            yield x, decl
+            if decl is None:
+                continue
+            for s in self.supers(x):
+                if s not in seen:
+                    seen.add(s)
+                    queue.append(s)
 
     def sam(self, t: str):
         """(arity, returns_void) of the single abstract method of functional
@@ -913,12 +904,8 @@ class ProjectIndex:
             return r
         self._sam[t] = None
         absm: dict = {}
-        queue, seen, i = [t], {t}, 0
         known = True
-        while i < len(queue):
-            x = queue[i]
-            i += 1
-            decl = self._declared(x)
+        for _x, decl in self.declared_supertypes(t):
             if decl is None:
                 known = False
                 continue
@@ -928,17 +915,8 @@ class ProjectIndex:
                 return r
             for ms in decl[0].values():
                 for m in ms:
-                    if isinstance(m, _PM):
-                        ab, rv = m.info.abstract, m.returns is not None and m.returns[0] == "void" and not m.returns[2]
-                        nm = m.info.name
-                    else:
-                        ab, rv, nm = m.sig.abstract and not m.sig.static, m.sig.returns == "void", m.sig.name
-                    if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
-                        absm.setdefault((nm, m.ptypes), (len(m.ptypes), rv))
-            for sup in self.supers(x):
-                if sup not in seen and sup != OBJECT:
-                    seen.add(sup)
-                    queue.append(sup)
+                    if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
+                        absm.setdefault((m.name, m.ptypes), (len(m.ptypes), m.void))
         if len(absm) == 1:
             r = next(iter(absm.values()))
         elif known:
@@ -950,32 +928,20 @@ class ProjectIndex:
 
     def sam_method(self, t: str):
         """(declaring type, candidate) of the single abstract method of functional
-        interface ``t`` (a ``_PM`` or ``_LibM``), or None when ``t`` is not a
+        interface ``t`` (a ``MethodCandidate``), or None when ``t`` is not a
         known functional interface (memoised)."""
         r = self._sam.get(("m", t), 0)
         if r != 0:
             return r
         found: dict = {}
         if isinstance(self.sam(t), tuple):
-            queue, seen, i = [t], {t}, 0
-            while i < len(queue):
-                x = queue[i]
-                i += 1
-                decl = self._declared(x)
+            for x, decl in self.declared_supertypes(t):
                 if decl is None:
                     break
                 for ms in decl[0].values():
                     for m in ms:
-                        if isinstance(m, _PM):
-                            ab, nm = m.info.abstract, m.info.name
-                        else:
-                            ab, nm = m.sig.abstract and not m.sig.static, m.sig.name
-                        if ab and (nm, m.ptypes) not in _OBJECT_PUBLIC:
-                            found.setdefault((nm, m.ptypes), (x, m))
-                for sup in self.supers(x):
-                    if sup not in seen and sup != OBJECT:
-                        seen.add(sup)
-                        queue.append(sup)
+                        if m.abstract and (m.name, m.ptypes) not in _OBJECT_PUBLIC:
+                            found.setdefault((m.name, m.ptypes), (x, m))
         r = next(iter(found.values())) if len(found) == 1 else None
         self._sam[("m", t)] = r
         return r
@@ -987,9 +953,9 @@ class ProjectIndex:
         Returns
         -------
         (list, str or None)
-            Candidates (``_PM`` for project methods, ``_LibM`` for library
-            ones) and the first supertype whose declaration is unknown (None
-            when the whole hierarchy is known).
+            Candidates (``MethodCandidate`` for project methods, ``MethodCandidate`` for library
+            ones) and the ``Unsolved`` answer for the first supertype whose
+            declaration is unknown (None when the whole hierarchy is known).
         """
         mk = (t, name)
         r = self._mnamed.get(mk)
@@ -1016,10 +982,10 @@ class ProjectIndex:
             decl = self._declared(x)
             if decl is None:
                 if unknown is None:
-                    unknown = x
+                    unknown = self.solver.solve(x)  # the Unsolved, reason kept
                 continue
             for m in decl[0].get(name, ()):
-                if x != t and decl[1] and (m.info.static if isinstance(m, _PM) else m.sig.static):
+                if x != t and decl[1] and m.static:
                     continue  # static interface methods are not inherited (JLS 8.4.8, 9.4.1)
                 if m.ptypes not in seen_sigs:
                     seen_sigs.add(m.ptypes)
@@ -1044,8 +1010,9 @@ class ProjectIndex:
             return self._fields[mk]
         self._fields[mk] = (None, False)
         res = (None, False)
-        td = self.types.get(t)
-        if td is not None:
+        v = self.solver.view(t)
+        if v is not None and v.is_source:
+            td = v.decl
             # the declaration of the FQN, then those of other modules (merged)
             decls = [(self.type_file[t], td)] + [(mfi, m) for mfi, m in self.merged if m.key == t]
             for fi, d in decls:
@@ -1058,13 +1025,11 @@ class ProjectIndex:
                     if f.name == name:
                         res = (self.resolve_ref(f.type, self.type_file[t], t), True)
                         break
-        else:
-            sig = self.lib(t)
-            if sig is not None:
-                for f in sig.fields:
-                    if f.name == name:
-                        res = ((f.type, ()), True)
-                        break
+        elif v is not None:
+            for f in v.sig.fields:
+                if f.name == name:
+                    res = ((f.type, ()), True)
+                    break
         if not res[1] and _depth < 30:
             for s in self.supers(t):
                 if not s.startswith("?"):
@@ -1080,16 +1045,15 @@ class ProjectIndex:
         :meth:`field_type` finds from ``t``, when a library type declares it; else None."""
         if depth > 30:
             return None
-        td = self.types.get(t)
-        if td is not None:
+        v = self.solver.view(t)
+        if v is not None and v.is_source:
+            td = v.decl
             if any(f.name == name for f in td.fields) or any(f.name == name for f in self.gen_fields.get(t, ())):
                 return None
-        else:
-            sig = self.lib(t)
-            if sig is not None:
-                for f in sig.fields:
-                    if f.name == name:
-                        return (t, f)
+        elif v is not None:
+            for f in v.sig.fields:
+                if f.name == name:
+                    return (t, f)
         for s in self.supers(t):
             if not s.startswith("?") and self.field_type(s, name)[1]:
                 return self._lib_field(s, name, depth + 1)

@@ -12,14 +12,29 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from typing import NamedTuple
 
 import tree_sitter
 
 from ._facts import JAVA, type_ref
 from ._facts import _text as _t
-from ._graph import _STRENGTH as _RANK
+from ._callsite import NOT_A_CALL, STRENGTH as _RANK, ApiTarget, CallEdge, CallResolution, FileResult
+from ._callsite import Resolution as R
+
 from ._types import JArray, JClass, JTypeVar, JWildcard
-from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN, ProjectIndex, _LibM, _PM
+from ._candidates import MethodCandidate
+from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, ProjectIndex
+from ._overloads import arity_ok, choose
+
+# the members as module globals: a class attribute look-up on an Enum costs
+# more than a global one, on the path of every call site
+_BY_ARITY = R.BY_ARITY
+_CHA = R.CHA
+_EXACT = R.EXACT
+_GUESSED_BY_NAME = R.GUESSED_BY_NAME
+_LOCAL_CLASS = R.LOCAL_CLASS
+_NOT_A_CALL = R.NOT_A_CALL
+_UNRESOLVED = R.UNRESOLVED
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -108,26 +123,24 @@ def _mentions_tvar(ref, names) -> bool:
     return False
 
 
-class _Res:
-    __slots__ = ("kind", "targets", "ret", "reason", "cha", "lib", "cand", "recv", "guess")
+class MethodContext(NamedTuple):
+    """Where code is resolved: the innermost enclosing type (project key, None
+    outside every type) and the enclosing method (a ``MethodCandidate``, None
+    in initializers), whose type parameters are in scope."""
 
-    def __init__(self, kind, targets=(), ret=None, reason=None, cha=(), lib=None, cand=None, recv=None,
-                 guess=False):
-        self.guess = guess  # targets guessed by name alone: the receiver's type is unknown
-        self.cand = cand  # the chosen candidate (_PM or _LibM) of a decided call
-        self.recv = recv  # the receiver's type of a decided call (None: static/unqualified)
-        self.kind = kind  # exact | arity | name | local | none (no call) | unresolved
-        self.targets = targets  # ids
-        self.ret = ret
-        self.reason = reason
-        self.cha = cha  # ids of overriding project methods
-        self.lib = lib  # {id: (owner fqn, name)} of API targets
+    type_key: str | None
+    method: MethodCandidate | None
+
+    @property
+    def mtparams(self) -> dict | None:
+        m = self.method
+        return m.tparams if m is not None and m.tparams else None
 
 
-_NONE = _Res("none")
+_NO_CONTEXT = MethodContext(None, None)
 
 
-def site_type(idx: ProjectIndex, r: _Res) -> str:
+def site_type(idx: ProjectIndex, r: CallResolution) -> str:
     """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
 
     ``third-party-on-classpath``: the declaring type of a chosen target, or the
@@ -140,12 +153,13 @@ def site_type(idx: ProjectIndex, r: _Res) -> str:
     untyped lambda value; ``jdk`` / ``project``: every type involved is the
     JDK's / the project's. Off-classpath wins over on-classpath, which wins
     over jdk and project (docs/callgraph.md "Third-party call sites")."""
-    if r.kind == "local":
+    kind = r.resolution
+    if kind is _LOCAL_CLASS:
         return "project"
     recv = r.recv[0] if r.recv is not None and isinstance(r.recv[0], str) else None
     if recv is not None and "." not in recv and recv not in idx.types:
         recv = None  # a type variable or a simple name: not a type we can place
-    if r.kind == "unresolved":
+    if kind is _UNRESOLVED:
         if (r.reason or "").startswith("method called on a"):
             return "not-a-type"
         if recv is None:
@@ -154,7 +168,7 @@ def site_type(idx: ProjectIndex, r: _Res) -> str:
     elif r.guess:
         return "unknown-type"
     else:
-        owners = [v[0] for v in (r.lib or {}).values()] + ([recv] if recv is not None else [])
+        owners = [a.declaring_type for a in r.apis] + ([recv] if recv is not None else [])
     seen = set()
     for t in owners:
         if t in idx.types:
@@ -170,14 +184,31 @@ def site_type(idx: ProjectIndex, r: _Res) -> str:
     return "project"
 
 
-class FileResult:
-    """What pass 2 found in one file (picklable)."""
+class _Within:
+    """The context manager of ``FileResolver.within`` (a class: cheaper than a
+    generator-based one on the hot path of every call site)."""
+
+    __slots__ = ("fr", "ctx", "outer")
+
+    def __init__(self, fr, ctx):
+        self.fr, self.ctx = fr, ctx
+
+    def __enter__(self):
+        self.outer, self.fr.ctx = self.fr.ctx, self.ctx
+
+    def __exit__(self, *exc):
+        self.fr.ctx = self.outer
+        return False
+
+
+class _FileAcc:
+    """What pass 2 gathers in one file, before it is frozen into a ``FileResult``."""
 
     __slots__ = ("edges", "apis", "counts", "reasons", "examples", "sites")
 
     def __init__(self):
-        self.edges: dict = {}  # (src, dst) -> [kind, set(lines)]
-        self.apis: dict = {}  # id -> (class, name, third_party, library)
+        self.edges: dict = {}  # (src, dst) -> [Resolution, set(lines)]
+        self.apis: dict = {}  # id -> ApiTarget
         self.counts: Counter = Counter()
         self.sites: Counter = Counter()  # call sites per SiteType value (site_type)
         self.reasons: Counter = Counter()
@@ -192,6 +223,12 @@ class FileResult:
                 e[0] = kind
             e[1].add(line)
 
+    def freeze(self) -> FileResult:
+        return FileResult(
+            tuple(CallEdge(s, d, k, tuple(sorted(lines))) for (s, d), (k, lines) in self.edges.items()),
+            tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
+            tuple(self.examples.items()), tuple(self.sites.items()))
+
 
 class FileResolver:
     """Resolves the call sites of one file (see module docstring)."""
@@ -201,7 +238,7 @@ class FileResolver:
         self.fi = fi
         self.ff = idx.files[fi]
         self.tree = tree
-        self.res = FileResult()
+        self.res = _FileAcc()
         ff = self.ff
         spans = []
         owners = []
@@ -230,10 +267,9 @@ class FileResolver:
         self.owners = owners
         self.owner_starts = [o[0] for o in owners]
         self.locals: dict[str, list] = {}
-        self.cache: dict[int, _Res] = {}
+        self.cache: dict[int, CallResolution] = {}
         self.local_types_cache: dict = {}
-        self.key = None
-        self.pm = None
+        self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
 
     # ----------------------------------------------------------- context
@@ -254,17 +290,23 @@ class FileResolver:
                 return o
         return None
 
-    def set_ctx(self, pos: int):
-        self.key = self.type_at(pos)
+    def context_at(self, pos: int) -> "MethodContext":
+        """The context of the code at byte ``pos``."""
         o = self.owner_at(pos)
-        self.pm = o[4] if o else None
-        return o
+        return MethodContext(self.type_at(pos), o[4] if o else None)
+
+    def within(self, ctx: "MethodContext") -> "_Within":
+        """``with self.within(ctx):`` resolves in ``ctx`` (a declaration elsewhere
+        in the file, a call typed out of order), then goes back to the context
+        the caller was in."""
+        return _Within(self, ctx)
 
     def mtp(self):
-        return self.pm.tparams if self.pm is not None and self.pm.tparams else None
+        return self.ctx.mtparams
 
-    def ref(self, tref):
-        return self.idx.resolve_ref(tref, self.fi, self.key, self.mtp())
+    def ref(self, tref, ctx: "MethodContext | None" = None):
+        ctx = ctx or self.ctx
+        return self.idx.resolve_ref(tref, self.fi, ctx.type_key, ctx.mtparams)
 
     # ----------------------------------------------------------- run
     def run(self) -> FileResult:
@@ -283,15 +325,16 @@ class FileResolver:
         for _, name, n in caps:
             if name in _DECL_CAPS:
                 continue
-            owner = self.set_ctx(n.start_byte)
+            owner = self.owner_at(n.start_byte)
             if owner is None:
                 continue
+            self.ctx = MethodContext(self.type_at(n.start_byte), owner[4])
             try:
                 r = self.site(name, n)
             except RecursionError:
-                r = _Res("unresolved", reason="expression too deeply nested")
+                r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
             except Exception as e:  # a resolver bug must cost one call site, not the file
-                r = _Res("unresolved", reason=f"internal error ({type(e).__name__})")
+                r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
             if name == "call":
                 # the line of the method name, as javac's line table has it
                 # for chained calls split over lines
@@ -302,43 +345,39 @@ class FileResolver:
             self.emit(owner, r, line)
         self.implicit_super_calls()
         self.generated_calls()
-        res = self.res
-        # picklable rows (src, dst, kind, sorted lines) for the parent process
-        res.edges = [(s, d, k, sorted(lines) if len(lines) > 1 else list(lines))
-                     for (s, d), (k, lines) in res.edges.items()]
-        return res
+        return self.res.freeze()
 
-    def emit(self, owner, r: _Res, line: int):
-        if r.kind == "none":
+    def emit(self, owner, r: CallResolution, line: int):
+        kind = r.resolution
+        if kind is _NOT_A_CALL:
             return
         res = self.res
-        res.counts[r.kind] += 1
+        res.counts[kind] += 1
         res.sites[site_type(self.idx, r)] += 1
-        if r.kind == "unresolved":
+        if kind is _UNRESOLVED:
             res.reasons[r.reason] += 1
             res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
             return
-        if r.kind == "local":
+        if kind is _LOCAL_CLASS:
             return
-        if r.kind == "name" and r.reason:
+        if kind is _GUESSED_BY_NAME and r.reason:
             key = "name: " + r.reason
             res.reasons[key] += 1
             res.examples.setdefault(key, f"{self.ff.rel}:{line}")
         edges = res.edges
         for src in owner[2]:
             for t in r.targets:
-                res.edge(src, t, line, r.kind)
+                res.edge(src, t, line, kind)
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:
-                    edges[(src, t)] = ["cha", {line}]
+                    edges[(src, t)] = [_CHA, {line}]
                 else:
-                    if e[0] == "name":
-                        e[0] = "cha"
+                    if e[0] is _GUESSED_BY_NAME:
+                        e[0] = _CHA
                     e[1].add(line)
-        if r.lib:
-            for t, v in r.lib.items():
-                res.apis.setdefault(t, v)
+        for a in r.apis:
+            res.apis.setdefault(a.id, a)
 
     # ----------------------------------------------------------- declarations
     def add_local(self, name: str, scope_start, scope_end, avail, payload):
@@ -474,19 +513,14 @@ class FileResolver:
         if ck in self.local_types_cache:
             return self.local_types_cache[ck], True
         self.local_types_cache[ck] = None
-        saved = (self.key, self.pm)
-        try:
+        with self.within(self.context_at(payload[2] if k == "ref" else payload[1].start_byte)):
             if k == "ref":
-                self.set_ctx(payload[2])
                 t = self.ref(payload[1])
             elif k == "var":
-                self.set_ctx(payload[1].start_byte)
                 t = self.texpr(payload[1])
             elif k == "lparam":
-                self.set_ctx(payload[1].start_byte)
                 t = self.lambda_param_type(payload[1], payload[2])
             else:  # "elem": element of an iterated expression
-                self.set_ctx(payload[1].start_byte)
                 it = self.texpr(payload[1])
                 t = None
                 if it is not None:
@@ -494,8 +528,6 @@ class FileResolver:
                         t = (it[0][:-2], ())
                     elif len(it[1]) == 1:
                         t = it[1][0]
-        finally:
-            self.key, self.pm = saved
         self.local_types_cache[ck] = t
         return t, True
 
@@ -506,7 +538,7 @@ class FileResolver:
         if found:
             return t, True
         idx = self.idx
-        k = self.key
+        k = self.ctx.type_key
         while k is not None:
             t, found = idx.field_type_of((k, ()), name)
             if found:
@@ -531,12 +563,12 @@ class FileResolver:
         """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
         t = node.type
         if t in ("identifier", "type_identifier"):
-            return self.idx.resolve_name(_t(node), self.fi, self.key)
+            return self.idx.resolve_name(_t(node), self.fi, self.ctx.type_key)
         if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
             text = _t(node)
             if not all(c.isalnum() or c in "._$" for c in text):
                 return None
-            return self.idx.resolve_name(text, self.fi, self.key)
+            return self.idx.resolve_name(text, self.fi, self.ctx.type_key)
         if t == "generic_type":
             r = self.ref(type_ref(node))
             return r[0] if r else None
@@ -560,7 +592,7 @@ class FileResolver:
             tr = type_ref(ty)
             return self.ref(tr)
         if t == "this":
-            return (self.key, ()) if self.key else None
+            return (self.ctx.type_key, ()) if self.ctx.type_key else None
         if t == "field_access":
             obj = n.child_by_field_name("object")
             fld = n.child_by_field_name("field")
@@ -570,7 +602,7 @@ class FileResolver:
                 k = self.as_type_name(obj)
                 return (k, ()) if k else None
             if obj.type == "super":
-                sup = self.superclass(self.key)
+                sup = self.superclass(self.ctx.type_key)
                 return self.idx.field_type(sup, _t(fld))[0] if sup else None
             name = _t(fld)
             if obj.type in ("identifier", "field_access"):
@@ -711,7 +743,7 @@ class FileResolver:
         return None if s.startswith("?") else s
 
     # ----------------------------------------------------------- call sites
-    def site(self, cap: str, n) -> _Res:
+    def site(self, cap: str, n) -> CallResolution:
         if cap == "call":
             return self.call(n)
         if cap == "new":
@@ -722,7 +754,7 @@ class FileResolver:
             return self.method_ref(n)
         if cap == "enumc":
             return self.enum_constant(n)
-        return _NONE
+        return NOT_A_CALL
 
     def args_of(self, n):
         al = n.child_by_field_name("arguments")
@@ -730,24 +762,20 @@ class FileResolver:
             return []
         return [c for c in al.named_children if c.type not in ("line_comment", "block_comment")]
 
-    def call(self, n) -> _Res:
+    def call(self, n) -> CallResolution:
         r = self.cache.get(n.id)
         if r is not None:
             return r
-        self.cache[n.id] = _Res("unresolved", reason="recursive type inference")
-        saved = (self.key, self.pm)
-        self.set_ctx(n.start_byte)
-        try:
+        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
+        with self.within(self.context_at(n.start_byte)):
             r = self._call(n)
-        finally:
-            self.key, self.pm = saved
         self.cache[n.id] = r
         return r
 
-    def _call(self, n) -> _Res:
+    def _call(self, n) -> CallResolution:
         name_node = n.child_by_field_name("name")
         if name_node is None:
-            return _Res("unresolved", reason="malformed invocation")
+            return CallResolution(_UNRESOLVED, reason="malformed invocation")
         name = _t(name_node)
         args = self.args_of(n)
         obj = n.child_by_field_name("object")
@@ -756,22 +784,22 @@ class FileResolver:
         if obj is None:
             return self.unqualified(name, args)
         if obj.type == "super":
-            sup = self.superclass(self.key)
+            sup = self.superclass(self.ctx.type_key)
             if sup is None:
-                return _Res("unresolved", reason="super of a type whose superclass is unknown")
+                return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
         if has_super:  # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
-                return _Res("unresolved", reason="unknown type in X.super.m()")
+                return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             td = idx.types.get(k)
             if td is not None and td.kind != "interface":
                 k = self.superclass(k)
             if k is None:
-                return _Res("unresolved", reason="unknown type in X.super.m()")
+                return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
         if obj.type == "this":
-            return self.select(self.key, name, args, virtual=True)
+            return self.select(self.ctx.type_key, name, args, virtual=True)
         if obj.type in ("identifier", "field_access", "scoped_identifier"):
             if obj.type == "identifier":
                 ot, found = self.ident(_t(obj), obj.start_byte)
@@ -799,7 +827,7 @@ class FileResolver:
             return self.by_name(name, args, f"receiver {obj.type} of unknown type")
         return self.on_type(ot, name, args)
 
-    def on_type(self, ot, name, args) -> _Res:
+    def on_type(self, ot, name, args) -> CallResolution:
         tn = ot[0]
         if tn == "?":
             jdk = self.jdk_member(None, name, args, "?", None)
@@ -807,14 +835,14 @@ class FileResolver:
                 return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
         if tn in PRIMITIVES or tn in ("null", "λ"):
-            return _Res("unresolved", reason=f"method called on a {tn} value")
+            return CallResolution(_UNRESOLVED, reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
             tn = OBJECT
         return self.select(tn, name, args, virtual=True, recv=ot)
 
-    def unqualified(self, name, args) -> _Res:
+    def unqualified(self, name, args) -> CallResolution:
         idx = self.idx
-        k = self.key
+        k = self.ctx.type_key
         first_unknown = None
         while k is not None:
             td = idx.types.get(k)
@@ -826,8 +854,8 @@ class FileResolver:
             cands, unknown = idx.methods_named(k, name)
             if cands:
                 return self.select(k, name, args, virtual=True)
-            if unknown and first_unknown is None:
-                first_unknown = unknown
+            if unknown is not None and first_unknown is None:
+                first_unknown = unknown.name
             k = td.outer
         for imp in self.ff.imports:
             if imp.static and not imp.on_demand and imp.name.endswith("." + name):
@@ -842,14 +870,14 @@ class FileResolver:
                     cands, _ = idx.methods_named(owner, name)
                     if cands:
                         return self.select(owner, name, args, virtual=False)
-                    if owner not in idx.types and idx.lib(owner) is None:
+                    if idx.solver.view(owner) is None:
                         unknown_owners.append(owner)
                 else:
                     unknown_owners.append(imp.name)
         if first_unknown is not None:
-            return self.star(first_unknown, name, "arity")
+            return self.star(first_unknown, name, _BY_ARITY)
         if len(unknown_owners) == 1:
-            return self.star(unknown_owners[0], name, "name",
+            return self.star(unknown_owners[0], name, _GUESSED_BY_NAME,
                              reason="only candidate: a static on-demand import of an unknown type")
         return self.by_name(name, args, "no method of that name in scope")
 
@@ -859,200 +887,87 @@ class FileResolver:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):
-                saved = self.key
                 ret = None
                 if m.returns is not None:
-                    self.key = k
-                    ret = self.ref(m.returns)
-                    self.key = saved
-                return _Res("local", ret=ret)
+                    ret = self.ref(m.returns, MethodContext(k, self.ctx.method))
+                return CallResolution(_LOCAL_CLASS, ret=ret)
         return None
 
-    def star(self, owner, name, kind, reason=None) -> _Res:
+    def star(self, owner, name, kind, reason=None) -> CallResolution:
         mid = f"{owner}.{name}(*)"
         idx = self.idx
         # ("?", ()): a value of an unknown library type
-        return _Res(kind, (mid,), UNKNOWN_LIB, reason,
-                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
+        return CallResolution(kind, (mid,), UNKNOWN_LIB, reason,
+                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
-    def by_name(self, name, args, reason) -> _Res:
+    def by_name(self, name, args, reason) -> CallResolution:
         n = len(args)
         if name == "getClass" and n == 0:  # final in Object: whatever the receiver is
             return self.jdk_member(None, name, args, None, None)
         ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
         if not ids:
-            return _Res("unresolved", reason=reason)
+            return CallResolution(_UNRESOLVED, reason=reason)
         if len(ids) > _NAME_CAP:
-            return _Res("unresolved", reason=reason + f" (>{_NAME_CAP} same-name candidates)")
-        return _Res("name", tuple(sorted(ids)), None, reason, guess=True)
+            return CallResolution(_UNRESOLVED, reason=reason + f" (>{_NAME_CAP} same-name candidates)")
+        return CallResolution(_GUESSED_BY_NAME, tuple(sorted(ids)), None, reason, guess=True)
 
     @staticmethod
     def _arity_ok(c, n):
-        pt = c.ptypes
-        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
-        return len(pt) == n or (varargs and n >= len(pt) - 1)
-
-    # ----------------------------------------------------------- overloads
-    def arg_types(self, args):
-        return [self.texpr(a) for a in args]
-
-    def assignable(self, a, p: str, phase: int):
-        """Can an argument of type ``a`` be passed to parameter type ``p``? True/False/None(maybe)."""
-        if a is None:
-            return None
-        an = a[0]
-        if an == "null":
-            return p not in PRIMITIVES
-        if an == "λ":
-            if p in PRIMITIVES or p.endswith("[]"):
-                return False
-            if not a[1]:
-                # a method reference: compatible only with a functional interface (JLS 15.13.2)
-                return self.idx.sam(p) != "none"
-            sam = self.idx.sam(p)
-            if sam is None:
-                return None
-            if sam == "none":
-                return False
-            arity, shape = a[1]
-            if arity != sam[0]:
-                return False
-            return shape in (("void", "both") if sam[1] else ("value", "both"))
-        if an in PRIMITIVES:
-            if p in PRIMITIVES:
-                return p in _WIDEN.get(an, ())
-            if phase >= 2:
-                return self.idx.is_subtype(BOX.get(an, an), p)
-            return False
-        if p in PRIMITIVES:
-            if phase >= 2 and an in UNBOX:
-                return p in _WIDEN.get(UNBOX[an], ())
-            return False
-        return self.idx.is_subtype(an, p)
-
-    def applicable(self, c, ats, phase):
-        pt = c.ptypes
-        n = len(ats)
-        varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
-        if phase < 3:
-            if len(pt) != n:
-                return False
-            ps = pt
-        else:
-            if not varargs or n < len(pt) - 1:
-                return False
-            ps = list(pt[:-1]) + [pt[-1][:-2]] * (n - len(pt) + 1)
-        maybe = False
-        for a, p in zip(ats, ps):
-            ok = self.assignable(a, p, phase)
-            if ok is False:
-                return False
-            if ok is None:
-                maybe = True
-        return None if maybe else True
-
-    def more_specific(self, c1, c2, n, ats=()) -> bool:
-        p1, p2 = c1.ptypes, c2.ptypes
-        if len(p1) != len(p2):
-            return len(p1) > len(p2) if n else False
-        for k, (a, b) in enumerate(zip(p1, p2)):
-            if a == b:
-                continue
-            at = ats[k] if k < len(ats) else None
-            if at is not None and at[0] == "λ" and at[1] and at[1][0] == 0 and at[1][1] != "void" \
-                    and a not in PRIMITIVES and b not in PRIMITIVES:
-                # a parameterless (so explicitly typed) lambda: a value-returning
-                # function type is more specific than a void one (JLS 15.12.2.5)
-                sa, sb = self.idx.sam(a), self.idx.sam(b)
-                if isinstance(sa, tuple) and isinstance(sb, tuple) and sa[0] == sb[0] == 0 \
-                        and sb[1] and not sa[1] and self.idx.is_subtype(b, a) is False:
-                    continue
-            if a in PRIMITIVES and b in PRIMITIVES:
-                if b not in _WIDEN.get(a, ()):
-                    return False
-                continue
-            if self.idx.is_subtype(a, b) is not True:
-                return False
-        return True
+        return arity_ok(c, n)
 
     def choose(self, cands, args):
-        """(chosen list, decided_by_types) among candidates applicable by arity."""
-        n = len(args)
-        ar = [c for c in cands if self._arity_ok(c, n)]
-        if not ar:
-            return ar, None
-        ats = self.arg_types(args)
-        all_known = all(a is not None for a in ats)
-        if len(ar) == 1:
-            if not all_known:
-                return ar, False
-            ok = any(self.applicable(ar[0], ats, ph) is True for ph in (1, 2, 3))
-            return ar, ok
-        for phase in (1, 2, 3):
-            app = []
-            for c in ar:
-                ok = self.applicable(c, ats, phase)
-                if ok is not False:
-                    app.append((c, ok))
-            if not app:
-                continue
-            if len(app) == 1:
-                return [app[0][0]], all_known and app[0][1] is True
-            # most specific
-            best = [c for c, _ in app if all(c is d or self.more_specific(c, d, n, ats) for d, _ in app)]
-            if len(best) == 1:
-                return best, all_known and all(ok is True for _, ok in app)
-            return [c for c, _ in app], False
-        return ar, False
+        """(chosen list, decided_by_types) among candidates applicable by arity
+        (``_overloads.choose``; argument types are typed only when needed)."""
+        return choose(self.idx, cands, len(args), lambda: [self.texpr(a) for a in args])
 
-    def select(self, t, name, args, *, virtual, recv=None) -> _Res:
+    def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
-            return _Res("unresolved", reason="receiver type unknown")
+            return CallResolution(_UNRESOLVED, reason="receiver type unknown")
         idx = self.idx
         lr = self.local_method(t, name, args)
         if lr is not None:
             return lr
         cands, unknown = idx.methods_named(t, name)
         if not cands:
-            if unknown is not None or (t not in idx.types and idx.lib(t) is None):
-                jdk = self.jdk_member(t, name, args, unknown, recv)
+            if unknown is not None or idx.solver.view(t) is None:
+                jdk = self.jdk_member(t, name, args, unknown.name if unknown is not None else None, recv)
                 if jdk is not None:
                     return jdk
             if unknown is not None:
-                return self.star(unknown, name, "arity")
-            if t not in idx.types and idx.lib(t) is None:
-                return self.star(t, name, "arity")
+                return self.star(unknown.name, name, _BY_ARITY)
+            if idx.solver.view(t) is None:
+                return self.star(t, name, _BY_ARITY)
             # the receiver's type is known (site_type counts the site by it)
-            return _Res("unresolved", reason="no method of that name on the receiver type", recv=(t, ()))
+            return CallResolution(_UNRESOLVED, reason="no method of that name on the receiver type", recv=(t, ()))
         if len(cands) == 1 and unknown is None and self._arity_ok(cands[0], len(args)):
-            return self.target(cands[0], "exact", t, args, recv, virtual)
+            return self.target(cands[0], _EXACT, t, args, recv, virtual)
         chosen, by_types = self.choose(cands, args)
         if not chosen:
             if unknown is not None:
-                return self.star(unknown, name, "arity")
-            return _Res("unresolved", reason="no overload with that number of arguments", recv=(t, ()))
+                return self.star(unknown.name, name, _BY_ARITY)
+            return CallResolution(_UNRESOLVED, reason="no overload with that number of arguments", recv=(t, ()))
         if len(chosen) == 1:
             c = chosen[0]
             if len(cands) == 1 and unknown is None:
-                kind = "exact"
+                kind = _EXACT
             elif by_types:
-                kind = "exact"
+                kind = _EXACT
             else:
-                kind = "arity"
+                kind = _BY_ARITY
             return self.target(c, kind, t, args, recv, virtual)
         # undecided overload: a chained call goes on when every remaining
         # candidate returns the same type
-        rets = {self.lib_return(c, recv, args) if isinstance(c, _LibM) else self.project_return(c, t, args, recv)
+        rets = {self.project_return(c, t, args, recv) if c.is_source else self.lib_return(c, recv, args)
                 for c in chosen}
         common = rets.pop() if len(rets) == 1 else None
-        libs = [c for c in chosen if isinstance(c, _LibM)]
+        libs = [c for c in chosen if not c.is_source]
         if libs:
-            r = self.star(libs[0].owner, name, "arity")
+            r = self.star(libs[0].owner, name, _BY_ARITY)
             if common is not None:
-                r.ret = common
+                r = r.returning(common)
             return r
         ids = tuple(sorted(c.info.id for c in chosen))
-        return _Res("name", ids, common, "overload undecided among project methods")
+        return CallResolution(_GUESSED_BY_NAME, ids, common, "overload undecided among project methods")
 
     def unknown_enum_constant(self, obj) -> bool:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
@@ -1069,7 +984,7 @@ class FileResolver:
         if o.type == "identifier" and self.ident(_t(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
-        return k is not None and k not in self.idx.types and self.idx.lib(k) is None
+        return k is not None and self.idx.solver.view(k) is None
 
     def jdk_member(self, t, name, args, unknown, recv, enum=False):
         """The ``java.lang.Object``/``Enum``/``Record`` member a call names when the
@@ -1094,41 +1009,41 @@ class FileResolver:
                   else _OBJECT_MEMBERS.get(k, ()))
         if idx.lib(owner) is not None:  # the JDK is indexed: its own declaration
             for c in idx.methods_named(owner, name)[0]:
-                if isinstance(c, _LibM) and c.ptypes == params:
-                    r = self.target(c, "arity", owner, args, None, False)
+                if not c.is_source and c.ptypes == params:
+                    r = self.target(c, _BY_ARITY, owner, args, None, False)
                     if name == "getClass":
-                        r.ret = ("java.lang.Class", ())
+                        r = r.returning(("java.lang.Class", ()))
                     return r
         mid = f"{owner}.{name}({','.join(params)})"
         ret = {"hashCode": ("int", ()), "toString": STRING, "equals": ("boolean", ()), "name": STRING,
                "ordinal": ("int", ()), "compareTo": ("int", ()), "getClass": ("java.lang.Class", ())}.get(
             name, ("void", ()) if name in ("wait", "notify", "notifyAll") else None)
-        return _Res("arity", (mid,), ret, None,
-                    lib={mid: (owner, name, idx.third_party(owner), idx.library_of(owner))})
+        return CallResolution(_BY_ARITY, (mid,), ret, None,
+                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
-    def target(self, c, kind, t, args, recv, virtual) -> _Res:
+    def target(self, c, kind, t, args, recv, virtual) -> CallResolution:
         idx = self.idx
-        if isinstance(c, _PM):
+        if c.is_source:
             tid = c.info.id
-            lib = None
+            lib = ()
             ret = self.project_return(c, t, args, recv)
             ptypes = c.ptypes
             static = c.info.static or c.info.private or c.info.name == "<init>"
         else:
             tid = c.id
-            lib = {tid: (c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner))}
+            lib = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner)),)
             ret = self.lib_return(c, recv, args)
             ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
         if virtual and not static and t in idx.types and not idx.types[t].local:
-            if isinstance(c, _PM):
+            if c.is_source:
                 cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
             else:
                 cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
-        return _Res(kind, (tid,), ret, None, cha, lib, c, recv)
+        return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)
 
-    def project_return(self, c: _PM, t, args, recv):
+    def project_return(self, c: MethodCandidate, t, args, recv):
         if c.returns is None:
             return (c.type_key, ()) if c.info.name == "<init>" else None
         r = c.returns
@@ -1141,8 +1056,8 @@ class FileResolver:
         td = idx.types.get(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
         if tps:
-            if recv is None and self.key is not None:
-                recv = (self.key, ())  # an unqualified call: the receiver is `this`
+            if recv is None and self.ctx.type_key is not None:
+                recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
             targs = None
             if recv is not None:
                 targs = recv[1] if recv[0] == c.type_key else idx.super_type_args(recv[0], recv[1], c.type_key)
@@ -1167,7 +1082,7 @@ class FileResolver:
             return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
         return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
 
-    def lib_return(self, c: _LibM, recv, args=()):
+    def lib_return(self, c: MethodCandidate, recv, args=()):
         """Return type of library method ``c`` called on ``recv`` (None: static or
         unqualified) with argument nodes ``args``: the method's ``Signature``
         with the class type variables substituted from the receiver's type
@@ -1193,15 +1108,15 @@ class FileResolver:
             return None
         return (rt, ())
 
-    def lib_subst(self, c: _LibM, ms, recv, args) -> dict:
+    def lib_subst(self, c: MethodCandidate, ms, recv, args) -> dict:
         """{type variable: type or None} for a call of library method ``c`` (its
         parsed Signature ``ms``): the class's variables from the receiver, the
         method's own inferred from the arguments."""
         sig = c.sig
         idx = self.idx
         subst: dict = {}
-        if recv is None and not sig.static and self.key is not None:
-            recv = (self.key, ())  # an unqualified call: the receiver is `this`
+        if recv is None and not sig.static and self.ctx.type_key is not None:
+            recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
         # a raw library receiver (javac erases its members): no substitution
         raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
             idx.lib_type_params(recv[0]))
@@ -1268,7 +1183,7 @@ class FileResolver:
             return
         idx = self.idx
         sm = idx.sam_method(p.name)
-        if sm is None or sm[0] != p.name or not isinstance(sm[1], _LibM):
+        if sm is None or sm[0] != p.name or sm[1].is_source:
             return
         sms = idx.lib_method_sig(sm[1].sig)
         tps = idx.lib_type_params(p.name)
@@ -1330,10 +1245,10 @@ class FileResolver:
                     self._unify(pa, aa, mvars, got, bad, depth + 1)
 
     # ----------------------------------------------------------- constructors
-    def new(self, n) -> _Res:
+    def new(self, n) -> CallResolution:
         ty = n.child_by_field_name("type")
         if ty is None:
-            return _Res("unresolved", reason="malformed creation")
+            return CallResolution(_UNRESOLVED, reason="malformed creation")
         tr = type_ref(ty)
         # `outer.new Inner()`: the qualifying expression comes before `new`
         outer = None
@@ -1351,51 +1266,47 @@ class FileResolver:
             rt = self.ref(tr)
             t = rt[0] if rt is not None else None
         if t is None:
-            return _Res("unresolved", reason="created type not found")
+            return CallResolution(_UNRESOLVED, reason="created type not found")
         anon = any(c.type == "class_body" for c in n.named_children)
         args = self.args_of(n)
         idx = self.idx
         if anon:
-            td = idx.types.get(t)
-            if td is not None and td.kind in ("interface", "annotation"):
-                return _NONE
-            if td is None:
-                sig = idx.lib(t)
-                if sig is not None and sig.kind in ("interface", "annotation"):
-                    return _NONE
+            v = idx.solver.view(t)
+            if v is not None and v.kind in ("interface", "annotation"):
+                return NOT_A_CALL
         td = idx.types.get(t)
         if td is not None and td.local:
-            return _Res("local", ret=(t, ()))
+            return CallResolution(_LOCAL_CLASS, ret=(t, ()))
         r = self.select(t, "<init>", args, virtual=False)
-        if r.ret is None and r.kind != "unresolved":
-            r.ret = (t, ())
+        if r.ret is None and r.resolution is not _UNRESOLVED:
+            r = r.returning((t, ()))
         return r
 
-    def explicit_ctor(self, n) -> _Res:
+    def explicit_ctor(self, n) -> CallResolution:
         k = n.child_by_field_name("constructor")
         args = self.args_of(n)
-        if self.key is None:
-            return _NONE
+        if self.ctx.type_key is None:
+            return NOT_A_CALL
         if k is not None and k.type == "this":
-            return self.select(self.key, "<init>", args, virtual=False)
-        sup = self.superclass(self.key)
+            return self.select(self.ctx.type_key, "<init>", args, virtual=False)
+        sup = self.superclass(self.ctx.type_key)
         if sup is None:
-            return _Res("unresolved", reason="superclass unknown")
+            return CallResolution(_UNRESOLVED, reason="superclass unknown")
         if sup in (OBJECT, "java.lang.Enum", "java.lang.Record"):
-            return _NONE
+            return NOT_A_CALL
         return self.select(sup, "<init>", args, virtual=False)
 
-    def enum_constant(self, n) -> _Res:
-        if self.key is None:
-            return _NONE
-        td = self.idx.types.get(self.key)
+    def enum_constant(self, n) -> CallResolution:
+        if self.ctx.type_key is None:
+            return NOT_A_CALL
+        td = self.idx.types.get(self.ctx.type_key)
         if td is None or td.kind != "enum":
-            return _NONE
-        r = self.select(self.key, "<init>", self.args_of(n), virtual=False)
-        if r.kind == "exact" and r.targets:
+            return NOT_A_CALL
+        r = self.select(self.ctx.type_key, "<init>", self.args_of(n), virtual=False)
+        if r.resolution is _EXACT and r.targets:
             p = self.idx.by_id.get(r.targets[0])
             if p is not None and p.decl is None and p.info.generated_by == "javac":
-                return _NONE  # the implicit constructor of an enum runs no code of its own
+                return NOT_A_CALL  # the implicit constructor of an enum runs no code of its own
         return r
 
     def generated_calls(self):
@@ -1403,7 +1314,7 @@ class FileResolver:
         the delegate's method), on the generated member's line."""
         idx = self.idx
         for src, dst, api in idx.gen_edges.get(self.fi, ()):
-            self.res.edge(src, dst, idx.by_id[src].info.start_line, "exact")
+            self.res.edge(src, dst, idx.by_id[src].info.start_line, _EXACT)
             if api is not None:
                 self.res.apis.setdefault(dst, api)
 
@@ -1418,7 +1329,7 @@ class FileResolver:
             sup = self.superclass(td.key)
             if sup is None or sup == OBJECT:
                 continue
-            self.key, self.pm = td.key, None
+            self.ctx = MethodContext(td.key, None)
             for p in idx.methods.get(td.key, ()):
                 if p.info.file != self.ff.rel:
                     continue
@@ -1429,26 +1340,26 @@ class FileResolver:
                     sup_ctor = [q.info.id for q in idx.methods.get(sup, ())
                                 if q.info.name == "<init>" and q.info.generated_by == p.info.generated_by]
                     for mid in sup_ctor:
-                        self.res.edge(p.info.id, mid, p.info.start_line, "exact")
+                        self.res.edge(p.info.id, mid, p.info.start_line, _EXACT)
                     continue
                 r = self.select(sup, "<init>", [], virtual=False)
                 self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
 
-    def method_ref(self, n) -> _Res:
+    def method_ref(self, n) -> CallResolution:
         kids = n.named_children
         if not kids:
-            return _NONE
+            return NOT_A_CALL
         recv = kids[0]
         last = n.children[-1]
         name = "<init>" if last.type == "new" else _t(last)
         idx = self.idx
         if recv.type == "array_type":
-            return _NONE
+            return NOT_A_CALL
         type_recv = False
         if recv.type == "super":
-            t = self.superclass(self.key)
+            t = self.superclass(self.ctx.type_key)
         elif recv.type == "this":
-            t = self.key
+            t = self.ctx.type_key
         else:
             t = None
             if recv.type == "identifier":
@@ -1456,7 +1367,7 @@ class FileResolver:
                 if found:
                     t = ot[0] if ot else None
                     if t is None:
-                        return _Res("unresolved", reason="method reference on a variable of unknown type")
+                        return CallResolution(_UNRESOLVED, reason="method reference on a variable of unknown type")
                 else:
                     t = self.as_type_name(recv)
                     type_recv = True
@@ -1467,21 +1378,21 @@ class FileResolver:
                     ot = self.texpr(recv)
                     t = ot[0] if ot else None
         if t is None:
-            return _Res("unresolved", reason="method reference receiver unknown")
+            return CallResolution(_UNRESOLVED, reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
         td = idx.types.get(t)
         if td is not None and td.local:
-            return _Res("local")
+            return CallResolution(_LOCAL_CLASS)
         cands, unknown = idx.methods_named(t, name)
         if name == "<init>" and not cands and td is not None:
-            return _NONE
+            return NOT_A_CALL
         if not cands:
-            if unknown is not None or (td is None and idx.lib(t) is None):
-                return self.star(unknown or t, name, "arity")
-            return _Res("unresolved", reason="no method of that name on the reference's type")
+            if unknown is not None or idx.solver.view(t) is None:
+                return self.star(unknown.name if unknown is not None else t, name, _BY_ARITY)
+            return CallResolution(_UNRESOLVED, reason="no method of that name on the reference's type")
         if len(cands) == 1 and unknown is None:
-            return self.target(cands[0], "exact", t, [], None, name != "<init>")
+            return self.target(cands[0], _EXACT, t, [], None, name != "<init>")
         sam = self.target_sam(n)
         if isinstance(sam, tuple) and unknown is None:
             # the functional interface the reference is converted to decides
@@ -1489,16 +1400,16 @@ class FileResolver:
             # as the first argument
             fit = []
             for c in cands:
-                static = c.info.static if isinstance(c, _PM) else c.sig.static
+                static = c.static
                 k = sam[0] - 1 if (type_recv and not static and name != "<init>") else sam[0]
                 if k >= 0 and self._arity_ok(c, k):
                     fit.append(c)
             if len(fit) == 1:
-                return self.target(fit[0], "arity", t, [], None, name != "<init>")
-        libs = [c for c in cands if isinstance(c, _LibM)]
+                return self.target(fit[0], _BY_ARITY, t, [], None, name != "<init>")
+        libs = [c for c in cands if not c.is_source]
         if libs:
-            return self.star(libs[0].owner, name, "arity")
-        return _Res("name", tuple(sorted(c.info.id for c in cands)), None,
+            return self.star(libs[0].owner, name, _BY_ARITY)
+        return CallResolution(_GUESSED_BY_NAME, tuple(sorted(c.info.id for c in cands)), None,
                     "method reference to an overloaded project method")
 
     def lambda_param_type(self, lam, i: int):
@@ -1519,9 +1430,9 @@ class FileResolver:
             pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
             r = self.call(call)
             c = r.cand
-            if pos is None or c is None or r.kind != "exact":
+            if pos is None or c is None or r.resolution is not _EXACT:
                 return None
-            if isinstance(c, _LibM):
+            if not c.is_source:
                 ms = idx.lib_method_sig(c.sig)
                 if ms is None:
                     ft = (c.ptypes[pos], ()) if pos < len(c.ptypes) and not c.sig.varargs else None
@@ -1544,7 +1455,7 @@ class FileResolver:
                 and p.parent.type in ("local_variable_declaration", "field_declaration"):
             ty = p.parent.child_by_field_name("type")
             if ty is not None and _t(ty) != "var":
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         elif p.type == "return_statement":
             # `return x -> ...`: the target is the enclosing method's declared return
             # type (JLS 14.17, 15.27.3); inside a lambda body it is that lambda's, unknown here
@@ -1554,14 +1465,14 @@ class FileResolver:
                 m = m.parent
             ty = m.child_by_field_name("type") if m is not None and m.type == "method_declaration" else None
             if ty is not None:
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.key, self.mtp())
+                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])
         if sm is None:
             return None
         owner, m = sm
-        if isinstance(m, _LibM):
+        if not m.is_source:
             ms = idx.lib_method_sig(m.sig)
             if ms is None:
                 return (m.ptypes[i], ()) if i < len(m.ptypes) else None
@@ -1637,7 +1548,7 @@ class FileResolver:
             if c is None:
                 return None
             pt = c.ptypes
-            varargs = c.info.varargs if isinstance(c, _PM) else c.sig.varargs
+            varargs = c.varargs
             if pos < len(pt) - 1 or (pos == len(pt) - 1 and not varargs):
                 ptype = pt[pos]
             elif varargs and pt:
