@@ -70,7 +70,7 @@ _EPILOG = LLM_EPILOG + epilog(
 @maven_options
 @click.option("--jdk", default="auto", show_default=True, help="JDK home for library signatures, 'auto', or 'none'.")
 @click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical", show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default ~/.cache/qare/repos).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Where git URLs are cloned (default <qare cache>/repos; the qare cache is $QARE_CACHE_DIR, else $XDG_CACHE_HOME/qare, else ~/.cache/qare).")
 @click.option("--format", "formats", type=click.Choice(["jsonl", "parquet"]), multiple=True, default=("jsonl",), show_default=True, help="parquet adds Parquet copies (needs pyarrow: pip install -e '.[parquet]').")
 @jobs_option("Projects analysed")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Run on a dask.distributed cluster instead.")

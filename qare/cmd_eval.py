@@ -148,7 +148,7 @@ _DATASET_FATAL = "the dataset folder cannot be read"
 
 @click.command("eval", short_help="Score ranked predictions against a dataset.", epilog=epilog(
     "some samples had no prediction, some prediction ids are not in the dataset, or some lines could not be read (listed under the report)",
-    "the dataset has no samples, or PREDICTIONS is missing or has no readable line",
+    "the dataset folder is missing or has no samples, or PREDICTIONS is missing or has no readable line",
     _DATASET_FATAL + ", or --plot cannot be written"))
 @click.argument("predictions", type=click.Path(dir_okay=False))
 @click.option("--gold", "gold", required=True, type=click.Path(), help="Dataset folder (samples.jsonl, apis.jsonl, ...).")
