@@ -172,13 +172,14 @@ def add_fetched_docs(targets_by_node: dict[str, TargetRecord], index, doc_paths:
     def undocumented_libs(ix) -> list[str]:
         return sorted({t.library for t in targets_by_node.values() if t.library and doc_record(ix, t) is None})
 
-    libs = undocumented_libs(index)
-    if not libs:
-        return index, doc_paths
-    repos = tuple(getattr(resolution, "repositories", ()) or ())
     if part.docs is None:
         part.docs = {"javadoc": [], "sources": [], "failures": [], "downloads": 0, "bytes_downloaded": 0}
     rec = part.docs
+    libs = undocumented_libs(index)
+    if not libs:
+        _record_beside(rec, targets_by_node, doc_paths, resolution)
+        return index, doc_paths
+    repos = tuple(getattr(resolution, "repositories", ()) or ())
     failures: list = []
     for kind in ("javadoc", "sources"):
         if not libs:
@@ -199,4 +200,22 @@ def add_fetched_docs(targets_by_node: dict[str, TargetRecord], index, doc_paths:
         libs = undocumented_libs(index)
     # a missing javadoc jar is no failure when the sources jar stood in
     rec["failures"] = [f for f in failures if f["coords"] in libs]
+    _record_beside(rec, targets_by_node, doc_paths, resolution)
     return index, doc_paths
+
+
+def _record_beside(rec: dict, targets_by_node: dict[str, TargetRecord], doc_paths: list[str], resolution) -> None:
+    """``rec["javadoc"]``/``rec["sources"]``: every reached library whose doc jar
+    the index read — fetched now, or already beside the library's jar in the
+    local repository from an earlier run (so a warm build records the same
+    provenance as a cold one)."""
+    reached = {t.library for t in targets_by_node.values() if t.library}
+    paths = set(doc_paths)
+    for kind in ("javadoc", "sources"):
+        have = set(rec.get(kind) or ())
+        for a in getattr(resolution, "artifacts", ()) or ():
+            if a.coords in reached:
+                p = Path(a.path)
+                if str(p.with_name(f"{p.stem}-{kind}.jar")) in paths:
+                    have.add(a.coords)
+        rec[kind] = sorted(have)

@@ -90,4 +90,31 @@ def test_nothing_fetched_when_everything_is_documented(monkeypatch):
     part = _part()
     index, paths = add_fetched_docs(targets, Index(["/explicit/javadoc"]), ["/explicit/javadoc"], None,
                                     BuildOptions(), part, False, deps)
-    assert paths == ["/explicit/javadoc"] and part.docs is None
+    assert paths == ["/explicit/javadoc"]
+    # the record is there even when nothing was fetched (a warm build records what a cold one does);
+    # no resolution here, so no library jar to find doc jars beside
+    assert part.docs["javadoc"] == [] and part.docs["downloads"] == 0 and part.docs["failures"] == []
+
+
+def test_doc_jars_already_beside_the_library_jars_are_recorded_like_fetched_ones():
+    # a warm build finds the javadoc jar an earlier build fetched beside the library's jar
+    # (doc_paths_next_to) and fetches nothing: its docs record must name the same jars
+    from callgraph._mvn_resolve import Artifact
+
+    class Resolution:
+        artifacts = (Artifact("a", "a", "1", "compile", "/m2/a.jar"), Artifact("b", "b", "1", "compile", "/m2/b.jar"),
+                     Artifact("z", "z", "1", "compile", "/m2/z.jar"))
+        repositories = ()
+
+    def fetch(libs, kind, opts, repos=(), progress=False):
+        raise AssertionError(f"nothing to fetch, asked for {kind} of {libs}")
+
+    deps = BuildDeps(fetch_doc_jars=fetch, open_docs=lambda paths: Index(paths))
+    targets = {t.signature: t for t in (_target("a.A.f()", "a:a:1"), _target("b.B.g()", "b:b:1"))}
+    part = _part()
+    beside = ["/m2/a-javadoc.jar", "/m2/b-javadoc.jar", "/m2/b-sources.jar"]
+    add_fetched_docs(targets, open_doc_index(beside, part.warnings, deps), beside, Resolution(), BuildOptions(),
+                     part, False, deps)
+    # z:z:1 is on the classpath but reached by no target: not a provenance of this dataset
+    assert part.docs["javadoc"] == ["a:a:1", "b:b:1"] and part.docs["sources"] == ["b:b:1"]
+    assert part.docs["downloads"] == 0 and part.docs["failures"] == []
