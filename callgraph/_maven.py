@@ -30,6 +30,7 @@ from pathlib import Path
 from lxml import etree
 
 from . import _gradle
+from ._coords import coordinate_problem
 from .safefs import is_inside, read_regular
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
@@ -90,6 +91,8 @@ class _Repos:
 
     def versions(self, g: str, a: str) -> list[str]:
         out = []
+        if coordinate_problem(g, a) is not None:  # '..' or '/' would lead out of the repository
+            return out
         for root in self.roots:
             d = root / g / a if self._is_gradle(root) else root.joinpath(*g.split("."), a)
             if d.is_dir():
@@ -97,6 +100,8 @@ class _Repos:
         return out
 
     def find(self, g: str, a: str, v: str, ext: str = "jar", classifier: str | None = None) -> Path | None:
+        if coordinate_problem(g, a, v, classifier, ext) is not None:  # never a path out of the repository
+            return None
         fname = f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}"
         for root in self.roots:
             if self._is_gradle(root):
