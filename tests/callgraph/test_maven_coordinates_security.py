@@ -137,3 +137,25 @@ def test_parent_coordinates_out_of_the_repository_are_refused(tmp_path, artifact
     written = sorted(p.relative_to(work.dir).as_posix() for p in work.dir.rglob("pom.xml"))
     assert written == ["pom.xml", "tree/pom.xml"]
     work.close()
+
+
+def test_system_scope_in_a_remote_parent_is_refused(tmp_path):
+    work = _work(tmp_path, """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion><groupId>t</groupId><artifactId>child</artifactId><version>1</version>
+</project>""")
+    gav = ("evil", "parent", "1")
+    pom = _repo_path(work.client.repo_local, *gav)
+    pom.parent.mkdir(parents=True)
+    pom.write_text("""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion><groupId>evil</groupId><artifactId>parent</artifactId><version>1</version>
+  <packaging>pom</packaging>
+  <dependencies><dependency><groupId>x</groupId><artifactId>host</artifactId><version>1</version>
+    <scope>system</scope><systemPath>/etc/passwd</systemPath></dependency>
+    <dependency><groupId>x</groupId><artifactId>fine</artifactId><version>1</version></dependency></dependencies>
+</project>""")
+    pm = work._remote_parent(gav, 0)
+    tree = etree.tostring(pm.tree).decode()
+    assert "<artifactId>host<" not in tree and "/etc/passwd" not in tree and "<artifactId>fine<" in tree
+    assert [(f.coords, f.reason) for f in work.failures] == [("x:host:1", Reason.REFUSED)]
+    assert work.system_jars == []
+    work.close()
