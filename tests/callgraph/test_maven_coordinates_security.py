@@ -159,3 +159,28 @@ def test_system_scope_in_a_remote_parent_is_refused(tmp_path):
     assert [(f.coords, f.reason) for f in work.failures] == [("x:host:1", Reason.REFUSED)]
     assert work.system_jars == []
     work.close()
+
+
+def test_offline_model_takes_a_system_jar_only_from_inside_the_project(tmp_path):
+    secret = tmp_path / "outside" / "secret.jar"
+    secret.parent.mkdir()
+    secret.write_bytes(b"PK\x05\x06" + bytes(18))
+    proj = tmp_path / "proj"
+    (proj / "lib").mkdir(parents=True)
+    own = proj / "lib" / "own.jar"
+    own.write_bytes(b"PK\x05\x06" + bytes(18))
+    (proj / "pom.xml").write_text(f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion><groupId>t</groupId><artifactId>sys</artifactId><version>1</version>
+  <properties><s>system</s><p>{secret}</p></properties>
+  <dependencies>
+    <dependency><groupId>x</groupId><artifactId>secret</artifactId><version>1</version>
+      <scope>${{s}}</scope><systemPath>${{p}}</systemPath></dependency>
+    <dependency><groupId>x</groupId><artifactId>own</artifactId><version>1</version>
+      <scope>system</scope><systemPath>{own}</systemPath></dependency>
+  </dependencies>
+</project>""")
+    report = _maven.discover_classpath_report(proj, repositories=[])
+    jars = {Path(j).resolve() for j in report.jars}
+    assert secret.resolve() not in jars
+    assert own.resolve() in jars, report.missing
+    assert any("x:secret:1" in m and "not a file inside the project" in m for m in report.missing)
