@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ._coords import coordinate_problem
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, Reason, parse_failures
 from ._mvn_resolve import _generated_pom, _repo_path, _write, default_repo_local
 
@@ -102,7 +103,9 @@ def fetch_doc_jars(libraries: Iterable[str], kind: str = "javadoc", *, repo_loca
     t0 = time.perf_counter()
     client = MavenClient(Path(repo_local).expanduser() if repo_local else default_repo_local(), offline=offline,
                          timeout=timeout, mvn=mvn, settings=Path(settings) if settings else None)
-    wanted = [c for c in dict.fromkeys(libraries) if c and _GAV.match(c)]
+    # a coordinate becomes a path in the local repository: Maven's rules, no ``..`` (coordinate_problem)
+    wanted = [c for c in dict.fromkeys(libraries)
+              if c and _GAV.match(c) and coordinate_problem(*c.split(":"), classifier=kind, type="jar") is None]
     have: list[DocJar] = []
     failures: list[Failure] = []
     todo: list[tuple[str, str, str]] = []

@@ -82,11 +82,12 @@ _PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
 _DOLLAR = re.compile(r"\$([A-Za-z_]\w*)")
 
 
-def read_build_text(path: Path, errors: str = "replace") -> str:
+def read_build_text(path: Path, errors: str = "replace", root: Path | None = None) -> str:
     """A Gradle build file, ``gradle.properties`` or version catalog: a regular file of at
     most 4 MiB (else :class:`~callgraph.safefs.FileRefused`, an ``OSError``), never read
-    past that bound (a sparse 6 GB ``build.gradle`` costs nothing)."""
-    return read_regular(path, MAX_BUILD_FILE_BYTES).decode("utf-8", errors)
+    past that bound (a sparse 6 GB ``build.gradle`` costs nothing). With ``root``, a
+    symlink leading out of ``root`` is refused (``FileRefused``) and not read."""
+    return read_regular(path, MAX_BUILD_FILE_BYTES, root=root).decode("utf-8", errors)
 
 
 def strip_comments(text: str) -> str:
@@ -126,18 +127,50 @@ def properties_file(text: str) -> dict[str, str]:
     return out
 
 
-def substitute(s: str, props: dict[str, str]) -> str:
-    """``${x}``, ``${project.x}`` (the last dotted part as fallback) and ``$x`` filled from ``props``;
-    unknown names stay as written. Bounded: ``MAX_ROUNDS`` rounds, ``MAX_VALUE_CHARS`` characters."""
+def _bounded_sub(rx: re.Pattern, repl, s: str, limit: int) -> str | None:
+    """``rx.sub(repl, s)``, or ``None`` as soon as the output passes ``limit`` characters
+    (built piece by piece: a 3 MiB value referenced 100000 times is never assembled)."""
+    parts: list[str] = []
+    size = pos = 0
+    for m in rx.finditer(s):
+        for piece in (s[pos:m.start()], repl(m)):
+            size += len(piece)
+            if size > limit:
+                return None
+            parts.append(piece)
+        pos = m.end()
+    tail = s[pos:]
+    if size + len(tail) > limit:
+        return None
+    parts.append(tail)
+    return "".join(parts)
+
+
+def substitute(s: str, props: dict[str, str], exclude: str | None = None) -> str:
+    """``${x}``, ``${project.x}`` (the last dotted part as fallback) and ``$x`` filled from ``props``
+    (``exclude``, a variable's own name, is never filled); unknown names stay as written.
+    Bounded: ``MAX_ROUNDS`` rounds; a round whose output would pass ``MAX_VALUE_CHARS``
+    characters stops while being built and the previous value is kept."""
+    def get(name: str) -> str | None:
+        return None if name == exclude else props.get(name)
+
     def one(m: re.Match) -> str:
         name = m.group(1).strip()
-        return props.get(name, props.get(name.rpartition(".")[2], m.group(0)))
+        v = get(name)
+        if v is None:
+            v = get(name.rpartition(".")[2])
+        return m.group(0) if v is None else v
+
+    def dollar(m: re.Match) -> str:
+        v = get(m.group(1))
+        return m.group(0) if v is None else v
 
     for _ in range(MAX_ROUNDS):
         if "$" not in s:
             break
-        new = _DOLLAR.sub(lambda m: props.get(m.group(1), m.group(0)), _PLACEHOLDER.sub(one, s))
-        if new == s or len(new) > MAX_VALUE_CHARS:
+        new = _bounded_sub(_PLACEHOLDER, one, s, MAX_VALUE_CHARS)
+        new = None if new is None else _bounded_sub(_DOLLAR, dollar, new, MAX_VALUE_CHARS)
+        if new is None or new == s:
             break
         s = new
     return s
@@ -179,15 +212,19 @@ def build_text(path: Path, root: Path | None = None, warnings: list | None = Non
     as ``(file, reason)``."""
     path = Path(path)
     root = Path(os.path.realpath(root)) if root is not None else None
-    text = normalise_refs(strip_comments(read_build_text(path)))
-    props = definitions(text)
     here = Path(os.path.realpath(path.parent))
+    # Why: a gradle.properties or enclosing build file that is a symlink out of the
+    # project (e.g. to ~/.gradle/gradle.properties) would put the machine's values in
+    # the pom sent to Maven; without ``root`` the build file's own folder bounds them.
+    bound = root if root is not None else here
+    text = normalise_refs(strip_comments(read_build_text(path, root=root)))
+    props = definitions(text)
     dirs = _ancestors(here, root)
     for d in dirs:
         gp = d / "gradle.properties"
         if gp.is_file():
             try:
-                for k, v in properties_file(read_build_text(gp)).items():
+                for k, v in properties_file(read_build_text(gp, root=bound if root is not None else d)).items():
                     props.setdefault(k, v)
             except OSError as exc:
                 if warnings is not None:
@@ -197,12 +234,12 @@ def build_text(path: Path, root: Path | None = None, warnings: list | None = Non
             bf = d / name
             if bf.is_file():
                 try:
-                    for k, v in definitions(normalise_refs(strip_comments(read_build_text(bf)))).items():
+                    for k, v in definitions(normalise_refs(strip_comments(read_build_text(bf, root=bound if root is not None else d)))).items():
                         props.setdefault(k, v)
                 except OSError as exc:
                     if warnings is not None:
                         warnings.append((str(bf), f"unreadable: {getattr(exc, 'strerror', None) or exc}"))
     for k, v in list(props.items()):
         if "$" in v:
-            props[k] = substitute(v, {kk: vv for kk, vv in props.items() if kk != k})
+            props[k] = substitute(v, props, exclude=k)  # no copy per variable: linear in the definitions
     return text, props

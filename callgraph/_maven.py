@@ -30,6 +30,7 @@ from pathlib import Path
 from lxml import etree
 
 from . import _gradle
+from ._coords import coordinate_problem
 from .safefs import is_inside, read_regular
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
@@ -90,6 +91,8 @@ class _Repos:
 
     def versions(self, g: str, a: str) -> list[str]:
         out = []
+        if coordinate_problem(g, a) is not None:  # '..' or '/' would lead out of the repository
+            return out
         for root in self.roots:
             d = root / g / a if self._is_gradle(root) else root.joinpath(*g.split("."), a)
             if d.is_dir():
@@ -97,6 +100,8 @@ class _Repos:
         return out
 
     def find(self, g: str, a: str, v: str, ext: str = "jar", classifier: str | None = None) -> Path | None:
+        if coordinate_problem(g, a, v, classifier, ext) is not None:  # never a path out of the repository
+            return None
         fname = f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}"
         for root in self.roots:
             if self._is_gradle(root):
@@ -419,11 +424,12 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
             wanted += [(d, pom) for d in pom.deps]
     for gfile in gradles:
         wanted += [(dict(d, _file=str(gfile)), None) for d in _gradle_deps(gfile, report, root)]
-    _resolve(wanted, own, loader, repos, report, transitive)
+    _resolve(wanted, own, loader, repos, report, transitive, root)
     return report
 
 
-def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathReport, transitive: bool) -> None:
+def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathReport, transitive: bool,
+             root: Path | None = None) -> None:
     """Breadth-first resolution (the nearest declaration wins, as in Maven), output in
     Maven's classpath order: a pre-order walk of the resolved dependency tree."""
     seen: set[tuple[str, str]] = set()
@@ -451,9 +457,13 @@ def _resolve(wanted, own, loader: _PomLoader, repos: _Repos, report: ClasspathRe
         node = len(nodes)
         if d.get("scope") == "system" and d.get("systemPath"):
             sp = Path(d["systemPath"])
-            nodes.append((sp if sp.is_file() else None, parent))
-            if not sp.is_file():
-                report.missing.append(f"{g}:{a}:{v or '?'} (systemPath {sp})")
+            # only a jar of the project itself: a systemPath (through properties too) must not
+            # put any file of the machine on the classpath
+            ok = (root is not None and sp.is_absolute() and "${" not in str(sp)
+                  and is_inside(os.path.realpath(sp), os.path.realpath(root)) and sp.is_file())
+            nodes.append((sp if ok else None, parent))
+            if not ok:
+                report.missing.append(f"{g}:{a}:{v or '?'} (systemPath {sp} is not a file inside the project)")
             continue
         if v and "${" in v:
             report.warnings.append((str(ctx.path) if ctx else d.get("_file", "?"), f"unresolved property in {g}:{a}:{v}"))

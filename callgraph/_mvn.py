@@ -34,6 +34,8 @@ _MAX_LINES = 20_000      # output lines kept per run (the rest counted, not stor
 _MAX_LINE = 4_000        # characters kept per line
 # Environment passed to Maven: a pom can interpolate ${env.X} into a repository URL
 # and so send it to a server, so only what Maven and Java need is passed on.
+#: the user name Maven is told it runs as (``-Duser.name``)
+NEUTRAL_USER = "qare"
 _ENV_KEEP = ("PATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", "http_proxy", "https_proxy", "no_proxy",
              "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "M2_HOME", "MAVEN_HOME")
 
@@ -133,9 +135,13 @@ class MavenClient:
     def executable(self) -> str | None:
         return shutil.which(self.mvn) if self.mvn else shutil.which("mvn")
 
-    def command(self, args: Sequence[str]) -> list[str]:
+    def command(self, args: Sequence[str], home: Path | None = None) -> list[str]:
+        """The ``mvn`` command line; with ``home`` (a private folder of ours), the neutral
+        machine values Maven substitutes for ``${user.name}``/``${user.home}`` in poms qare
+        cannot sanitise (imported BOMs, dependency poms from a repository)."""
         exe = self.executable() or "mvn"
-        cmd = [exe, "-B", "-C", f"-Dmaven.repo.local={self.repo_local}",
+        neutral = [f"-Duser.name={NEUTRAL_USER}", f"-Duser.home={home}"] if home is not None else []
+        cmd = [exe, "-B", "-C", *neutral, f"-Dmaven.repo.local={self.repo_local}",
                f"-Daether.connector.basic.threads={self.threads}",
                f"-Daether.connector.connectTimeout={self.connect_timeout_ms}",
                f"-Daether.connector.requestTimeout={self.request_timeout_ms}",
@@ -152,9 +158,16 @@ class MavenClient:
         """Run ``mvn`` with ``args`` in ``cwd`` (a folder of ours holding an empty ``.mvn/``
         so Maven looks no further up for ``.mvn/extensions.xml`` or ``maven.config``).
         Never raises for Maven's own failures: they are in the returned lines."""
-        cmd = self.command(args)
         (Path(cwd) / ".mvn").mkdir(exist_ok=True)
+        # Why: a BOM or dependency pom from a repository reaches Maven unsanitised; what it
+        # can have Maven fill in from the machine is reduced to neutral values (the user's
+        # name and home folder are never the real ones). The user settings Maven reads are
+        # decided before these -D values apply (~/.m2/settings.xml of the real user, or -s).
+        home = Path(cwd) / ".home"
+        home.mkdir(mode=0o700, exist_ok=True)
+        cmd = self.command(args, home)
         env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
+        env["HOME"] = str(home)
         env["MAVEN_OPTS"] = "-Xmx1g -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
         t0 = time.perf_counter()
         if self.executable() is None:

@@ -43,6 +43,7 @@ from typing import Callable, Iterable
 from lxml import etree
 
 from . import _gradle, _maven
+from ._coords import coordinate_problem, inside as _inside
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
 __all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
@@ -412,7 +413,18 @@ def _write(tree, path: Path) -> None:
 
 
 def _repo_path(repo: Path, g: str, a: str, v: str, ext: str = "pom", classifier: str | None = None) -> Path:
-    return repo.joinpath(*g.split("."), a, v, f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}")
+    """The file of ``g:a:v`` in the local repository ``repo``.
+
+    Raises ``ValueError`` for coordinates that break Maven's rules
+    (:func:`callgraph._coords.coordinate_problem`: ``..``, ``/``, an absolute
+    artifactId would lead out of ``repo``) or a path that ends outside ``repo``."""
+    why = coordinate_problem(g, a, v, classifier, ext)
+    if why is not None:
+        raise ValueError(why)
+    p = repo.joinpath(*g.split("."), a, v, f"{a}-{v}" + (f"-{classifier}" if classifier else "") + f".{ext}")
+    if not _inside(p, repo):
+        raise ValueError(f"{g}:{a}:{v} leads outside the local repository")
+    return p
 
 
 # --------------------------------------------------------------------------- the work folder
@@ -473,7 +485,7 @@ class _Work:
         for rp, el in parsed.items():
             rel = rp.parent.relative_to(real_root).as_posix()
             where = str(rp)
-            tree, _ = sanitise(el, where, self.warnings)
+            tree, props = sanitise(el, where, self.warnings)
             par = _child(tree, "parent")
             g = _text(tree, "groupId") or _text(par, "groupId") or ""
             a = _text(tree, "artifactId") or ""
@@ -491,7 +503,7 @@ class _Work:
                         target = target / "pom.xml"
                     if target not in parsed or target.name != "pom.xml":
                         mods.remove(m)
-            self._system_deps(tree, rp, where)
+            self._system_deps(tree, rp, where, props)
             self.poms.append(_Pom(rp, f"tree/{rel}" if rel != "." else "tree", tree, (g, a), v))
         for repos in (r for pm in self.poms for r in pm.tree.iter("repositories")):
             for r in repos:
@@ -499,20 +511,42 @@ class _Work:
                 if url and url not in self.repositories:
                     self.repositories.append(url)
 
-    def _system_deps(self, tree, pom_path: Path, where: str) -> None:
+    def _system_deps(self, tree, pom_path: Path | None, where: str, props: dict[str, str]) -> None:
         """``system`` scope: the jar is used when it lies inside the project; the dependency
-        leaves the sanitised pom (its path would point into our temporary folder)."""
-        for d in _deps(tree):
-            if _text(d, "scope") != "system":
+        leaves the sanitised pom (its path would point into our temporary folder).
+
+        Scope and systemPath are judged after property expansion (``<scope>${s}</scope>``
+        with ``s=system`` is system scope too); a scope still holding ``${…}`` (a property
+        the pom does not define) is refused, as is system scope in dependencyManagement
+        or in a remote parent (``pom_path`` ``None``): Maven would read any file of the
+        machine. A systemPath on another scope is removed (Maven ignores it)."""
+        def expand(s: str) -> str:
+            if pom_path is not None:
+                s = s.replace("${project.basedir}", str(pom_path.parent)).replace("${basedir}", str(pom_path.parent))
+            try:
+                return _maven._interpolate(s, props)
+            except _maven.PropertyExpansionError:
+                return s if "${" in s else "${"
+        managed = _deps(tree, managed=True)
+        for d in _deps(tree) + managed:
+            scope = expand(_text(d, "scope", "") or "")
+            spe = _child(d, "systemPath")
+            if scope != "system" and "${" not in scope:
+                if spe is not None:
+                    d.remove(spe)
                 continue
-            sp = _text(d, "systemPath", "")
+            sp = expand(_text(d, "systemPath", "") or "")
             d.getparent().remove(d)
-            sp = sp.replace("${project.basedir}", str(pom_path.parent)).replace("${basedir}", str(pom_path.parent))
             coords = f"{_text(d, 'groupId')}:{_text(d, 'artifactId')}:{_text(d, 'version', '?')}"
+            if "${" in scope or d in managed or pom_path is None:
+                why = ("scope uses a property the pom does not define" if "${" in scope else
+                       "system scope in dependencyManagement" if d in managed else "system scope in a remote parent")
+                self.failures.append(Failure(coords, Reason.REFUSED, why + "; dependency left out", where))
+                continue
             try:
                 real = Path(sp).resolve()
                 real.relative_to(self.root.resolve())
-                ok = real.is_file()
+                ok = "${" not in sp and Path(sp).is_absolute() and real.is_file()
             except (OSError, ValueError):
                 ok = False
             if ok:
@@ -554,9 +588,11 @@ class _Work:
                     relc = etree.SubElement(par, "relativePath")
                 relc.text = os.path.relpath(self.dir / local.rel / "pom.xml", self.dir / pm.rel)
                 continue
-            if not all(gav) or not _plain_version(gav[2]) or "${" in "".join(gav):
+            bad = coordinate_problem(*gav) if all(gav) else None
+            if not all(gav) or not _plain_version(gav[2]) or "${" in "".join(gav) or bad:
                 why = ("parent version differs from the project's pom at its relativePath and uses properties"
-                       if local is not None and local.ga == gav[:2] else
+                       if local is not None and local.ga == gav[:2] and not bad else
+                       f"parent coordinates refused ({bad})" if bad else
                        "parent coordinates incomplete, a version range, or use properties")
                 self.failures.append(Failure(":".join(gav), Reason.PARENT, why + "; resolved without the parent",
                                              str(pm.source)))
@@ -593,7 +629,8 @@ class _Work:
         if not missing:
             return
         tree = _generated_pom("qare.parents", [{"groupId": g, "artifactId": a, "version": v, "type": "pom",
-                                                "exclude_all": True} for g, a, v in missing], [], self.repositories)
+                                                "exclude_all": True} for g, a, v in missing], [], self.repositories,
+                               warnings=self.warnings)
         _write(tree, self.dir / "fetch-parents" / "pom.xml")
         r = self.run(["-f", "fetch-parents/pom.xml", f"{DEPENDENCY_PLUGIN}:list"])
         if r.returncode != 0:
@@ -616,7 +653,8 @@ class _Work:
         except (OSError, etree.XMLSyntaxError) as e:
             self.failures.append(Failure(":".join(gav), Reason.PARENT, f"unreadable parent pom: {e}"))
             return None
-        tree, _ = sanitise(el, str(path), self.warnings)
+        tree, props = sanitise(el, str(path), self.warnings)
+        self._system_deps(tree, None, str(path), props)
         if _gav(tree) != gav:
             # Maven would refuse this copy at relativePath and read g:a:v from the local
             # repository instead: the unsanitised file
@@ -632,7 +670,7 @@ class _Work:
         if par is not None:
             pgav = (_text(par, "groupId", ""), _text(par, "artifactId", ""), _text(par, "version", ""))
             cp = None
-            if all(pgav) and "${" not in "".join(pgav) and depth < _MAX_PARENT_DEPTH:
+            if all(pgav) and coordinate_problem(*pgav) is None and depth < _MAX_PARENT_DEPTH:
                 if not _repo_path(self.client.repo_local, *pgav).is_file():
                     self._fetch_parents({pgav})
                 cp = self._remote_parent(pgav, depth + 1)
@@ -671,7 +709,10 @@ class _Work:
     def write_all(self) -> None:
         self.check_parent_links()
         for pm in self.poms + [p for p in self.parents.values() if p is not None]:
-            _write(pm.tree, self.dir / pm.rel / "pom.xml")
+            out = self.dir / pm.rel / "pom.xml"
+            if not _inside(out, self.dir):  # coordinates are checked before; this is the last guard
+                raise ValueError(f"{pm.rel!r} leads outside the work folder")
+            _write(pm.tree, out)
         agg = etree.Element("project")
         for k, v in (("modelVersion", "4.0.0"), ("groupId", "qare.reactor"), ("artifactId", "aggregator"),
                      ("version", "0"), ("packaging", "pom")):
@@ -790,9 +831,24 @@ def _parse_list(text: str) -> list[Artifact]:
 
 
 def _generated_pom(group: str, deps: list[dict], boms: list[tuple[str, str, str]], repositories: list[str],
-                   artifact: str = "project"):
+                   artifact: str = "project", warnings: list | None = None):
     """A pom of our own: ``deps`` (dicts with groupId, artifactId, version, scope, type,
-    classifier, ``exclude_all``), ``boms`` imported in dependencyManagement."""
+    classifier, ``exclude_all``), ``boms`` imported in dependencyManagement.
+
+    A dependency or BOM whose coordinates break Maven's rules or use ``${…}`` in any
+    field (:func:`callgraph._coords.coordinate_problem`; Maven would fill
+    ``${env.HOME}`` in a classifier and send it to the repository) is left out,
+    with a ``(coordinates, reason)`` warning appended to ``warnings``."""
+    def refused(coords: str, why: str | None) -> bool:
+        if why is not None and warnings is not None:
+            warnings.append((coords[:200], f"refused: {why}"))
+        return why is not None
+
+    boms = [b for b in boms if not refused(":".join(b), coordinate_problem(*b, type="pom", scope="import"))]
+    deps = [d for d in deps if not refused(
+        ":".join(str(d.get(k) or "") for k in ("groupId", "artifactId", "version", "classifier")),
+        coordinate_problem(*(None if d.get(k) is None else str(d[k])
+                             for k in ("groupId", "artifactId", "version", "classifier", "type", "scope"))))]
     p = etree.Element("project")
     for k, v in (("modelVersion", "4.0.0"), ("groupId", group), ("artifactId", artifact), ("version", "0")):
         etree.SubElement(p, k).text = v
@@ -1030,7 +1086,7 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
             work.add_project_poms(poms)
         else:
             deps, boms = gradle_model(gradles, work.warnings, root)
-            tree = _generated_pom("qare.gradle", deps, boms, [])
+            tree = _generated_pom("qare.gradle", deps, boms, [], warnings=work.warnings)
             work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
         # the key is the sanitised model, not the folder: copies of a project share it
         # (unless a system-scoped jar of the project is part of the result)

@@ -25,7 +25,9 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
 import signal
+import stat
 import threading
 import time
 
@@ -105,22 +107,34 @@ def _parent() -> tuple[str | None, int, str]:
     return None, 0, "no cgroup hierarchy with the memory controller is mounted for this process"
 
 
+_STALE_NAME = re.compile(r"qare-sccg-([0-9]+)-[0-9]+", re.ASCII)
+
+
 def _remove_stale(parent: str) -> None:
     """Remove empty ``qare-sccg-<pid>-<n>`` cgroups of qare processes that are
-    gone (a qare killed by a signal cannot remove its own)."""
+    gone (a qare killed by a signal cannot remove its own).
+
+    ``parent`` is the folder qare creates its cgroups in (:func:`_parent`); only
+    folders whose whole name is qare's pattern (ASCII digits where qare puts
+    digits), that are folders themselves (not symlinks) and belong to this user
+    are touched: another program's cgroup that happens to start alike is left alone."""
     try:
         names = os.listdir(parent)
     except OSError:
         return
     for name in names:
-        parts = name.split("-")
-        if len(parts) != 4 or parts[:2] != ["qare", "sccg"] or not parts[2].isdigit():
+        m = _STALE_NAME.fullmatch(name)
+        if m is None:
             continue
-        pid = int(parts[2])
+        pid = int(m.group(1))
         if pid == os.getpid() or os.path.exists(f"/proc/{pid}"):
             continue
+        path = os.path.join(parent, name)
         try:
-            os.rmdir(os.path.join(parent, name))  # fails (EBUSY) while a process is still in it
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            os.rmdir(path)  # fails (EBUSY) while a process is still in it
         except OSError:
             pass
 

@@ -153,3 +153,22 @@ def test_stale_cgroups_of_dead_qare_processes_are_removed(monkeypatch):
     finally:
         if os.path.exists(stale):
             os.rmdir(stale)
+
+
+def test_stale_cleanup_touches_only_qare_names_exactly(tmp_path):
+    # a plain folder stands in for the cgroup parent: the rules are about names, not cgroups
+    dead = 4_000_000  # above pid_max: no such process
+    ours = tmp_path / f"qare-sccg-{dead}-7"
+    others = [f"qare-sccg-{dead}-x", f"qare-sccg-{dead}-7-extra", f"qare-sccg-{dead}-", "qare-sccg-\u00b2-1",
+              f"qare-sccg-{dead}-\u0663", f"Qare-sccg-{dead}-1", f"qare-sccg-{dead}-1 "]
+    ours.mkdir()
+    for n in others:
+        (tmp_path / n).mkdir()
+    (tmp_path / "target").mkdir()
+    (tmp_path / f"qare-sccg-{dead}-8").symlink_to(tmp_path / "target")
+    alive = tmp_path / f"qare-sccg-{os.getppid()}-1"
+    alive.mkdir()
+    _cgroup._remove_stale(str(tmp_path))
+    assert not ours.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        others + ["target", f"qare-sccg-{dead}-8", alive.name])
