@@ -546,7 +546,7 @@ def _gradle_entries(path: Path, text: str, props: dict[str, str], report: Classp
     def sub(s: str) -> str:
         return _gradle.substitute(s, props)
 
-    out = []
+    out: list[tuple[int, dict]] = []   # (offset, entry): the file's order, as Gradle reads it
     for m in (*_GRADLE_STR.finditer(text), *_GRADLE_ADD.finditer(text)):
         parts = sub(m["gav"]).split(":")
         if len(parts) >= 2:
@@ -554,19 +554,19 @@ def _gradle_entries(path: Path, text: str, props: dict[str, str], report: Classp
                  "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]}
             if m["platform"]:  # a BOM: its versions, not a jar
                 d.update(scope="import", type="pom", classifier=None)
-            out.append(d)
+            out.append((m.start(), d))
     for m in _GRADLE_MAP.finditer(text):
-        out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
-                    "scope": m["conf"]})
-    refs = [(m["alias"], m["conf"], bool(m["platform"])) for m in _GRADLE_CATALOG.finditer(text)]
+        out.append((m.start(), {"groupId": sub(m["g"]), "artifactId": sub(m["a"]),
+                                "version": sub(m["v"]) if m["v"] else None, "scope": m["conf"]}))
+    refs = [(m.start(), m["alias"], m["conf"], bool(m["platform"])) for m in _GRADLE_CATALOG.finditer(text)]
     if not refs:
-        return out
+        return [d for _, d in sorted(out, key=lambda t: t[0])]
     catalog = _find_up(path.parent, "gradle/libs.versions.toml", root)
     if catalog is None:
         report.warnings.append((str(path), f"{len(refs)} version-catalog dependencies (libs.*) without gradle/libs.versions.toml"))
-        return out
+        return [d for _, d in sorted(out, key=lambda t: t[0])]
     libs, bundles = _catalog(catalog, report)
-    for alias, conf, platform in refs:
+    for pos, alias, conf, platform in refs:
         names = bundles.get(alias[len("bundles."):], []) if alias.startswith("bundles.") else [alias]
         for name in names:
             lib = libs.get(name)
@@ -574,8 +574,8 @@ def _gradle_entries(path: Path, text: str, props: dict[str, str], report: Classp
                 d = dict(lib, scope=conf)
                 if platform:
                     d.update(scope="import", type="pom")
-                out.append(d)
-    return out
+                out.append((pos, d))
+    return [d for _, d in sorted(out, key=lambda t: t[0])]
 
 
 def _find_up(start: Path, rel: str, root: Path | None = None) -> Path | None:
