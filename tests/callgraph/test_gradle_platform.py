@@ -228,3 +228,23 @@ def test_settings_includes_map_to_folders(tmp_path):
     real = root.resolve()
     assert _gradle_platform.settings_projects(root) == {":a": real / "a", ":b:c": real / "b" / "c",
                                                         ":d": real / "elsewhere" / "d", ":e": real / "e"}
+
+
+def test_the_offline_model_takes_constraint_versions_and_never_their_jars(tmp_path):
+    repo = tmp_path / "m2"
+    for a in ("pf4j", "only-constrained"):
+        d = repo / "org" / "pf4j" / a / "3.15.0"
+        d.mkdir(parents=True)
+        (d / f"{a}-3.15.0.jar").write_bytes(b"PK")
+    root = _write(tmp_path / "p", {"build.gradle": """\
+dependencies {
+    implementation 'org.pf4j:pf4j'
+    constraints {
+        implementation 'org.pf4j:pf4j:3.15.0'
+        implementation 'org.pf4j:only-constrained:3.15.0'
+    }
+}
+"""})
+    rep = _maven.discover_classpath_report(root, repositories=[repo])
+    assert [p.name for p in rep.jars] == ["pf4j-3.15.0.jar"]
+    assert rep.missing == []
