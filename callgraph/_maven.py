@@ -29,7 +29,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from . import _gradle
+from . import _gradle, _gradle_platform
 from ._coords import coordinate_problem
 from .safefs import is_inside, read_regular
 
@@ -422,8 +422,14 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
         pom = loader.load(p)
         if pom is not None:
             wanted += [(d, pom) for d in pom.deps]
-    for gfile in gradles:
-        wanted += [(dict(d, _file=str(gfile)), None) for d in _gradle_deps(gfile, report, root)]
+    gdeps = [dict(d, _file=str(gfile)) for gfile in gradles for d in _gradle_deps(gfile, report, root)]
+    # constraints { } entries are versions for the build's versionless coordinates, not dependencies
+    managed: dict[tuple, str] = {}
+    for d in gdeps:
+        if d.get("constraint") and d.get("version"):
+            managed.setdefault((d.get("groupId"), d.get("artifactId")), d["version"])
+    wanted += [(dict(d, version=d.get("version") or managed.get((d.get("groupId"), d.get("artifactId")))), None)
+               for d in gdeps if not d.get("constraint")]
     _resolve(wanted, own, loader, repos, report, transitive, root)
     return report
 
@@ -519,24 +525,38 @@ _GRADLE_MAP = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*group\s*[:=]\s*["'](?P<g>[^"
 # Kotlin DSL inside subprojects { } / configure(...) { }: add("configuration", "g:a:v")
 _GRADLE_ADD = re.compile(r"""\badd\s*\(\s*["'](?P<conf>%s)["']\s*,\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?["'](?P<gav>[^"'\s]+)["']"""
                          % "|".join(_GRADLE_CONFIGS))
-_GRADLE_CATALOG = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*libs\.(?P<alias>[\w.]+)""" % "|".join(_GRADLE_CONFIGS))
+_GRADLE_CATALOG = re.compile(r"""\b(?P<conf>%s)\s*\(?\s*(?P<platform>platform\s*\(\s*|enforcedPlatform\s*\(\s*)?"""
+                             r"""libs\.(?P<alias>[\w.]+)""" % "|".join(_GRADLE_CONFIGS))
 
 _read_build_text = _gradle.read_build_text
 
 
 def _gradle_deps(path: Path, report: ClasspathReport, root: Path | None = None) -> list[dict]:
     """The coordinates a Gradle build file declares, versions filled from the variables
-    it sees (``callgraph._gradle.build_text``; ``root`` bounds where those are looked for)."""
+    it sees (``callgraph._gradle.build_text``; ``root`` bounds where those are looked for).
+
+    Entries of its ``constraints { }`` blocks come with ``"constraint": True`` (a
+    version, never a dependency); ``platform(…)`` ones with ``scope="import"``; a
+    catalog bundle (``libs.bundles.x``) gives one entry per library of the bundle."""
     try:
         text, props = _gradle.build_text(path, root, report.warnings)
     except OSError as exc:
         report.warnings.append((str(path), f"unreadable: {exc.strerror or exc}"))
         return []
+    text, blocks = _gradle_platform.split_constraints(text)
+    out = _gradle_entries(path, text, props, report, root)
+    for block in blocks:
+        out += [dict(d, constraint=True) for d in _gradle_entries(path, block, props, report, root)
+                if d.get("scope") != "import"]
+    return out
 
+
+def _gradle_entries(path: Path, text: str, props: dict[str, str], report: ClasspathReport,
+                    root: Path | None) -> list[dict]:
     def sub(s: str) -> str:
         return _gradle.substitute(s, props)
 
-    out = []
+    out: list[tuple[int, dict]] = []   # (offset, entry): the file's order, as Gradle reads it
     for m in (*_GRADLE_STR.finditer(text), *_GRADLE_ADD.finditer(text)):
         parts = sub(m["gav"]).split(":")
         if len(parts) >= 2:
@@ -544,17 +564,28 @@ def _gradle_deps(path: Path, report: ClasspathReport, root: Path | None = None) 
                  "classifier": parts[3] if len(parts) > 3 else None, "scope": m["conf"]}
             if m["platform"]:  # a BOM: its versions, not a jar
                 d.update(scope="import", type="pom", classifier=None)
-            out.append(d)
+            out.append((m.start(), d))
     for m in _GRADLE_MAP.finditer(text):
-        out.append({"groupId": sub(m["g"]), "artifactId": sub(m["a"]), "version": sub(m["v"]) if m["v"] else None,
-                    "scope": m["conf"]})
+        out.append((m.start(), {"groupId": sub(m["g"]), "artifactId": sub(m["a"]),
+                                "version": sub(m["v"]) if m["v"] else None, "scope": m["conf"]}))
+    refs = [(m.start(), m["alias"], m["conf"], bool(m["platform"])) for m in _GRADLE_CATALOG.finditer(text)]
+    if not refs:
+        return [d for _, d in sorted(out, key=lambda t: t[0])]
     catalog = _find_up(path.parent, "gradle/libs.versions.toml", root)
-    aliases = [m["alias"] for m in _GRADLE_CATALOG.finditer(text)]
-    if aliases and catalog is not None:
-        out += _catalog_deps(catalog, aliases, report)
-    elif aliases:
-        report.warnings.append((str(path), f"{len(aliases)} version-catalog dependencies (libs.*) without gradle/libs.versions.toml"))
-    return out
+    if catalog is None:
+        report.warnings.append((str(path), f"{len(refs)} version-catalog dependencies (libs.*) without gradle/libs.versions.toml"))
+        return [d for _, d in sorted(out, key=lambda t: t[0])]
+    libs, bundles = _catalog(catalog, report)
+    for pos, alias, conf, platform in refs:
+        names = bundles.get(alias[len("bundles."):], []) if alias.startswith("bundles.") else [alias]
+        for name in names:
+            lib = libs.get(name)
+            if lib is not None:
+                d = dict(lib, scope=conf)
+                if platform:
+                    d.update(scope="import", type="pom")
+                out.append((pos, d))
+    return [d for _, d in sorted(out, key=lambda t: t[0])]
 
 
 def _find_up(start: Path, rel: str, root: Path | None = None) -> Path | None:
@@ -580,31 +611,35 @@ def _find_up(start: Path, rel: str, root: Path | None = None) -> Path | None:
     return None
 
 
-def _catalog_deps(catalog: Path, aliases: list[str], report: ClasspathReport) -> list[dict]:
+def _catalog(catalog: Path, report: ClasspathReport) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """``(libraries, bundles)`` of a version catalog: alias (``-``/``_`` as ``.``) →
+    ``{groupId, artifactId, version}``, bundle name → library aliases."""
     try:
         import tomllib
     except ImportError:  # Python 3.10
         report.warnings.append((str(catalog), "tomllib unavailable (Python < 3.11); version catalog not read"))
-        return []
+        return {}, {}
     try:
         data = tomllib.loads(_read_build_text(catalog, "strict"))
     except (OSError, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         report.warnings.append((str(catalog), f"unreadable version catalog: {why}"))
-        return []
+        return {}, {}
+
+    def alias(k: str) -> str:
+        return k.replace("-", ".").replace("_", ".")
+
     versions = data.get("versions", {})
-    libs = {k.replace("-", ".").replace("_", "."): v for k, v in data.get("libraries", {}).items()}
-    out = []
-    for alias in aliases:
-        lib = libs.get(alias)
-        if lib is None:
-            continue
+    libs: dict[str, dict] = {}
+    for key, lib in (data.get("libraries") or {}).items():
         if isinstance(lib, str):
             g, a, *rest = lib.split(":") + [None]
-            out.append({"groupId": g, "artifactId": a, "version": rest[0]})
+            libs[alias(key)] = {"groupId": g, "artifactId": a, "version": rest[0]}
+            continue
+        if not isinstance(lib, dict):
             continue
         if "module" in lib:
-            g, _, a = lib["module"].partition(":")
+            g, _, a = str(lib["module"]).partition(":")
         else:
             g, a = lib.get("group"), lib.get("name")
         v = lib.get("version")
@@ -614,8 +649,10 @@ def _catalog_deps(catalog: Path, aliases: list[str], report: ClasspathReport) ->
             v = versions.get(lib["version.ref"])
         if isinstance(v, dict):
             v = v.get("strictly") or v.get("require") or v.get("prefer")
-        out.append({"groupId": g, "artifactId": a, "version": v})
-    return out
+        libs[alias(key)] = {"groupId": g, "artifactId": a, "version": v if isinstance(v, str) else None}
+    bundles = {alias(k): [alias(x) for x in v if isinstance(x, str)]
+               for k, v in (data.get("bundles") or {}).items() if isinstance(v, list)}
+    return libs, bundles
 
 
 # --------------------------------------------------------------------------- real Maven

@@ -42,7 +42,7 @@ from typing import Callable, Iterable
 
 from lxml import etree
 
-from . import _gradle, _maven
+from . import _gradle, _gradle_platform, _maven
 from ._coords import coordinate_problem, inside as _inside
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
@@ -831,9 +831,10 @@ def _parse_list(text: str) -> list[Artifact]:
 
 
 def _generated_pom(group: str, deps: list[dict], boms: list[tuple[str, str, str]], repositories: list[str],
-                   artifact: str = "project", warnings: list | None = None):
+                   artifact: str = "project", warnings: list | None = None, managed: list[dict] = ()):
     """A pom of our own: ``deps`` (dicts with groupId, artifactId, version, scope, type,
-    classifier, ``exclude_all``), ``boms`` imported in dependencyManagement.
+    classifier, ``exclude_all``), ``managed`` versions (groupId, artifactId, version) and
+    ``boms`` imported in dependencyManagement (Maven: a managed entry wins over a BOM's).
 
     A dependency or BOM whose coordinates break Maven's rules or use ``${…}`` in any
     field (:func:`callgraph._coords.coordinate_problem`; Maven would fill
@@ -844,6 +845,9 @@ def _generated_pom(group: str, deps: list[dict], boms: list[tuple[str, str, str]
             warnings.append((coords[:200], f"refused: {why}"))
         return why is not None
 
+    managed = [m for m in managed if not refused(
+        ":".join(str(m.get(k) or "") for k in ("groupId", "artifactId", "version")),
+        coordinate_problem(*(None if m.get(k) is None else str(m[k]) for k in ("groupId", "artifactId", "version"))))]
     boms = [b for b in boms if not refused(":".join(b), coordinate_problem(*b, type="pom", scope="import"))]
     deps = [d for d in deps if not refused(
         ":".join(str(d.get(k) or "") for k in ("groupId", "artifactId", "version", "classifier")),
@@ -858,8 +862,12 @@ def _generated_pom(group: str, deps: list[dict], boms: list[tuple[str, str, str]
             r = etree.SubElement(rs, "repository")
             etree.SubElement(r, "id").text = f"project-{i}"
             etree.SubElement(r, "url").text = url
-    if boms:
+    if boms or managed:
         dm = etree.SubElement(etree.SubElement(p, "dependencyManagement"), "dependencies")
+        for m in managed:
+            d = etree.SubElement(dm, "dependency")
+            for k in ("groupId", "artifactId", "version"):
+                etree.SubElement(d, k).text = str(m[k])[:_MAX_TEXT]
         for g, a, v in boms:
             d = etree.SubElement(dm, "dependency")
             for k, val in (("groupId", g), ("artifactId", a), ("version", v), ("type", "pom"), ("scope", "import")):
@@ -891,25 +899,113 @@ _MAVEN_BOM = re.compile(r"""mavenBom\s*\(?\s*["'](?P<gav>[^"']+)["']""")
 _CATALOG_PLUGIN = re.compile(r"""alias\s*\(\s*libs\.plugins\.(?P<alias>[\w.]+)\s*\)""")
 
 
+_BOM_COORDINATES = re.compile(
+    r"""\b(?:platform|enforcedPlatform|mavenBom)\s*\(?\s*(?:org\.springframework\.boot\.gradle\.plugin\.)?"""
+    r"""SpringBootPlugin\s*\.\s*(?:Companion\s*\.\s*)?BOM_COORDINATES""")
+_BOOT_BOM = ("org.springframework.boot", "spring-boot-dependencies")
+
+
+@dataclass(frozen=True)
+class GradleModel:
+    """What a Gradle build declares, as the generated pom takes it.
+
+    deps : list of dict
+        Dependencies (groupId, artifactId, version or None, scope, classifier), one per
+        coordinate, the widest scope winning.
+    boms : list of (group, artifact, version)
+        BOMs imported in ``dependencyManagement``.
+    managed : list of dict
+        ``constraints { }`` versions (groupId, artifactId, version) of the build's
+        ordinary projects and of the platform projects used through
+        ``platform(project(…))``; the first declaration of a coordinate wins."""
+
+    deps: list
+    boms: list
+    managed: list
+
+
 def gradle_model(gradle_files: list[Path], warnings: list,
                  root: Path | None = None) -> tuple[list[dict], list[tuple[str, str, str]]]:
-    """Declared dependencies (deduplicated; the widest scope wins) and BOMs of a Gradle build.
+    """``(deps, boms)`` of :func:`gradle_build` (without the constraints' versions)."""
+    m = gradle_build(gradle_files, warnings, root)
+    return m.deps, m.boms
+
+
+def gradle_build(gradle_files: list[Path], warnings: list, root: Path | None = None) -> GradleModel:
+    """Declared dependencies (deduplicated; the widest scope wins), BOMs and managed versions of a Gradle build.
 
     BOMs: ``platform(…)``/``enforcedPlatform(…)`` dependencies, ``mavenBom "…"`` of the
     io.spring.dependency-management plugin, and ``org.springframework.boot:spring-boot-dependencies``
     at the Spring Boot plugin's version (``id 'org.springframework.boot' version 'X'``,
-    a version-catalog plugin alias, or ``spring-boot-gradle-plugin:X`` on the buildscript classpath)."""
+    a version-catalog plugin alias, or ``spring-boot-gradle-plugin:X`` on the buildscript
+    classpath; ``platform(SpringBootPlugin.BOM_COORDINATES)`` takes the version of the
+    same file, else of the build's other files or ``settings.gradle(.kts)``).
+
+    A ``java-platform`` project's constraints and BOMs count only when some build file
+    uses it through ``platform(project(':path'))`` (also through another used platform);
+    the path is found through the root's ``settings.gradle(.kts)``
+    (``callgraph._gradle_platform``), never outside ``root``."""
     report = _maven.ClasspathReport()
     deps: dict[tuple, dict] = {}
     boms: list[tuple[str, str, str]] = []
-    for gf in gradle_files:
-        for d in _maven._gradle_deps(gf, report, root):
+    files = list(gradle_files)
+    per_file: dict[Path, tuple[list[dict], list[tuple[str, str, str]], list[dict], list[str], bool]] = {}
+    boot_versions: dict[Path, str] = {}
+
+    def read(gf: Path) -> None:
+        entries = _maven._gradle_deps(gf, report, root)
+        text, props = _gradle_text(gf, root)
+        own_boms: list[tuple[str, str, str]] = []
+        for d in entries:
             g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
-            if not g or not a or "$" in g + a:
+            if d.get("scope") == "import" and not d.get("constraint") and g and a and v and "$" not in g + a + v:
+                own_boms.append((g, a, v))
+        if _BOM_COORDINATES.search(text):
+            own_boms.append(("<boot>", "", ""))   # filled in below, once every file's Boot version is known
+        v = _boot_version(gf, text, props, root)
+        if v:
+            boot_versions[gf] = v
+            own_boms.append(("<boot-plugin>", "", ""))
+        for m in _MAVEN_BOM.finditer(text):
+            parts = _gradle_sub(m["gav"], props).split(":")
+            if len(parts) == 3 and "$" not in "".join(parts):
+                own_boms.append(tuple(parts))
+        constraints = [d for d in entries if d.get("constraint")]
+        per_file[gf] = (entries, own_boms, constraints, _gradle_platform.project_refs(text),
+                        _gradle_platform.is_java_platform(text))
+
+    for gf in files:
+        read(gf)
+    # platform(project(':x')): the used platform projects, followed from the build's files
+    projects = _gradle_platform.settings_projects(root, warnings) if root is not None else {}
+    used: set[Path] = set()
+    todo = [gf for gf in files if not per_file[gf][4]]
+    by_real = {Path(os.path.realpath(gf)): gf for gf in files}
+    for _ in range(len(files) + 64):
+        if not todo:
+            break
+        gf = todo.pop(0)
+        for ref in per_file[gf][3]:
+            bf = _gradle_platform.project_build_file(ref, projects, root) if root is not None else None
+            if bf is None:
+                warnings.append((str(gf), f"platform(project('{ref}')): no such project in the build"))
                 continue
-            if d.get("scope") == "import":
-                if v and "$" not in v:
-                    boms.append((g, a, v))
+            bf = by_real.get(Path(os.path.realpath(bf)), bf)
+            if bf not in per_file:
+                files.append(bf)
+                by_real[Path(os.path.realpath(bf))] = bf
+                read(bf)
+            if bf not in used:
+                used.add(bf)
+                todo.append(bf)
+    build_boot = next(iter(boot_versions.values()), None) or (_settings_boot_version(root) if root else None)
+    managed: dict[tuple, dict] = {}
+    for gf in files:
+        entries, own_boms, constraints, _refs, platform = per_file[gf]
+        applies = not platform or gf in used
+        for d in entries:
+            g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
+            if not g or not a or "$" in g + a or d.get("scope") == "import" or d.get("constraint"):
                 continue
             scope = _GRADLE_SCOPE.get(d.get("scope") or "", "compile")
             key = (g, a, d.get("classifier"))
@@ -920,24 +1016,58 @@ def gradle_model(gradle_files: list[Path], warnings: list,
                 if cur is not None and not dd["version"]:
                     dd["version"] = cur["version"]
                 deps[key] = dd
-        text, props = _gradle_text(gf, root)
-        for rx in (_BOOT_PLUGIN, _BOOT_CLASSPATH):
-            for m in rx.finditer(text):
+            elif not cur["version"] and dd["version"]:
+                cur["version"] = dd["version"]   # the same coordinate, versioned in another file
+        for b in own_boms:
+            if b[0] == "<boot-plugin>":
+                # the Boot plugin's BOM (the dependency-management plugin's reaction to it), as declared
+                boms.append((*_BOOT_BOM, boot_versions[gf]))
+            elif not applies:
+                continue
+            elif b[0] != "<boot>":
+                boms.append(b)
+            elif boot_versions.get(gf) or build_boot:
+                boms.append((*_BOOT_BOM, boot_versions.get(gf) or build_boot))
+            else:
+                warnings.append((str(gf), "SpringBootPlugin.BOM_COORDINATES without a Spring Boot plugin version"))
+        if applies:
+            for d in constraints:
+                g, a, v = d.get("groupId"), d.get("artifactId"), d.get("version")
+                if g and a and v and "$" not in g + a + v:
+                    managed.setdefault((g, a), {"groupId": g, "artifactId": a, "version": v})
+    warnings += report.warnings
+    return GradleModel(list(deps.values()), list(dict.fromkeys(boms)), list(managed.values()))
+
+
+def _boot_version(gf: Path, text: str, props: dict[str, str], root: Path | None) -> str | None:
+    """The Spring Boot plugin version one build file declares (plugin id, buildscript
+    classpath or catalog plugin alias), or None."""
+    for rx in (_BOOT_PLUGIN, _BOOT_CLASSPATH):
+        for m in rx.finditer(text):
+            v = _gradle_sub(m["v"], props)
+            if "$" not in v:
+                return v
+    aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
+    catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml", root) if aliases else None
+    if catalog is not None:
+        return _catalog_plugin_version(catalog, "org.springframework.boot", aliases)
+    return None
+
+
+def _settings_boot_version(root: Path) -> str | None:
+    """``pluginManagement { plugins { id 'org.springframework.boot' version 'X' } }`` of the root's settings file."""
+    for name in _gradle_platform.SETTINGS_NAMES:
+        sf = root / name
+        if sf.is_file():
+            try:
+                text, props = _gradle.build_text(sf, root)
+            except OSError:
+                continue
+            for m in _BOOT_PLUGIN.finditer(text):
                 v = _gradle_sub(m["v"], props)
                 if "$" not in v:
-                    boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
-        for m in _MAVEN_BOM.finditer(text):
-            parts = _gradle_sub(m["gav"], props).split(":")
-            if len(parts) == 3 and "$" not in "".join(parts):
-                boms.append(tuple(parts))
-        aliases = [m["alias"] for m in _CATALOG_PLUGIN.finditer(text)]
-        catalog = _maven._find_up(gf.parent, "gradle/libs.versions.toml", root) if aliases else None
-        if catalog is not None:
-            v = _catalog_plugin_version(catalog, "org.springframework.boot", aliases)
-            if v:
-                boms.append(("org.springframework.boot", "spring-boot-dependencies", v))
-    warnings += report.warnings
-    return list(deps.values()), list(dict.fromkeys(boms))
+                    return v
+    return None
 
 
 def _gradle_text(path: Path, root: Path | None) -> tuple[str, dict[str, str]]:
@@ -1085,8 +1215,8 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         if method is Method.MAVEN:
             work.add_project_poms(poms)
         else:
-            deps, boms = gradle_model(gradles, work.warnings, root)
-            tree = _generated_pom("qare.gradle", deps, boms, [], warnings=work.warnings)
+            gm = gradle_build(gradles, work.warnings, root)
+            tree = _generated_pom("qare.gradle", gm.deps, gm.boms, [], managed=gm.managed, warnings=work.warnings)
             work.poms.append(_Pom(None, "tree", tree, ("qare.gradle", "project"), "0"))
         # the key is the sanitised model, not the folder: copies of a project share it
         # (unless a system-scoped jar of the project is part of the result)

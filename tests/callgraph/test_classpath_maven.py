@@ -175,7 +175,8 @@ def test_gradle_builds(tmp_path, m2):
     (root / "sub").mkdir()
     (root / "sub" / "build.gradle.kts").write_text('dependencies { implementation("org.lib:delta:4.0") }\n')
     r = discover_classpath_report(root, repositories=[m2, gcache], transitive=False)
-    assert [p.name for p in r.jars] == ["alpha-1.0.jar", "gee-2.2.jar", "beta-2.0.jar", "managed-6.1.jar",
+    # the file's order of declaration (the map form and catalog aliases in their place)
+    assert [p.name for p in r.jars] == ["alpha-1.0.jar", "managed-6.1.jar", "gee-2.2.jar", "beta-2.0.jar",
                                         "epsilon-5.5.jar", "delta-4.0.jar"]
     assert r.missing == [] and r.warnings == []
 

@@ -347,6 +347,48 @@ dependencies {
     assert (f.coords, f.reason) == ("qare.fixture:nothing-declares-my-version", Reason.INVALID_MODEL)
 
 
+def test_gradle_platform_project_versions_reach_maven(server, tmp_path):
+    # halo's layout: the versions live in a java-platform subproject's constraints
+    # (a catalog bundle among them), the application uses platform(project(...)).
+    server.put("qare.fixture", "pinned", "1.5", _dep("qare.fixture", "deep", "1.0"))
+    server.put("qare.fixture", "deep", "1.0")
+    server.put("qare.fixture", "deep", "3.0")   # the platform's constraint pins the transitive one too
+    server.put("qare.fixture", "bundled-a", "7.0")
+    server.put("qare.fixture", "bundled-b", "7.0")
+    root = tmp_path / "g"
+    (root / "gradle").mkdir(parents=True)
+    (root / "settings.gradle").write_text("include 'app', 'platform:application'\n")
+    (root / "gradle" / "libs.versions.toml").write_text(
+        "[versions]\nb = '7.0'\n[libraries]\nbundled-a = { module = 'qare.fixture:bundled-a', version.ref = 'b' }\n"
+        "bundled-b = { module = 'qare.fixture:bundled-b', version.ref = 'b' }\n[bundles]\nboth = ['bundled-a', 'bundled-b']\n")
+    (root / "platform" / "application").mkdir(parents=True)
+    (root / "platform" / "application" / "build.gradle").write_text("""
+plugins { id 'java-platform' }
+dependencies {
+    constraints {
+        api 'qare.fixture:pinned:1.5'
+        api 'qare.fixture:deep:3.0'
+        api libs.bundles.both
+    }
+}
+""")
+    (root / "app").mkdir()
+    (root / "app" / "build.gradle").write_text("""
+dependencies {
+    implementation platform(project(':platform:application'))
+    implementation 'qare.fixture:pinned'
+    testImplementation 'qare.fixture:bundled-b'
+}
+""")
+    r = _resolve(server, root)
+    assert r.method is Method.GRADLE
+    assert r.unresolved == ()
+    # bundled-a is only a constraint: never a dependency
+    assert {a.coords: a.scope for a in r.artifacts} == {"qare.fixture:pinned:1.5": "compile",
+                                                        "qare.fixture:deep:3.0": "compile",
+                                                        "qare.fixture:bundled-b:7.0": "test"}
+
+
 # --------------------------------------------------------------------------- cache, offline, faults
 
 
