@@ -134,25 +134,87 @@ def test_a_changed_classpath_re_resolves(tmp_path):
 
 
 @pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
-def test_a_corrupt_file_is_rebuilt(tmp_path, content):
+def test_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch, content):
+    # at the default path in qare's own folder: replaced
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    root, cache = _project(tmp_path), tmp_path / "qc" / "callgraph.sqlite"
+    cache.parent.mkdir()
+    cache.write_bytes(content)
+    pg = _build(root, "auto")
+    assert pg.summary.cache["rebuilt"] == 1
+    assert _bytes(pg) == _bytes(_build(root, None))
+    assert _build(root, "auto").summary.cache["resolved_hits"] == 4
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_a_named_file_that_is_no_qare_cache_is_never_replaced(tmp_path, content):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     cache.write_bytes(content)
     pg = _build(root, cache)
-    assert pg.summary.cache["rebuilt"] == 1
+    assert "is not a qare cache" in pg.summary.cache["refused"]
+    assert cache.read_bytes() == content
     assert _bytes(pg) == _bytes(_build(root, None))
-    assert _build(root, cache).summary.cache["resolved_hits"] == 4
 
 
-def test_a_foreign_database_is_rebuilt(tmp_path):
+def test_a_named_foreign_database_is_never_replaced(tmp_path):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     db = sqlite3.connect(cache)
-    db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, blob BLOB)")  # the old pickle cache's table
+    db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, blob BLOB)")  # another program's table
+    db.execute("INSERT INTO facts VALUES ('k', x'00')")
+    db.commit()
+    db.close()
+    before = cache.read_bytes()
+    pg = _build(root, cache)
+    assert "another program" in pg.summary.cache["refused"]
+    assert cache.read_bytes() == before
+
+
+def test_an_older_qare_cache_is_rebuilt(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO meta VALUES ('format', 'qare-callgraph-cache 0.1')")
     db.commit()
     db.close()
     pg = _build(root, cache)
     assert pg.summary.cache["rebuilt"] == 1
     assert _build(root, cache).summary.cache == {"facts_hits": 4, "facts_misses": 0, "resolved_hits": 4,
                                                  "resolved_misses": 0, "rebuilt": 0}
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+def test_a_symlinked_cache_file_is_refused(tmp_path, suffix):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "victim"
+    os.symlink(target, f"{cache}{suffix}")
+    pg = _build(root, cache)
+    assert "symlink" in pg.summary.cache["refused"]
+    assert not target.exists() and os.listdir(outside) == []
+    assert _bytes(pg) == _bytes(_build(root, None))
+
+
+def test_a_cache_in_a_world_writable_folder_is_refused(tmp_path, monkeypatch):
+    root = _project(tmp_path)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    pg = _build(root, shared / "c.sqlite")
+    assert "writable by group or others" in pg.summary.cache["refused"]
+    assert not (shared / "c.sqlite").exists()
+    monkeypatch.setenv("QARE_CACHE_DIR", str(shared))  # the default cache folder too
+    assert "writable by group or others" in _build(root, "auto").summary.cache["refused"]
+    assert not (shared / "callgraph.sqlite").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to make a folder owned by another user")
+def test_a_cache_in_a_foreign_owned_folder_is_refused(tmp_path):
+    root = _project(tmp_path)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)
+    assert "owned by another user" in _build(root, theirs / "c.sqlite").summary.cache["refused"]
 
 
 class _Boom:
@@ -229,3 +291,16 @@ def test_the_library_default_is_no_cache(tmp_path, monkeypatch):
     assert build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None,
                                cache="auto").summary.cache["facts_misses"] == 4
     assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
+
+
+def test_the_cli_warns_when_the_named_cache_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from qare.cli import main
+
+    root, cache = _project(tmp_path), tmp_path / "notes.txt"
+    cache.write_text("my notes, not a cache\n" * 10)
+    r = CliRunner().invoke(main, ["graph", str(root), "-q", "--no-discover-classpath", "--cache", str(cache)])
+    assert r.exit_code == 0, r.output
+    assert "warning: warm cache not used" in r.output and "is not a qare cache" in r.output
+    assert cache.read_text() == "my notes, not a cache\n" * 10
