@@ -304,3 +304,70 @@ def test_the_cli_warns_when_the_named_cache_is_refused(tmp_path):
     assert r.exit_code == 0, r.output
     assert "warning: warm cache not used" in r.output and "is not a qare cache" in r.output
     assert cache.read_text() == "my notes, not a cache\n" * 10
+
+
+def _rewrite(cache: Path, table: str, change) -> None:
+    import msgpack
+
+    db = sqlite3.connect(cache)
+    for key, blob in list(db.execute(f"SELECT key, blob FROM {table}")):
+        doc = msgpack.unpackb(blob, strict_map_key=False, raw=False)
+        change(doc)
+        db.execute(f"UPDATE {table} SET blob = ? WHERE key = ?", (msgpack.packb(doc, use_bin_type=True), key))
+    db.commit()
+    db.close()
+
+
+def _res(i, value):
+    def change(doc):
+        if doc[1] is not None:
+            doc[1][i] = value
+    return change
+
+
+def _facts(i, value):
+    def change(doc):
+        doc[1][1][i] = value
+    return change
+
+
+def _edge_lines(doc):
+    if doc[1] is not None and doc[1][0]:
+        doc[1][0][0][3] = ["x"]
+
+
+@pytest.mark.parametrize("table, change", [
+    ("resolved", _res(1, [["x", [1]]])),  # apis: an ApiTarget of 2 fields
+    ("resolved", _res(1, [["x", "T", "m", "yes", None]])),  # third_party not a bool
+    ("resolved", _res(2, [["exact", "lots"]])),  # counts: a string count
+    ("resolved", _res(0, [[1, 2, 3, 4]])),  # edges: ints for ids
+    ("resolved", _edge_lines),  # an edge line that is no int
+    ("resolved", lambda doc: doc.__setitem__(3, [1])),  # warnings: no (path, reason)
+    ("resolved", lambda doc: doc.__setitem__(2, [[["T", 7]], []])),  # RTA facts: no reason string
+    ("facts", _facts(4, [1, 2])),  # types: ints instead of TypeDecls
+    ("facts", _facts(7, "many")),  # lines: a string
+    ("facts", _facts(2, 3)),  # package: an int
+    ("facts", _facts(5, [[1, "a"]])),  # parse_errors: a string column
+    ("facts", lambda doc: doc[1].__setitem__(0, "not a class index")),
+])
+def test_a_crafted_row_of_the_wrong_types_is_a_miss(tmp_path, table, change):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    cold = _build(root, cache)
+    _rewrite(cache, table, change)
+    warm = _build(root, cache)  # no traceback, the same graph as without the cache
+    assert _bytes(warm) == _bytes(cold)
+    if table == "facts":
+        assert warm.summary.cache["facts_misses"] == 4
+
+
+def test_decode_checks_every_field_type():
+    from callgraph import _codec
+    from callgraph._facts import Annotation, FileFacts, Import
+
+    good = FileFacts("A.java", "main", "p", (Import("java.util.List", False, False),), (), ((1, 2),), None, 3)
+    assert _codec.decode_facts(_codec.encode_facts(good)) == good
+    for bad in (FileFacts("A.java", "main", "p", (Import("x", 1, False),), (), (), None, 3),  # int for a bool
+                FileFacts("A.java", "main", "p", (), (), (), None, True),  # a bool for an int
+                FileFacts("A.java", "main", "p", (Annotation("x", (("a",),)),), (), (), None, 3)):
+        with pytest.raises(_codec.CodecError):
+            _codec.decode_facts(_codec.encode_facts(bad))
