@@ -185,7 +185,8 @@ def check_private(top: str | os.PathLike, below: str | os.PathLike | None = None
     Every existing folder from ``top`` down to ``below`` (both included;
     ``below`` defaults to ``top`` and must lie under it) is checked at its
     real path, like ``ssh`` checks ``~/.ssh``: it must be owned by the
-    current user (or root) and not be group- or world-writable. Anything
+    current user (or root) and not be world-writable, nor group-writable
+    unless the group is the user's private group (:func:`_own_group`). Anything
     qare *runs* from a cache folder (JDT's jars, the compiled JDT visitor,
     Vineflower) and the warm cache's rows are trusted only after this check;
     a folder that does not exist yet passes (qare creates it, private).
@@ -214,5 +215,20 @@ def check_private(top: str | os.PathLike, below: str | os.PathLike | None = None
             raise FolderNotPrivate(d, "is a symlink")
         if st.st_uid not in (uid, 0):
             raise FolderNotPrivate(d, f"owned by another user (uid {st.st_uid})")
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and not _own_group(st.st_gid, uid)):
             raise FolderNotPrivate(d, f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+def _own_group(gid: int, uid: int) -> bool:
+    """Whether ``gid`` is the user's private group (named as the user, no
+    other members): a umask of 002, usual with such groups, then makes
+    group-writable folders that nobody else can write (ssh accepts them too)."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}

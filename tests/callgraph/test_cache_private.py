@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from callgraph import _jdt
-from callgraph.safefs import FolderNotPrivate, check_private
+from callgraph.safefs import FolderNotPrivate, _own_group, check_private
 
 
 def _plant(cache: Path) -> tuple[Path, Path]:
@@ -77,7 +77,14 @@ def test_check_private_walks_every_folder_from_the_root_down(tmp_path):
     deep.mkdir(parents=True)
     check_private(tmp_path, deep)
     check_private(tmp_path, deep / "not-made-yet")
-    (tmp_path / "a" / "b").chmod(0o775)
+    b = tmp_path / "a" / "b"
+    b.chmod(0o770)
+    if _own_group(b.stat().st_gid, os.getuid()):
+        check_private(tmp_path, deep)  # group-writable by the user's private group: nobody else
+    try:
+        os.chown(b, -1, 65534)  # a group that is not the user's own
+    except PermissionError:
+        b.chmod(0o777)
     with pytest.raises(FolderNotPrivate) as e:
         check_private(tmp_path, deep)
     assert e.value.filename.endswith("/a/b")
@@ -96,3 +103,15 @@ def test_a_vineflower_jar_in_a_world_writable_cache_folder_is_not_run(tmp_path, 
     jar.parent.chmod(0o777)
     with pytest.raises(describe.DecompileError, match="writable by group or others"):
         describe.vineflower_jar()
+
+
+def test_a_group_writable_folder_of_another_group_is_refused(tmp_path):
+    d = tmp_path / "g"
+    d.mkdir()
+    d.chmod(0o770)
+    try:
+        os.chown(d, -1, 65534)
+    except PermissionError:
+        pytest.skip("cannot give a folder to another group here")
+    with pytest.raises(FolderNotPrivate, match="writable by group or others"):
+        check_private(d)
