@@ -15,7 +15,7 @@ from pathlib import Path
 import networkx as nx
 
 from . import _codec, _facts
-from ._cache import BuildCache, default_path as default_cache_path
+from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
@@ -225,7 +225,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     lap("jdk_index")
 
     # pass 1 --------------------------------------------------------------
-    store = _open_store(cache)
+    store, cache_refused = _open_store(cache)
     facts: list = [None] * len(files)
     digests: list = [None] * len(files)
     fkeys: list = [None] * len(files)
@@ -413,7 +413,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=time.perf_counter() - t0, examples=examples,
         phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates),
-        cache=dict(store.stats) if store is not None else {},
+        cache=dict(store.stats) if store is not None else ({"refused": cache_refused} if cache_refused else {}),
         site_types={k: site_types.get(k, 0) for k in SITE_TYPES})
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
@@ -430,15 +430,22 @@ class _nullpool:
 
 
 def _open_store(cache):
+    """``(BuildCache or None, why the named cache was refused or None)``."""
     if cache is None or cache is False:
-        return None
+        return None, None
     path = default_cache_path() if cache == "auto" else Path(cache)
     if path is None:
-        return None
+        return None, None
     try:
-        return BuildCache(path)
+        if cache == "auto":  # qare's own file in its own folder: a foreign file there is replaced
+            from .classpath import cache_dir
+
+            return BuildCache(path, replace_foreign=True, trusted_root=cache_dir()), None
+        return BuildCache(path), None
+    except CacheRefused as e:  # never write through a link or into another's file or folder
+        return None, f"{e.filename}: {e.strerror}"
     except (OSError, sqlite3.Error):  # an unusable cache costs speed, never the build
-        return None
+        return None, None
 
 
 def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:

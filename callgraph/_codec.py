@@ -4,7 +4,9 @@
 Used between worker processes and for the warm cache (callgraph._store): a
 msgpack document, never pickle, so a cache file written by someone else can
 at worst be wrong data, never code. Decoding builds only the dataclasses
-listed here, with their exact field count; anything else raises
+listed here, with their exact field count and every field of its type
+(``_FIELD_TYPES``: a str is a str, an int an int and not a bool, a tuple has
+its arity, recursively); anything else raises
 ``CodecError`` and the caller treats the row as missing.
 
 This is the one module that knows the shapes of the per-file results: when
@@ -57,10 +59,82 @@ def _digest_default(o):
 
 def _hook(d):
     try:
+        if set(d) != {_TAG, 1} or type(d[_TAG]) is not int or d[_TAG] < 0:
+            raise CodecError("not a declaration record")
         cls = _CLASSES[d[_TAG]]
-        return cls(*d[1])
+        values = d[1]
+        specs = _FIELD_TYPES[cls]
+        if type(values) is not tuple or len(values) != len(specs):
+            raise CodecError(f"{cls.__name__}: {len(values) if type(values) is tuple else '?'} fields")
+        for v, spec in zip(values, specs):
+            _check(v, spec, cls.__name__)
+        return cls(*values)
     except (KeyError, IndexError, TypeError) as e:
         raise CodecError(f"not a declaration record: {e}") from None
+
+
+# ------------------------------------------------------------------ type checks
+# A row from a cache file is a stranger's data: every field is checked for its
+# type (not just the shape) so a crafted row is a miss here, never a crash or
+# a wrong value later in the build. Specs: a type (``bool`` is not ``int``),
+# ``_opt(spec)``, ``_seq(spec)`` (a tuple of any length), ``_tup(spec, ...)``
+# (a tuple of that arity), ``_TYPEREF`` (the recursive type as written).
+
+def _opt(spec):
+    return ("opt", spec)
+
+
+def _seq(spec):
+    return ("seq", spec)
+
+
+def _tup(*specs):
+    return ("tup", specs)
+
+
+_TYPEREF = ("typeref",)
+
+
+def _ok(v, spec) -> bool:
+    if isinstance(spec, type):
+        if spec is int:
+            return type(v) is int
+        return type(v) is spec if spec in (bool, str, bytes) else isinstance(v, spec)
+    kind = spec[0]
+    if kind == "opt":
+        return v is None or _ok(v, spec[1])
+    if kind == "seq":
+        return type(v) is tuple and all(_ok(x, spec[1]) for x in v)
+    if kind == "tup":
+        return type(v) is tuple and len(v) == len(spec[1]) and all(_ok(x, t) for x, t in zip(v, spec[1]))
+    if kind == "typeref":  # (name, args, dims)
+        return (type(v) is tuple and len(v) == 3 and type(v[0]) is str and type(v[2]) is int
+                and type(v[1]) is tuple and all(_ok(a, _TYPEREF) for a in v[1]))
+    raise AssertionError(spec)
+
+
+_FIELD_TYPES = {
+    Import: (str, bool, bool),
+    Annotation: (str, _seq(_tup(str, str))),
+    FieldDecl: (str, _TYPEREF, bool, _seq(Annotation), bool, bool),
+    MethodDecl: (str, _seq(_tup(str, _TYPEREF)), bool, _opt(_TYPEREF), _seq(_tup(str, _opt(_TYPEREF))),
+                 bool, bool, bool, int, int, int, _opt(str), int, int, bool, bool, _seq(Annotation)),
+    InitDecl: (bool, int, int, int, int, int),
+    TypeDecl: (str, str, str, _opt(str), bool, bool, bool, bool, _opt(_TYPEREF), _seq(_TYPEREF),
+               _seq(_tup(str, _opt(_TYPEREF))), _seq(FieldDecl), _seq(MethodDecl), _seq(InitDecl), _seq(str),
+               _seq(_tup(str, _TYPEREF)), int, int, int, int, _opt(str), bool, _seq(Annotation), bool),
+    FileFacts: (str, str, str, _seq(Import), _seq(TypeDecl), _seq(_tup(int, int)), _opt(str), int),
+}
+assert all(len(_FIELD_TYPES[c]) == len(_FIELDS[_INDEX[c]]) for c in _CLASSES), "a dataclass of _facts changed"
+
+
+def _check(v, spec, what: str) -> None:
+    try:
+        ok = _ok(v, spec)
+    except RecursionError:
+        ok = False
+    if not ok:
+        raise CodecError(f"{what}: wrong type")
 
 
 def _unpack(blob: bytes):
@@ -115,6 +189,11 @@ def decode_resolution(blob: bytes):
         fmt, res, mk, warnings = doc
         if fmt != FORMAT:
             raise CodecError("another format")
+        _check(res, _opt(_tup(_seq(_tup(str, str, str, _seq(int))), _seq(_tup(str, str, str, bool, _opt(str))),
+                              _seq(_tup(str, int)), _seq(_tup(str, int)), _seq(_tup(str, str)),
+                              _seq(_tup(str, int)))), "resolution")
+        _check(mk, _opt(_tup(_seq(_tup(str, str)), _seq(_tup(str, str)))), "RTA facts")
+        _check(warnings, _seq(_tup(str, str)), "warnings")
         fr = None
         if res is not None:
             edges, apis, counts, reasons, examples, sites = res

@@ -158,13 +158,38 @@ class JdtResult:
 
 # --------------------------------------------------------------------------- setup
 
+_PRIVATE_TMP: Path | None = None
+
+
 def _cache_root() -> Path:
+    """The qare cache folder, or with caching off a fresh private temporary
+    folder of this process (removed at exit). Never a shared, predictable
+    name such as ``/tmp/qare-nocache``: anyone could create that first and
+    plant the jars and the class qare runs (docs/security.md "Caches")."""
+    global _PRIVATE_TMP
     from .classpath import _cache_dir
 
     c = _cache_dir()
     if c is None:  # caching turned off: still need a place for JDT's jars
-        c = Path(tempfile.gettempdir()) / "qare-nocache"
+        if _PRIVATE_TMP is None:
+            import atexit
+
+            _PRIVATE_TMP = Path(tempfile.mkdtemp(prefix="qare-nocache-"))  # mode 700, random name
+            atexit.register(shutil.rmtree, _PRIVATE_TMP, True)
+        c = _PRIVATE_TMP
     return c
+
+
+def _private(below: Path) -> None:
+    """Refuse (JdtUnavailableError) a cache folder from the root down to
+    ``below`` that another user owns or a group/others may write."""
+    from .safefs import FolderNotPrivate, check_private
+
+    try:
+        check_private(_cache_root(), below)
+    except FolderNotPrivate as e:
+        raise JdtUnavailableError(f"refusing the cache folder {e.filename}: {e.strerror} "
+                                  "(it holds code qare runs; make it private to you)") from None
 
 
 def maven_repository() -> Path:
@@ -200,11 +225,15 @@ def fetch_jdt(version: str = JDT_VERSION, *, timeout: float = 900) -> tuple[Path
     """
     work = _cache_root() / "jdt" / version
     listing = work / "classpath.txt"
+    _private(work)
+    _private(maven_repository())
     try:
-        jars = tuple(Path(p) for p in listing.read_text("utf-8").split(os.pathsep) if p)
-        if jars and all(j.is_file() for j in jars):
+        from .safefs import read_regular
+
+        jars = tuple(Path(p) for p in read_regular(listing, 1 << 20).decode("utf-8").split(os.pathsep) if p)
+        if jars and all(_in_repository(j) for j in jars):
             return jars
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         pass
     mvn = shutil.which("mvn")
     if mvn is None:
@@ -226,12 +255,28 @@ def fetch_jdt(version: str = JDT_VERSION, *, timeout: float = 900) -> tuple[Path
                                       f"(Maven Central unreachable?): {tail}")
         text = out.read_text("utf-8").strip()
         jars = tuple(Path(p) for p in text.split(os.pathsep) if p)
-        if not jars or not all(j.is_file() for j in jars):
+        if not jars or not all(_in_repository(j) for j in jars):
             raise JdtUnavailableError(f"mvn listed no usable jars for org.eclipse.jdt.core:{version}")
         tmp_listing = listing.with_suffix(".tmp")
         tmp_listing.write_text(text, "utf-8")
         os.replace(tmp_listing, listing)
     return jars
+
+
+def _in_repository(jar: Path) -> bool:
+    """Whether ``jar`` is a regular ``.jar`` file inside qare's own Maven
+    repository (the list in ``classpath.txt`` is only trusted that far)."""
+    import stat as _stat
+
+    from .safefs import is_inside
+
+    real = os.path.realpath(jar)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return False
+    return real.endswith(".jar") and _stat.S_ISREG(st.st_mode) \
+        and is_inside(real, os.path.realpath(maven_repository()))
 
 
 def _visitor_source() -> bytes:
@@ -272,6 +317,7 @@ def compile_visitor(jdt_jars, java_home: Path) -> Path:
     tag = hashlib.sha256(src + "\0".join(map(str, jdt_jars)).encode()).hexdigest()[:16]
     base = _cache_root() / "jdt" / JDT_VERSION
     out = base / f"visitor-{tag}"
+    _private(out / "qare" / "jdt")  # a planted class in someone else's folder is never run
     if (out / "qare" / "jdt" / "QareJdt.class").is_file():
         return out
     javac = java_home / "bin" / "javac"

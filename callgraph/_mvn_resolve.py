@@ -1122,7 +1122,8 @@ def _cache_file(client: MavenClient, key: str) -> Path:
 
 def _load_cached(path: Path, t0: float, build_files, warnings) -> ResolvedClasspath | None:
     try:
-        data = json.loads(path.read_text("utf-8"))
+        from .safefs import read_regular  # regular files only, bounded: a FIFO or /dev/zero link is a miss
+        data = json.loads(read_regular(path, 16 << 20).decode("utf-8"))
     except (OSError, ValueError):
         return None
     try:

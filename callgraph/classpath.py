@@ -557,6 +557,9 @@ def _cache_dir() -> Path | None:
     return Path(base) / "qare"
 
 
+_MAX_JIMAGE_INDEX = 64 << 20  # bytes; a JDK 25 index is ~2 MB
+
+
 def _open_jimage(modules: Path) -> JImage:
     """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime."""
     st = modules.stat()
@@ -571,8 +574,9 @@ def _open_jimage(modules: Path) -> JImage:
         import hashlib
         tag = hashlib.sha1(repr(key).encode()).hexdigest()[:16]
         cache_file = cache / f"jimage-index-{tag}.json"
-        try:
-            raw = json.loads(cache_file.read_text("utf-8"))
+        try:  # regular files only, bounded: a planted FIFO or /dev/zero link is a miss, not a hang
+            from .safefs import read_regular
+            raw = json.loads(read_regular(cache_file, _MAX_JIMAGE_INDEX).decode("utf-8"))
             if isinstance(raw, dict) and raw.get("key") == key and raw.get("format") == 2:
                 index = raw.get("index")
         except (OSError, ValueError):

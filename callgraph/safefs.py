@@ -33,7 +33,8 @@ from typing import Callable
 # the reader is shared with javadoc (which imports nothing of ours but records)
 from records.safefs import FileRefused, file_kind, is_inside, read_regular
 
-__all__ = ["FileRefused", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind"]
+__all__ = ["FileRefused", "FolderNotPrivate", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind",
+           "check_private"]
 
 @dataclass(slots=True)
 class TreeListing:
@@ -167,3 +168,67 @@ def walk_tree(root: str | os.PathLike, want: Callable[[str], bool],
         seen_files[target] = rel
         out.files.append((target, rel, st.st_size))
     return out
+
+
+class FolderNotPrivate(OSError):
+    """A cache folder qare will not trust: another user owns it, or a group
+    or everyone may write into it (``strerror`` says which, ``filename`` the
+    folder)."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(0, reason, path)
+
+
+def check_private(top: str | os.PathLike, below: str | os.PathLike | None = None) -> None:
+    """Refuse a cache folder that someone else could have written into.
+
+    Every existing folder from ``top`` down to ``below`` (both included;
+    ``below`` defaults to ``top`` and must lie under it) is checked at its
+    real path, like ``ssh`` checks ``~/.ssh``: it must be owned by the
+    current user (or root) and not be world-writable, nor group-writable
+    unless the group is the user's private group (:func:`_own_group`). Anything
+    qare *runs* from a cache folder (JDT's jars, the compiled JDT visitor,
+    Vineflower) and the warm cache's rows are trusted only after this check;
+    a folder that does not exist yet passes (qare creates it, private).
+
+    Raises
+    ------
+    FolderNotPrivate
+        A folder owned by another user, or writable by group or others.
+    """
+    top_real = os.path.realpath(top)
+    end = os.path.realpath(below) if below is not None else top_real
+    if not is_inside(end, top_real):
+        raise FolderNotPrivate(os.fspath(below), f"leads outside the cache folder {top_real}")
+    rel = os.path.relpath(end, top_real)
+    parts = [] if rel == "." else rel.split(os.sep)
+    uid = os.getuid()
+    d = top_real
+    for part in [None, *parts]:
+        if part is not None:
+            d = os.path.join(d, part)
+        try:
+            st = os.lstat(d)
+        except FileNotFoundError:
+            return  # not made yet: qare makes the rest itself
+        if stat.S_ISLNK(st.st_mode):  # swapped in after realpath
+            raise FolderNotPrivate(d, "is a symlink")
+        if st.st_uid not in (uid, 0):
+            raise FolderNotPrivate(d, f"owned by another user (uid {st.st_uid})")
+        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and not _own_group(st.st_gid, uid)):
+            raise FolderNotPrivate(d, f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+def _own_group(gid: int, uid: int) -> bool:
+    """Whether ``gid`` is the user's private group (named as the user, no
+    other members): a umask of 002, usual with such groups, then makes
+    group-writable folders that nobody else can write (ssh accepts them too)."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}

@@ -76,6 +76,14 @@ def load_dataset(path: str | os.PathLike) -> Dataset:
         raise DatasetError(f"{root}: not a dataset folder (missing or not a directory)")
     sfile = root / SAMPLES_FILE
     if not sfile.is_file():
+        if os.path.lexists(sfile):  # a FIFO, device or folder by that name: say so
+            from records.safefs import file_kind
+
+            try:
+                what = file_kind(os.stat(sfile).st_mode)
+            except OSError:
+                what = "broken symlink"
+            raise DatasetError(f"{root}: {SAMPLES_FILE} is a {what}, not a regular file")
         raise DatasetError(f"{root}: no {SAMPLES_FILE}")
     samples, problems = read_jsonl(sfile, SampleRecord.from_dict)
     seen: set[str] = set()

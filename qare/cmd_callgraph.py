@@ -152,6 +152,8 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
         # failed: exit 1; notes about the JDK's own class data are not
         failed = failed or os.path.realpath(entry) in entries
+    if pg.summary.cache.get("refused"):
+        click.echo(f"warning: warm cache not used: {pg.summary.cache['refused']}", err=True)
     pg.summary.phases["startup"] = round(startup, 3)
     return pg, failed
 

@@ -370,6 +370,13 @@ def vineflower_jar(repository: str | os.PathLike | None = None, *, timeout: floa
     group, artifact, version = VINEFLOWER.split(":")
     repo = Path(repository) if repository else _qare_cache() / "m2" / "repository"
     jar = repo.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
+    if not repository:  # qare's own cache: the jar is run, so its folders must be private
+        from callgraph.safefs import FolderNotPrivate, check_private
+
+        try:
+            check_private(_qare_cache(), jar.parent)
+        except FolderNotPrivate as e:
+            raise DecompileError(f"refusing the cache folder {e.filename}: {e.strerror}") from None
     if jar.is_file():
         return jar
     mvn = shutil.which("mvn")

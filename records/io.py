@@ -57,8 +57,19 @@ class Problem:
 
 def _lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, str]]:
     with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
+        n = 0
+        while True:
+            # bounded: ``for raw in fh`` would hold a whole line (a stranger's
+            # file may be one endless line) before any length check
+            raw = fh.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            n += 1
             if len(raw) > MAX_LINE:
+                while not raw.endswith(b"\n"):  # skip the rest of the line, 1 MiB at a time
+                    raw = fh.readline(1 << 20)
+                    if not raw:
+                        break
                 problems.append(Problem(str(path), n, f"line longer than {MAX_LINE} bytes, skipped"))
                 continue
             try:
@@ -87,6 +98,9 @@ def iter_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: 
             continue
         except RecursionError:  # e.g. 100,000 nested '[': json recurses per level
             problems.append(Problem(str(path), n, "not JSON: nested too deeply"))
+            continue
+        except ValueError as e:  # an integer of more than 4300 digits (Python's int limit)
+            problems.append(Problem(str(path), n, f"not JSON: {e}"))
             continue
         try:
             rec = parse(obj)

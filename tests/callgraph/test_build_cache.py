@@ -134,25 +134,87 @@ def test_a_changed_classpath_re_resolves(tmp_path):
 
 
 @pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
-def test_a_corrupt_file_is_rebuilt(tmp_path, content):
+def test_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch, content):
+    # at the default path in qare's own folder: replaced
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    root, cache = _project(tmp_path), tmp_path / "qc" / "callgraph.sqlite"
+    cache.parent.mkdir()
+    cache.write_bytes(content)
+    pg = _build(root, "auto")
+    assert pg.summary.cache["rebuilt"] == 1
+    assert _bytes(pg) == _bytes(_build(root, None))
+    assert _build(root, "auto").summary.cache["resolved_hits"] == 4
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_a_named_file_that_is_no_qare_cache_is_never_replaced(tmp_path, content):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     cache.write_bytes(content)
     pg = _build(root, cache)
-    assert pg.summary.cache["rebuilt"] == 1
+    assert "is not a qare cache" in pg.summary.cache["refused"]
+    assert cache.read_bytes() == content
     assert _bytes(pg) == _bytes(_build(root, None))
-    assert _build(root, cache).summary.cache["resolved_hits"] == 4
 
 
-def test_a_foreign_database_is_rebuilt(tmp_path):
+def test_a_named_foreign_database_is_never_replaced(tmp_path):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     db = sqlite3.connect(cache)
-    db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, blob BLOB)")  # the old pickle cache's table
+    db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, blob BLOB)")  # another program's table
+    db.execute("INSERT INTO facts VALUES ('k', x'00')")
+    db.commit()
+    db.close()
+    before = cache.read_bytes()
+    pg = _build(root, cache)
+    assert "another program" in pg.summary.cache["refused"]
+    assert cache.read_bytes() == before
+
+
+def test_an_older_qare_cache_is_rebuilt(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO meta VALUES ('format', 'qare-callgraph-cache 0.1')")
     db.commit()
     db.close()
     pg = _build(root, cache)
     assert pg.summary.cache["rebuilt"] == 1
     assert _build(root, cache).summary.cache == {"facts_hits": 4, "facts_misses": 0, "resolved_hits": 4,
                                                  "resolved_misses": 0, "rebuilt": 0}
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+def test_a_symlinked_cache_file_is_refused(tmp_path, suffix):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "victim"
+    os.symlink(target, f"{cache}{suffix}")
+    pg = _build(root, cache)
+    assert "symlink" in pg.summary.cache["refused"]
+    assert not target.exists() and os.listdir(outside) == []
+    assert _bytes(pg) == _bytes(_build(root, None))
+
+
+def test_a_cache_in_a_world_writable_folder_is_refused(tmp_path, monkeypatch):
+    root = _project(tmp_path)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    pg = _build(root, shared / "c.sqlite")
+    assert "writable by group or others" in pg.summary.cache["refused"]
+    assert not (shared / "c.sqlite").exists()
+    monkeypatch.setenv("QARE_CACHE_DIR", str(shared))  # the default cache folder too
+    assert "writable by group or others" in _build(root, "auto").summary.cache["refused"]
+    assert not (shared / "callgraph.sqlite").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to make a folder owned by another user")
+def test_a_cache_in_a_foreign_owned_folder_is_refused(tmp_path):
+    root = _project(tmp_path)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)
+    assert "owned by another user" in _build(root, theirs / "c.sqlite").summary.cache["refused"]
 
 
 class _Boom:
@@ -229,3 +291,83 @@ def test_the_library_default_is_no_cache(tmp_path, monkeypatch):
     assert build_project_graph(_project(tmp_path), auto_classpath=False, jdk=None,
                                cache="auto").summary.cache["facts_misses"] == 4
     assert (tmp_path / "qc" / "callgraph.sqlite").is_file()
+
+
+def test_the_cli_warns_when_the_named_cache_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from qare.cli import main
+
+    root, cache = _project(tmp_path), tmp_path / "notes.txt"
+    cache.write_text("my notes, not a cache\n" * 10)
+    r = CliRunner().invoke(main, ["graph", str(root), "-q", "--no-discover-classpath", "--cache", str(cache)])
+    assert r.exit_code == 0, r.output
+    assert "warning: warm cache not used" in r.output and "is not a qare cache" in r.output
+    assert cache.read_text() == "my notes, not a cache\n" * 10
+
+
+def _rewrite(cache: Path, table: str, change) -> None:
+    import msgpack
+
+    db = sqlite3.connect(cache)
+    for key, blob in list(db.execute(f"SELECT key, blob FROM {table}")):
+        doc = msgpack.unpackb(blob, strict_map_key=False, raw=False)
+        change(doc)
+        db.execute(f"UPDATE {table} SET blob = ? WHERE key = ?", (msgpack.packb(doc, use_bin_type=True), key))
+    db.commit()
+    db.close()
+
+
+def _res(i, value):
+    def change(doc):
+        if doc[1] is not None:
+            doc[1][i] = value
+    return change
+
+
+def _facts(i, value):
+    def change(doc):
+        doc[1][1][i] = value
+    return change
+
+
+def _edge_lines(doc):
+    if doc[1] is not None and doc[1][0]:
+        doc[1][0][0][3] = ["x"]
+
+
+@pytest.mark.parametrize("table, change", [
+    ("resolved", _res(1, [["x", [1]]])),  # apis: an ApiTarget of 2 fields
+    ("resolved", _res(1, [["x", "T", "m", "yes", None]])),  # third_party not a bool
+    ("resolved", _res(2, [["exact", "lots"]])),  # counts: a string count
+    ("resolved", _res(0, [[1, 2, 3, 4]])),  # edges: ints for ids
+    ("resolved", _edge_lines),  # an edge line that is no int
+    ("resolved", lambda doc: doc.__setitem__(3, [1])),  # warnings: no (path, reason)
+    ("resolved", lambda doc: doc.__setitem__(2, [[["T", 7]], []])),  # RTA facts: no reason string
+    ("facts", _facts(4, [1, 2])),  # types: ints instead of TypeDecls
+    ("facts", _facts(7, "many")),  # lines: a string
+    ("facts", _facts(2, 3)),  # package: an int
+    ("facts", _facts(5, [[1, "a"]])),  # parse_errors: a string column
+    ("facts", lambda doc: doc[1].__setitem__(0, "not a class index")),
+])
+def test_a_crafted_row_of_the_wrong_types_is_a_miss(tmp_path, table, change):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    cold = _build(root, cache)
+    _rewrite(cache, table, change)
+    warm = _build(root, cache)  # no traceback, the same graph as without the cache
+    assert _bytes(warm) == _bytes(cold)
+    if table == "facts":
+        assert warm.summary.cache["facts_misses"] == 4
+
+
+def test_decode_checks_every_field_type():
+    from callgraph import _codec
+    from callgraph._facts import Annotation, FileFacts, Import
+
+    good = FileFacts("A.java", "main", "p", (Import("java.util.List", False, False),), (), ((1, 2),), None, 3)
+    assert _codec.decode_facts(_codec.encode_facts(good)) == good
+    for bad in (FileFacts("A.java", "main", "p", (Import("x", 1, False),), (), (), None, 3),  # int for a bool
+                FileFacts("A.java", "main", "p", (), (), (), None, True),  # a bool for an int
+                FileFacts("A.java", "main", "p", (Annotation("x", (("a",),)),), (), (), None, 3)):
+        with pytest.raises(_codec.CodecError):
+            _codec.decode_facts(_codec.encode_facts(bad))
