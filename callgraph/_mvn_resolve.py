@@ -1120,7 +1120,11 @@ def _cache_file(client: MavenClient, key: str) -> Path:
     return client.repo_local.parent / "resolved" / f"{key}.json"
 
 
-def _load_cached(path: Path, t0: float, build_files, warnings) -> ResolvedClasspath | None:
+def _load_cached(path: Path, t0: float, build_files, warnings, trusted: tuple[Path, ...] = ()) -> ResolvedClasspath | None:
+    """An earlier resolution from the cache, or None (a miss). With ``trusted``
+    folders (the local Maven repository, the project), a listed jar outside all of
+    them makes the whole entry a miss: a planted result file must not put a jar of
+    the machine around on the classpath."""
     try:
         from .safefs import read_regular  # regular files only, bounded: a FIFO or /dev/zero link is a miss
         data = json.loads(read_regular(path, 16 << 20).decode("utf-8"))
@@ -1131,6 +1135,8 @@ def _load_cached(path: Path, t0: float, build_files, warnings) -> ResolvedClassp
         jars = tuple(Path(j) for j in data["jars"])
         if not all(j.is_file() for j in jars):
             return None   # the repository was cleaned: resolve again
+        if trusted and not all(any(_inside(j, t) for t in trusted) for j in jars):
+            return None   # not a result qare wrote: resolve again
         return ResolvedClasspath(
             Method(data["method"]), jars, arts,
             tuple(Failure(f["coords"], Reason(f["reason"]), f["detail"], f.get("file")) for f in data["unresolved"]),
@@ -1223,7 +1229,7 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         # (unless a system-scoped jar of the project is part of the result)
         key = _cache_key(work, client, str(root.resolve()) if work.system_jars else "")
         if use_cache and client.executable() is not None:
-            hit = _load_cached(_cache_file(client, key), t0, build_files, work.warnings)
+            hit = _load_cached(_cache_file(client, key), t0, build_files, work.warnings, (client.repo_local, root))
             if hit is not None:
                 return hit
         if client.executable() is None:

@@ -56,3 +56,29 @@ def test_a_planted_maven_resolution_is_a_miss(tmp_path, kind):
              f"print(_load_cached(Path({str(cached)!r}), 0.0, (), []))", tmp_path / "qc")
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "None"
+
+
+def test_a_cached_resolution_listing_a_jar_outside_the_repository_is_a_miss(tmp_path):
+    # a planted m2/resolved/<key>.json must not put a jar of the machine on the classpath
+    import json
+
+    from callgraph._mvn_resolve import _load_cached
+
+    repo, project, outside = tmp_path / "m2", tmp_path / "proj", tmp_path / "elsewhere"
+    for d in (repo / "g/a/1", project, outside):
+        d.mkdir(parents=True)
+    (repo / "g/a/1/a-1.jar").write_bytes(b"PK")
+    (outside / "evil.jar").write_bytes(b"PK")
+
+    def entry(jars):
+        p = tmp_path / "resolved.json"
+        p.write_text(json.dumps({"method": "maven", "jars": [str(j) for j in jars], "artifacts": [],
+                                 "unresolved": [], "repo_local": str(repo)}))
+        return p
+
+    good = _load_cached(entry([repo / "g/a/1/a-1.jar"]), 0.0, (), [], (repo, project))
+    assert good is not None and [str(j) for j in good.jars] == [str(repo / "g/a/1/a-1.jar")]
+    assert _load_cached(entry([repo / "g/a/1/a-1.jar", outside / "evil.jar"]), 0.0, (), [], (repo, project)) is None
+    # through a symlink inside the repository that leads out of it: still outside
+    (repo / "g/a/1/link.jar").symlink_to(outside / "evil.jar")
+    assert _load_cached(entry([repo / "g/a/1/link.jar"]), 0.0, (), [], (repo, project)) is None
