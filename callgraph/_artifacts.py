@@ -151,7 +151,7 @@ def fetch_doc_jars(libraries: Iterable[str], kind: str = "javadoc", *, repo_loca
                     for g, a, v in left]
             _write(_generated_pom("qare.docs", deps, [], list(repositories)), work / "pom.xml")
             run = client.run(["-f", "pom.xml", f"{DEPENDENCY_PLUGIN}:list"], work,
-                             (lambda t: bar.update(1)) if bar is not None and t.url.endswith(".jar") else None)
+                             (lambda t: bar.update(1) if t.url.endswith(".jar") else None) if bar is not None else None)
             downloads += run.downloads
             got = [t for t in left if _usable(_repo_path(client.repo_local, *t, "jar", kind))]
             have += [DocJar(":".join(t), kind, _repo_path(client.repo_local, *t, "jar", kind)) for t in got]

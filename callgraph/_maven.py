@@ -31,7 +31,7 @@ from lxml import etree
 
 from . import _gradle, _gradle_platform
 from ._coords import coordinate_problem
-from .safefs import is_inside, read_regular
+from .safefs import is_inside
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
            "default_repositories"]

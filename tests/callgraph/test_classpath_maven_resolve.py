@@ -243,7 +243,9 @@ def test_nothing_of_the_project_runs_and_a_second_run_downloads_nothing(server, 
     docs = fetch_doc_jars(["qare.fixture:good:1.0"], repo_local=server.local, settings=server.settings)
     assert docs.failures[0].reason is Reason.NOT_FOUND  # none published
     server.put("qare.fixture", "transitive", "1.0", classifiers=("javadoc",))
-    d1 = fetch_doc_jars(["qare.fixture:transitive:1.0"], repo_local=server.local, settings=server.settings)
+    # progress=True: the bar's callback once named an undefined variable (every fetch on a terminal failed)
+    d1 = fetch_doc_jars(["qare.fixture:transitive:1.0"], repo_local=server.local, settings=server.settings,
+                        progress=True)
     assert [j.coords for j in d1.jars] == ["qare.fixture:transitive:1.0"] and d1.downloads >= 1
     served = len(server.requests)
     d2 = fetch_doc_jars(["qare.fixture:transitive:1.0", "qare.fixture:good:1.0"], repo_local=server.local,
