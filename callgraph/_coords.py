@@ -14,6 +14,8 @@ import os
 import re
 from pathlib import Path
 
+from records.safefs import is_inside
+
 _ID = re.compile(r"[A-Za-z0-9_\-.]+")
 # classifier and type: the same characters as an id (``jdk15``, ``test-jar``, ``sources``)
 _SCOPES = frozenset({"compile", "provided", "runtime", "test", "system", "import"})
@@ -53,5 +55,4 @@ def coordinate_problem(group: str | None, artifact: str | None, version: str | N
 
 def inside(path: Path, base: Path) -> bool:
     """Whether ``path`` (resolved, symlinks followed) lies inside ``base`` (resolved)."""
-    real, top = os.path.realpath(path), os.path.realpath(base)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+    return is_inside(os.path.realpath(path), os.path.realpath(base))

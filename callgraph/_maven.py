@@ -589,25 +589,17 @@ def _gradle_entries(path: Path, text: str, props: dict[str, str], report: Classp
 
 
 def _find_up(start: Path, rel: str, root: Path | None = None) -> Path | None:
-    """``rel`` in ``start`` or the folders above it, never above ``root`` (the
-    project's tree: a stranger's repository must not make qare read a catalog from
-    the machine around it); without ``root``, ``start`` is the only folder looked in.
-    A symlink leading out of ``root`` is not followed."""
-    d = start.resolve()
-    top = root.resolve() if root is not None else d
-    for _ in range(32):
-        if top != d and top not in d.parents:
-            return None
+    """``rel`` in ``start`` or the folders above it (``_gradle._ancestors``: the
+    same walk as ``gradle.properties``), never above ``root`` (the project's tree:
+    a stranger's repository must not make qare read a catalog from the machine
+    around it); without ``root``, ``start`` is the only folder looked in. A
+    symlink leading out of ``root`` is not followed."""
+    start = start.resolve()
+    top = root.resolve() if root is not None else start
+    for d in _gradle._ancestors(start, top):
         cand = d / rel
-        try:
-            inside = cand.resolve().is_relative_to(top)
-        except OSError:
-            inside = False
-        if inside and cand.is_file():
+        if is_inside(os.path.realpath(cand), str(top)) and cand.is_file():
             return cand
-        if d == top or d.parent == d:
-            break
-        d = d.parent
     return None
 
 
