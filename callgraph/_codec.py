@@ -182,6 +182,14 @@ def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
     return msgpack.packb([FORMAT, res, mk, [list(w) for w in warnings]], use_bin_type=True)
 
 
+# the shapes decode_resolution checks (built once: a warm run decodes one row per file)
+_RESOLUTION_SPEC = _opt(_tup(_seq(_tup(str, str, str, _seq(int))), _seq(_tup(str, str, str, bool, _opt(str))),
+                             _seq(_tup(str, int)), _seq(_tup(str, int)), _seq(_tup(str, str)),
+                             _seq(_tup(str, int))))
+_RTA_SPEC = _opt(_tup(_seq(_tup(str, str)), _seq(_tup(str, str))))
+_WARNINGS_SPEC = _seq(_tup(str, str))
+
+
 def decode_resolution(blob: bytes):
     """bytes → ``(FileResult or None, made or None, warnings)``. Raises ``CodecError``."""
     doc = _unpack(blob)
@@ -189,11 +197,9 @@ def decode_resolution(blob: bytes):
         fmt, res, mk, warnings = doc
         if fmt != FORMAT:
             raise CodecError("another format")
-        _check(res, _opt(_tup(_seq(_tup(str, str, str, _seq(int))), _seq(_tup(str, str, str, bool, _opt(str))),
-                              _seq(_tup(str, int)), _seq(_tup(str, int)), _seq(_tup(str, str)),
-                              _seq(_tup(str, int)))), "resolution")
-        _check(mk, _opt(_tup(_seq(_tup(str, str)), _seq(_tup(str, str)))), "RTA facts")
-        _check(warnings, _seq(_tup(str, str)), "warnings")
+        _check(res, _RESOLUTION_SPEC, "resolution")
+        _check(mk, _RTA_SPEC, "RTA facts")
+        _check(warnings, _WARNINGS_SPEC, "warnings")
         fr = None
         if res is not None:
             edges, apis, counts, reasons, examples, sites = res

@@ -215,8 +215,7 @@ def build_text(path: Path, root: Path | None = None, warnings: list | None = Non
     here = Path(os.path.realpath(path.parent))
     # Why: a gradle.properties or enclosing build file that is a symlink out of the
     # project (e.g. to ~/.gradle/gradle.properties) would put the machine's values in
-    # the pom sent to Maven; without ``root`` the build file's own folder bounds them.
-    bound = root if root is not None else here
+    # the pom sent to Maven; without ``root`` each file's own folder bounds its read.
     text = normalise_refs(strip_comments(read_build_text(path, root=root)))
     props = definitions(text)
     dirs = _ancestors(here, root)
@@ -224,7 +223,7 @@ def build_text(path: Path, root: Path | None = None, warnings: list | None = Non
         gp = d / "gradle.properties"
         if gp.is_file():
             try:
-                for k, v in properties_file(read_build_text(gp, root=bound if root is not None else d)).items():
+                for k, v in properties_file(read_build_text(gp, root=root if root is not None else d)).items():
                     props.setdefault(k, v)
             except OSError as exc:
                 if warnings is not None:
@@ -234,7 +233,7 @@ def build_text(path: Path, root: Path | None = None, warnings: list | None = Non
             bf = d / name
             if bf.is_file():
                 try:
-                    for k, v in definitions(normalise_refs(strip_comments(read_build_text(bf, root=bound if root is not None else d)))).items():
+                    for k, v in definitions(normalise_refs(strip_comments(read_build_text(bf, root=root if root is not None else d)))).items():
                         props.setdefault(k, v)
                 except OSError as exc:
                     if warnings is not None:

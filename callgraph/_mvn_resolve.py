@@ -44,6 +44,7 @@ from lxml import etree
 
 from . import _gradle, _gradle_platform, _maven
 from ._coords import coordinate_problem, inside as _inside
+from .safefs import is_inside
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
 __all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
@@ -1135,7 +1136,8 @@ def _load_cached(path: Path, t0: float, build_files, warnings, trusted: tuple[Pa
         jars = tuple(Path(j) for j in data["jars"])
         if not all(j.is_file() for j in jars):
             return None   # the repository was cleaned: resolve again
-        if trusted and not all(any(_inside(j, t) for t in trusted) for j in jars):
+        tops = [os.path.realpath(t) for t in trusted]
+        if tops and not all(any(is_inside(os.path.realpath(j), t) for t in tops) for j in jars):
             return None   # not a result qare wrote: resolve again
         return ResolvedClasspath(
             Method(data["method"]), jars, arts,
