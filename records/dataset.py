@@ -105,6 +105,30 @@ def _list(cls, key: str, value: Any) -> tuple:
     return tuple(value)
 
 
+_INT = (int,)
+_NUMBER = (int, float)
+_STR = (str,)
+
+
+def _typed(cls, kw: dict, fields: dict[str, tuple[type, ...]]) -> None:
+    """Each present, non-null field of ``fields`` has one of its types (a bool is
+    no number): a gold file of strangers with ``"depth_max": "2"`` is a bad line,
+    not a crash later in sorting or arithmetic."""
+    for key, types in fields.items():
+        v = kw.get(key)
+        if v is not None and (not isinstance(v, types) or isinstance(v, bool)):
+            raise SchemaError(f"{cls.__name__}: {key!r} must be {' or '.join(t.__name__ for t in types)}, "
+                              f"got {type(v).__name__}")
+
+
+_TARGET_TYPES = {"signature": _STR, "class_": _STR, "library": _STR, "depth": _INT, "chain_loc": _INT,
+                 "density": _NUMBER, "resolution": _STR}
+_SAMPLE_TYPES = {"project": _STR, "commit": _STR, "file": _STR, "method": _STR, "start_line": _INT,
+                 "end_line": _INT, "loc": _INT, "comment": _STR, "lang": _STR, "n_direct_apis": _INT,
+                 "depth_max": _INT, "depth_min": _INT, "density": _NUMBER, "query_original": _STR,
+                 "query_source": _STR}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TargetRecord:
     """One third-party API a sample's method reaches (DESIGN.md "Depth, chain
@@ -152,6 +176,7 @@ class TargetRecord:
         kw["api"] = _str(cls, "api", kw["api"])
         if "chain" in kw:
             kw["chain"] = _list(cls, "chain", kw["chain"])
+        _typed(cls, kw, _TARGET_TYPES)
         if kw.get("class_") is None:
             kw.pop("class_", None)
         return cls(**kw)
@@ -201,6 +226,7 @@ class SampleRecord:
         kw["id"] = str(kw["id"])
         if not isinstance(kw["query"], str):
             raise SchemaError(f"SampleRecord: 'query' must be a string, got {type(kw['query']).__name__}")
+        _typed(cls, kw, _SAMPLE_TYPES)
         targets = tuple(TargetRecord.from_dict(t) for t in _list(cls, "targets", kw["targets"]))
         kw["targets"] = targets
         kw["leaks"] = tuple(kw.get("leaks") or ())

@@ -94,3 +94,22 @@ def test_slices_and_baseline_report_skipped_lines(tmp_path):
     assert r.exit_code == 1, r.output
     assert r.output.count("problem: ") == 20
     assert "... 5 more problems" in r.output
+
+
+@pytest.mark.parametrize("line, field", [
+    ('{"id": "t1", "query": "q", "targets": [{"api": "a.B.c"}], "depth_max": "2"}', "depth_max"),
+    ('{"id": "t2", "query": "q", "targets": [{"api": "a.B.c"}], "density": "x"}', "density"),
+    ('{"id": "t3", "query": "q", "targets": [{"api": "a.B.c", "depth": true}]}', "depth"),
+    ('{"id": "t4", "query": "q", "targets": [{"api": "a.B.c"}], "project": ["p"]}', "project"),
+])
+def test_a_field_of_the_wrong_type_is_a_bad_line_not_a_crash(tmp_path, line, field):
+    # a gold file of strangers: "depth_max": "2" crashed slices' sorting with a TypeError
+    with pytest.raises(SchemaError, match=repr(field)):
+        SampleRecord.from_dict(json.loads(line))
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    _jsonl(gold / "samples.jsonl", MINIMAL + [line])
+    for by in ("depth", "density"):
+        r = CliRunner().invoke(main, ["slices", str(gold), "--by", by, "--out", str(tmp_path / f"sl-{by}")])
+        assert r.exit_code == 1 and r.exception is None or isinstance(r.exception, SystemExit), r.output
+        assert "problem: " in r.output and field in r.output
