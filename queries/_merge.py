@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from records.dataset import APIS_FILE, SAMPLES_FILE, ApiRecord, SampleRecord
+from records.safefs import read_regular
 from records.io import write_jsonl, write_text_atomic
 
 from ._options import BuildError, BuildOptions
@@ -184,9 +185,12 @@ class _Translator:
         self.path = out / _TRANSLATIONS
         if opts.translate_cmd and self.path.is_file():
             try:
-                self.cache = json.loads(self.path.read_text(encoding="utf-8"))
+                got = json.loads(read_regular(self.path, 256 << 20).decode("utf-8"))
             except (OSError, ValueError):
-                self.cache = {}
+                got = None
+            # a cache in the output folder is data of whoever wrote there: only text → text
+            if isinstance(got, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in got.items()):
+                self.cache = got
 
     @property
     def on(self) -> bool:

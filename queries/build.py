@@ -36,6 +36,7 @@ from typing import Any
 from records import __version__
 from records.dataset import MANIFEST_FILE, PROJECTS_FILE, ProjectRecord
 from records.io import write_json, write_jsonl, write_text_atomic
+from records.safefs import read_regular
 
 from . import _progress
 from ._analyse import analyse_project, default_cache, tb_summary
@@ -130,9 +131,18 @@ def _library_totals(rows: list[dict]) -> dict[str, Any]:
 
 
 
+_MAX_PART_BYTES = 1 << 30
+
+
+def _read_part(path: Path):
+    """A part file's JSON: a regular file only, bounded (a FIFO planted in a shared
+    ``--out`` would block the resume forever)."""
+    return json.loads(read_regular(path, _MAX_PART_BYTES).decode("utf-8"))
+
+
 def _load_part(path: Path, fingerprint: str) -> ProjectPart | None:
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        d = _read_part(path)
     except (OSError, ValueError):
         return None
     if not isinstance(d, dict) or d.get("format") != PART_FORMAT or d.get("fingerprint") != fingerprint \
@@ -140,7 +150,7 @@ def _load_part(path: Path, fingerprint: str) -> ProjectPart | None:
         return None
     try:
         return ProjectPart.from_dict(d)
-    except (KeyError, TypeError, ValueError):  # a part of another shape: analyse again
+    except (KeyError, TypeError, ValueError, AttributeError):  # a part of another shape: analyse again
         return None
 
 
@@ -308,8 +318,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
                 continue
             path = parts_dir / f"{lp.key}.json"
             try:
-                yield ProjectPart.from_dict(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError, KeyError, TypeError) as e:
+                yield ProjectPart.from_dict(_read_part(path))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
                 raise BuildError(f"{path}: cannot read back the project's results ({e})") from None
 
     api_counts = [n for p in ordered if p.verdict is Verdict.KEPT for n in counts_of[p.key]]
