@@ -264,7 +264,6 @@ def _dispatch_view(g, dispatch: str):
 
 _ENC_STR = json.encoder.py_encode_basestring if json.encoder.c_encode_basestring is None \
     else json.encoder.c_encode_basestring
-_FLOAT_REPR = float.__repr__
 
 
 def _indented(obj, prefix: str) -> str:

@@ -216,12 +216,6 @@ class MemoryCgroup:
                 return int(v)
         return 0
 
-    def peak_bytes(self) -> int | None:
-        """Highest memory use of the cgroup, bytes (``None`` when unknown)."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        v = _read(os.path.join(self.path, name)).strip()
-        return int(v) if v.isdigit() else None
-
     def remove(self) -> None:
         """Kill what is left in the cgroup and remove it (best effort, bounded)."""
         for _ in range(50):
