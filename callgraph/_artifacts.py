@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from records.safefs import read_regular
+
 from ._coords import coordinate_problem
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, Reason, parse_failures
 from ._mvn_resolve import _generated_pom, _repo_path, _write, default_repo_local
@@ -120,7 +122,7 @@ def fetch_doc_jars(libraries: Iterable[str], kind: str = "javadoc", *, repo_loca
         try:
             # Maven's record of a miss; a transfer error is retried (it may be the network's mood)
             recent = (miss.is_file() and now - miss.stat().st_mtime < _MISS_TTL and not p.exists()
-                      and "transfer" not in miss.read_bytes()[:8000].decode("utf-8", "replace").lower())
+                      and "transfer" not in read_regular(miss, 8000, truncate=True).decode("utf-8", "replace").lower())
         except OSError:
             recent = False
         if recent:

@@ -43,6 +43,7 @@ from typing import AbstractSet, Iterable
 
 from . import _classfile as cf
 from ._jimage import JImage, JImageError
+from records.safefs import FileRefused, is_inside, read_regular
 
 __all__ = [
     "ClasspathIndex",
@@ -282,7 +283,8 @@ class _DirSource(_Source):
         seen_dirs = set()
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
             real = os.path.realpath(dirpath)
-            if real in seen_dirs:  # symlink loop
+            # a folder linked from elsewhere on the machine is not this class folder
+            if real in seen_dirs or not is_inside(real, str(root)):  # symlink loop, or outside
                 dirnames[:] = []
                 continue
             seen_dirs.add(real)
@@ -303,10 +305,12 @@ class _DirSource(_Source):
 
     def read(self, name: str) -> bytes:
         p = self._root / (name + ".class")
-        size = p.stat().st_size
-        if size > MAX_CLASS_BYTES:
-            raise _EntryError(f"{size} bytes exceeds limit {MAX_CLASS_BYTES}")
-        return p.read_bytes()
+        # a class folder comes from the project: a FIFO or device named *.class
+        # must not block or fill memory, a link must not lead out of the folder
+        try:
+            return read_regular(p, MAX_CLASS_BYTES, root=self._root)
+        except FileRefused as exc:
+            raise _EntryError(exc.strerror) from None
 
 
 class _JdkSource(_Source):

@@ -217,3 +217,34 @@ def test_zip_compressed_jimage(tmp_path):
     for name in ("java.lang.String", "java.util.Map.Entry", "java.util.ArrayList"):
         assert ix.lookup(name) == plain.lookup(name)
     assert ix.is_jdk_package("java.lang") and not ix.is_jdk_package("javax.xml.parsers")  # java.base only
+
+
+def test_class_folder_fifo_is_a_warning_not_a_hang(tmp_path, good_classes):
+    """A project's class folder may hold a FIFO named like a class file: the
+    read must be refused at once (it used to block in read_bytes forever,
+    stat() reporting size 0)."""
+    folder = tmp_path / "classes"
+    shutil.copytree(good_classes, folder)
+    os.mkfifo(folder / "bad" / "pkg" / "Pipe.class")
+    idx = ClasspathIndex.open([folder], jdk=None)
+    assert idx.lookup("bad.pkg.Good") is not None
+    r = idx.lookup_result("bad.pkg.Pipe")
+    assert isinstance(r, Unsolved) and "not a regular file (FIFO)" in r.reason
+    assert any("Pipe.class" in w and "FIFO" in w for _, w in idx.warnings)
+
+
+def test_class_folder_link_out_of_the_folder_is_not_indexed(tmp_path, good_classes):
+    """A folder linked from inside a class folder to elsewhere on the machine
+    is not part of that class folder: its classes are not indexed, and a
+    class file linked out is refused on reading."""
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(good_classes, outside)
+    folder = tmp_path / "classes"
+    (folder / "evil").mkdir(parents=True)
+    (folder / "bad").symlink_to(outside / "bad")            # a linked package folder
+    (folder / "evil" / "Leak.class").symlink_to(outside / "bad" / "pkg" / "Good.class")
+    idx = ClasspathIndex.open([folder], jdk=None)
+    assert idx.lookup("bad.pkg.Good") is None
+    assert isinstance(idx.lookup_result("bad.pkg.Good"), Unsolved)
+    r = idx.lookup_result("evil.Leak")
+    assert isinstance(r, Unsolved) and "outside" in r.reason
