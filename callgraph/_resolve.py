@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from enum import Enum
 from typing import NamedTuple
 
 import tree_sitter
@@ -21,7 +22,8 @@ from ._facts import _text as _t
 from ._callsite import NOT_A_CALL, STRENGTH as _RANK, ApiTarget, CallEdge, CallResolution, FileResult
 from ._callsite import Resolution as R
 
-from ._types import JArray, JClass, JTypeVar, JWildcard
+from ._types import (METHOD_REF, NULL, UNKNOWN_LIB, ClassT, JArray, JClass, JTypeVar, JWildcard, LambdaT,
+                     NullT, UnknownT, lambda_type)
 from ._candidates import MethodCandidate
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, ProjectIndex
 from ._overloads import arity_ok, choose
@@ -55,8 +57,13 @@ _SITE_QUERY = tree_sitter.Query(JAVA, """
 """)
 _DECL_CAPS = frozenset({"local", "param", "catch", "foreach", "res", "inst", "tpat", "rpat", "lambda"})
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
-STRING = ("java.lang.String", ())
-UNKNOWN_LIB = ("?", ())
+STRING = ClassT("java.lang.String")
+CLASS = ClassT("java.lang.Class")
+# one prebuilt value per primitive: a NamedTuple costs ~10x a tuple literal to build
+PRIM_T = {p: ClassT(p) for p in PRIMITIVES}
+INT, LONG, BOOLEAN, VOID = PRIM_T["int"], PRIM_T["long"], PRIM_T["boolean"], PRIM_T["void"]
+# argument types that are not a class type: never bound to a type variable
+_NOT_CLASS_T = (NullT, LambdaT, UnknownT)
 _INT_LIT = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal",
             "binary_integer_literal")
 _NUM_ORDER = ["byte", "short", "char", "int", "long", "float", "double"]
@@ -74,6 +81,24 @@ _ENUM_MEMBERS = {("name", 0): (), ("ordinal", 0): (), ("compareTo", 1): ("java.l
                  ("getDeclaringClass", 0): (), ("describeConstable", 0): ()}
 _ENUM_OWN = frozenset({("equals", 1), ("hashCode", 0), ("toString", 0)})  # final or declared in Enum
 _RECORD_OWN = frozenset({("equals", 1), ("hashCode", 0), ("toString", 0)})  # abstract in Record
+
+
+
+class Binding(Enum):
+    """How a local variable's type is found (the first element of a local's
+    binding tuple; the rest depends on the kind)."""
+
+    UNTYPED = "untyped"  # (UNTYPED,): no type to find (`var` without initializer, malformed)
+    DECLARED = "declared"  # (DECLARED, TypeRef, byte offset of the declaration): the written type
+    VAR_INIT = "var"  # (VAR_INIT, initializer node): `var x = e` — the type of e
+    LAMBDA_PARAM = "lambda-param"  # (LAMBDA_PARAM, lambda node, index): from the target type
+    FOREACH_ELEM = "foreach-elem"  # (FOREACH_ELEM, iterated node): `for (var x : e)` — e's element
+
+
+# as module globals: bindings are built and read on every local of every file
+_UNTYPED, _DECLARED, _VAR_INIT = Binding.UNTYPED, Binding.DECLARED, Binding.VAR_INIT
+_LAMBDA_PARAM, _FOREACH_ELEM = Binding.LAMBDA_PARAM, Binding.FOREACH_ELEM
+_NO_BINDING = (_UNTYPED,)
 
 _STATEMENT_EXPRS = frozenset({"method_invocation", "assignment_expression", "update_expression",
                               "object_creation_expression"})
@@ -410,7 +435,7 @@ class FileResolver:
                     return
                 tr = type_ref(ty)
                 self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
-                               ("ref", (tr[0], tr[1], tr[2] + 1), n.start_byte))
+                               (_DECLARED, (tr[0], tr[1], tr[2] + 1), n.start_byte))
             else:
                 nm = n.child_by_field_name("name")
                 if nm is None or ty is None:
@@ -420,16 +445,16 @@ class FileResolver:
                 if dims is not None:
                     tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
                 self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
-                               ("ref", tr, n.start_byte) if tr[0] != "var" else ("none",))
+                               (_DECLARED, tr, n.start_byte) if tr[0] != "var" else _NO_BINDING)
         elif cap == "catch":
             clause = n.parent
             nm = n.child_by_field_name("name")
             types = [c for c in n.named_children if c.type == "catch_type"]
             tys = [c for c in types[0].named_children] if types else []
-            payload = ("ref", type_ref(tys[0]), n.start_byte) if len(tys) == 1 else (
-                ("ref", ("java.lang.Exception", (), 0), n.start_byte) if tys else ("none",))
+            payload = (_DECLARED, type_ref(tys[0]), n.start_byte) if len(tys) == 1 else (
+                (_DECLARED, ("java.lang.Exception", (), 0), n.start_byte) if tys else _NO_BINDING)
             if len(tys) > 1:
-                payload = ("ref", type_ref(tys[0]), n.start_byte)
+                payload = (_DECLARED, type_ref(tys[0]), n.start_byte)
             self.add_local(_t(nm), clause.start_byte, clause.end_byte, n.start_byte, payload)
         elif cap == "foreach":
             ty = n.child_by_field_name("type")
@@ -438,9 +463,9 @@ class FileResolver:
             if nm is None:
                 return
             if ty is None or _t(ty) == "var":
-                payload = ("elem", val)
+                payload = (_FOREACH_ELEM, val)
             else:
-                payload = ("ref", type_ref(ty), n.start_byte)
+                payload = (_DECLARED, type_ref(ty), n.start_byte)
             self.add_local(_t(nm), n.start_byte, n.end_byte, n.start_byte, payload)
         elif cap == "res":
             nm = n.child_by_field_name("name")
@@ -460,7 +485,7 @@ class FileResolver:
                                                        "lambda_expression", "switch_block_statement_group"):
                 blk = blk.parent
             end = blk.end_byte if blk is not None else n.end_byte
-            self.add_local(_t(nm), n.start_byte, end, n.start_byte, ("ref", type_ref(ty), n.start_byte))
+            self.add_local(_t(nm), n.start_byte, end, n.start_byte, (_DECLARED, type_ref(ty), n.start_byte))
         elif cap in ("tpat", "rpat"):
             kids = [c for c in n.named_children if c.type not in ("modifiers",)]
             if len(kids) < 2 or kids[-1].type != "identifier":
@@ -471,28 +496,28 @@ class FileResolver:
                                                            "block", "lambda_expression"):
                 scope = scope.parent
             scope = scope or n
-            payload = ("none",) if _t(ty) == "var" else ("ref", type_ref(ty), n.start_byte)
+            payload = _NO_BINDING if _t(ty) == "var" else (_DECLARED, type_ref(ty), n.start_byte)
             self.add_local(_t(nm), n.start_byte, scope.end_byte, n.start_byte, payload)
         elif cap == "lambda":
             ps = n.child_by_field_name("parameters")
             if ps is None:
                 return
             if ps.type == "identifier":
-                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, 0))
+                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, 0))
             elif ps.type == "inferred_parameters":
                 ids = [c for c in ps.named_children if c.type == "identifier"]
                 for i, c in enumerate(ids):
-                    self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, ("lparam", n, i))
+                    self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, i))
 
     def _payload(self, ty, value, dims):
         if ty is None:
-            return ("none",)
+            return _NO_BINDING
         if _t(ty) == "var":
-            return ("var", value) if value is not None else ("none",)
+            return (_VAR_INIT, value) if value is not None else _NO_BINDING
         tr = type_ref(ty)
         if dims is not None:
             tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
-        return ("ref", tr, ty.start_byte)
+        return (_DECLARED, tr, ty.start_byte)
 
     def local_type(self, name: str, pos: int):
         """(type, found) of the innermost local ``name`` visible at ``pos``."""
@@ -507,20 +532,20 @@ class FileResolver:
             return None, False
         payload = best[3]
         k = payload[0]
-        if k == "none":
+        if k is _UNTYPED:
             return None, True
         ck = (name, best[0], best[2])
         if ck in self.local_types_cache:
             return self.local_types_cache[ck], True
         self.local_types_cache[ck] = None
-        with self.within(self.context_at(payload[2] if k == "ref" else payload[1].start_byte)):
-            if k == "ref":
+        with self.within(self.context_at(payload[2] if k is _DECLARED else payload[1].start_byte)):
+            if k is _DECLARED:
                 t = self.ref(payload[1])
-            elif k == "var":
+            elif k is _VAR_INIT:
                 t = self.texpr(payload[1])
-            elif k == "lparam":
+            elif k is _LAMBDA_PARAM:
                 t = self.lambda_param_type(payload[1], payload[2])
-            else:  # "elem": element of an iterated expression
+            else:  # _FOREACH_ELEM: element of an iterated expression
                 it = self.texpr(payload[1])
                 t = None
                 if it is not None:
@@ -623,18 +648,18 @@ class FileResolver:
             if ot is None:
                 return None
             if ot[0].endswith("[]") and name == "length":
-                return ("int", ())
+                return INT
             return self.idx.field_type_of(ot, name)[0]
         if t in _INT_LIT:
-            return ("long", ()) if _t(n)[-1:] in "lL" else ("int", ())
+            return LONG if _t(n)[-1:] in "lL" else INT
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):
-            return ("float", ()) if _t(n)[-1:] in "fF" else ("double", ())
+            return PRIM_T["float"] if _t(n)[-1:] in "fF" else PRIM_T["double"]
         if t in ("true", "false"):
-            return ("boolean", ())
+            return BOOLEAN
         if t == "character_literal":
-            return ("char", ())
+            return PRIM_T["char"]
         if t == "null_literal":
-            return ("null", ())
+            return NULL
         if t == "cast_expression":
             ty = n.child_by_field_name("type")
             return self.ref(type_ref(ty)) if ty is not None else None
@@ -661,26 +686,26 @@ class FileResolver:
             b = self.texpr(n.child_by_field_name("alternative"))
             if a is None or b is None:
                 return None
-            if a[0] == "null":
+            if type(a) is NullT:
                 return (BOX.get(b[0], b[0]), ()) if b[0] in PRIMITIVES else b
-            if b[0] == "null":
+            if type(b) is NullT:
                 return (BOX.get(a[0], a[0]), ()) if a[0] in PRIMITIVES else a
             pa, pb = UNBOX.get(a[0], a[0]), UNBOX.get(b[0], b[0])
             if pa in _NUM_ORDER and pb in _NUM_ORDER and (a[0] in PRIMITIVES or b[0] in PRIMITIVES
                                                           or pa != pb):
                 # numeric conditional (JLS 15.25): binary numeric promotion
                 if pa == pb:
-                    return (pa, ())
-                return (_NUM_ORDER[max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)], ())
+                    return PRIM_T[pa]
+                return PRIM_T[_NUM_ORDER[max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)]]
             if pa == pb == "boolean":
-                return ("boolean", ())
+                return BOOLEAN
             return a if a == b or self.idx.is_subtype(b[0], a[0]) is True else (
                 b if self.idx.is_subtype(a[0], b[0]) is True else None)
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
             ops = _t(op) if op is not None else ""
             if ops in _CMP_OPS:
-                return ("boolean", ())
+                return BOOLEAN
             a = self.texpr(n.child_by_field_name("left"))
             b = self.texpr(n.child_by_field_name("right"))
             if ops == "+" and (a == STRING or b == STRING):
@@ -690,19 +715,19 @@ class FileResolver:
             pa, pb = UNBOX.get(a[0], a[0]), UNBOX.get(b[0], b[0])
             if pa in _NUM_ORDER and pb in _NUM_ORDER:
                 if ops in ("<<", ">>", ">>>"):
-                    return ("long", ()) if pa == "long" else ("int", ())
+                    return LONG if pa == "long" else INT
                 w = max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)
-                return (_NUM_ORDER[w], ())
+                return PRIM_T[_NUM_ORDER[w]]
             if pa == pb == "boolean":
-                return ("boolean", ())
+                return BOOLEAN
             return None
         if t == "unary_expression":
             op = n.child_by_field_name("operator")
             if op is not None and _t(op) == "!":
-                return ("boolean", ())
+                return BOOLEAN
             a = self.texpr(n.child_by_field_name("operand"))
             if a and a[0] in ("byte", "short", "char"):
-                return ("int", ())
+                return INT
             return a
         if t == "update_expression":
             kids = n.named_children
@@ -710,7 +735,7 @@ class FileResolver:
         if t == "assignment_expression":
             return self.texpr(n.child_by_field_name("left"))
         if t == "instanceof_expression":
-            return ("boolean", ())
+            return BOOLEAN
         if t == "lambda_expression":
             shape = _lambda_shape(n)
             if shape == (0, "both"):
@@ -721,9 +746,9 @@ class FileResolver:
                     bt = self.call(body).ret
                     if bt is not None and bt[0] == "void":
                         shape = (0, "void")
-            return ("λ", shape)
+            return lambda_type(shape)
         if t == "method_reference":
-            return ("λ", ())
+            return METHOD_REF
         if t == "class_literal":
             kids = n.named_children
             inner = self.ref(type_ref(kids[0])) if kids else None
@@ -829,12 +854,12 @@ class FileResolver:
 
     def on_type(self, ot, name, args) -> CallResolution:
         tn = ot[0]
-        if tn == "?":
-            jdk = self.jdk_member(None, name, args, "?", None)
+        if type(ot) is UnknownT:
+            jdk = self.jdk_member(None, name, args, None, None)
             if jdk is not None:
                 return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
-        if tn in PRIMITIVES or tn in ("null", "λ"):
+        if tn in PRIMITIVES or type(ot) in (NullT, LambdaT):
             return CallResolution(_UNRESOLVED, reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
             tn = OBJECT
@@ -896,7 +921,7 @@ class FileResolver:
     def star(self, owner, name, kind, reason=None) -> CallResolution:
         mid = f"{owner}.{name}(*)"
         idx = self.idx
-        # ("?", ()): a value of an unknown library type
+        # the call returns a value of an unknown library type
         return CallResolution(kind, (mid,), UNKNOWN_LIB, reason,
                     apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
@@ -1012,12 +1037,12 @@ class FileResolver:
                 if not c.is_source and c.ptypes == params:
                     r = self.target(c, _BY_ARITY, owner, args, None, False)
                     if name == "getClass":
-                        r = r.returning(("java.lang.Class", ()))
+                        r = r.returning(CLASS)
                     return r
         mid = f"{owner}.{name}({','.join(params)})"
-        ret = {"hashCode": ("int", ()), "toString": STRING, "equals": ("boolean", ()), "name": STRING,
-               "ordinal": ("int", ()), "compareTo": ("int", ()), "getClass": ("java.lang.Class", ())}.get(
-            name, ("void", ()) if name in ("wait", "notify", "notifyAll") else None)
+        ret = {"hashCode": INT, "toString": STRING, "equals": BOOLEAN, "name": STRING,
+               "ordinal": INT, "compareTo": INT, "getClass": CLASS}.get(
+            name, VOID if name in ("wait", "notify", "notifyAll") else None)
         return CallResolution(_BY_ARITY, (mid,), ret, None,
                     apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
@@ -1048,7 +1073,7 @@ class FileResolver:
             return (c.type_key, ()) if c.info.name == "<init>" else None
         r = c.returns
         if r[0] == "void":
-            return ("void", ())
+            return VOID
         idx = self.idx
         fi = idx.type_file[c.type_key]
         subst: dict = {}
@@ -1072,7 +1097,7 @@ class FileResolver:
                     break
                 if pref[2] == 0 and pref[0] in c.tparams and not pref[1] and pref[0] not in subst:
                     a = self.texpr(args[i])
-                    if a is not None and a[0] not in ("null", "λ"):
+                    if a is not None and type(a) not in (NullT, LambdaT):
                         subst[pref[0]] = a
                 elif pref[0] == "Class" and len(pref[1]) == 1 and pref[1][0][0] in c.tparams:
                     a = self.texpr(args[i])
@@ -1102,7 +1127,7 @@ class FileResolver:
                 t = idx.jtuple(ms.returns, subst)
             except RecursionError:
                 t = None
-            if t is not None and t[0] != "?":
+            if t is not None:  # jtuple's values are class types (or None)
                 return t
         if not rt:
             return None
@@ -1154,7 +1179,7 @@ class FileResolver:
         ats = [self.texpr(a) for a in args]
         pairs = []
         if varargs and isinstance(ps[-1], JArray):
-            last_arr = n == len(ps) and ats[-1] is not None and (ats[-1][0].endswith("[]") or ats[-1][0] == "null")
+            last_arr = n == len(ps) and ats[-1] is not None and (ats[-1][0].endswith("[]") or type(ats[-1]) is NullT)
             for i, a in enumerate(ats):
                 if i < len(ps) - 1:
                     pairs.append((ps[i], a))
@@ -1166,7 +1191,7 @@ class FileResolver:
             pairs = list(zip(ps, ats))
         lams = []
         for k, (p, a) in enumerate(pairs):
-            if a is not None and a[0] == "λ" and args[k].type == "lambda_expression":
+            if type(a) is LambdaT and args[k].type == "lambda_expression":
                 lams.append((p, args[k]))
             else:
                 self._unify(p, a, mvars, got, bad, 0)
@@ -1210,7 +1235,7 @@ class FileResolver:
             self._unify(ra, bt, mvars, got, bad, 0)
 
     def _unify(self, p, a, mvars, got, bad, depth):
-        if a is None or depth > 8 or a[0] in ("null", "λ", "?"):
+        if a is None or depth > 8 or type(a) in _NOT_CLASS_T:
             return
         if isinstance(p, JTypeVar):
             if p.name not in mvars:
