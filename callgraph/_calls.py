@@ -30,6 +30,8 @@ _EXACT = R.EXACT
 _GUESSED_BY_NAME = R.GUESSED_BY_NAME
 _LOCAL_CLASS = R.LOCAL_CLASS
 _UNRESOLVED = R.UNRESOLVED
+# values that have no members to call (a prebuilt tuple: built per call otherwise)
+_NO_MEMBERS_T = (NullT, LambdaT)
 
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
 # Members every class/enum/record has from java.lang.Object, Enum, Record:
@@ -139,7 +141,7 @@ class CallSites:
             if jdk is not None:
                 return jdk
             return self.by_name(name, args, "receiver of an unknown library type")
-        if tn in PRIMITIVES or type(ot) in (NullT, LambdaT):
+        if tn in PRIMITIVES or type(ot) in _NO_MEMBERS_T:
             return CallResolution(_UNRESOLVED, reason=f"method called on a {tn} value")
         if tn.endswith("[]"):
             tn = OBJECT

@@ -31,6 +31,8 @@ _EXACT = R.EXACT
 
 # argument types that are not a class type: never bound to a type variable
 _NOT_CLASS_T = (NullT, LambdaT, UnknownT)
+# argument types a project method's type variable is not inferred from
+_NOT_INFERRED_T = (NullT, LambdaT)
 
 
 def _mentions_tvar(ref, names) -> bool:
@@ -78,7 +80,7 @@ class GenericInference:
                     break
                 if pref[2] == 0 and pref[0] in c.tparams and not pref[1] and pref[0] not in subst:
                     a = self.texpr(args[i])
-                    if a is not None and type(a) not in (NullT, LambdaT):
+                    if a is not None and type(a) not in _NOT_INFERRED_T:
                         subst[pref[0]] = a
                 elif pref[0] == "Class" and len(pref[1]) == 1 and pref[1][0][0] in c.tparams:
                     a = self.texpr(args[i])

@@ -42,6 +42,7 @@ _GUESSED_BY_NAME = R.GUESSED_BY_NAME
 _LOCAL_CLASS = R.LOCAL_CLASS
 _NOT_A_CALL = R.NOT_A_CALL
 _UNRESOLVED = R.UNRESOLVED
+_new = tuple.__new__
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -130,8 +131,11 @@ class _FileAcc:
             e[1].add(line)
 
     def freeze(self) -> FileResult:
+        # one CallEdge per edge (hundreds of thousands on the JDK): tuple.__new__
+        # in a list comprehension makes the same NamedTuple at half the cost of
+        # calling CallEdge(...) (its __new__ is a Python function) in a generator
         return FileResult(
-            tuple(CallEdge(s, d, k, tuple(sorted(lines))) for (s, d), (k, lines) in self.edges.items()),
+            tuple([_new(CallEdge, (s, d, k, tuple(sorted(lines)))) for (s, d), (k, lines) in self.edges.items()]),
             tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
             tuple(self.examples.items()), tuple(self.sites.items()))
 
@@ -197,7 +201,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             owner = self.owner_at(n.start_byte)
             if owner is None:
                 continue
-            self.ctx = MethodContext(self.type_at(n.start_byte), owner[4])
+            self.ctx = _new(MethodContext, (self.type_at(n.start_byte), owner[4]))  # see Scopes.context_at
             try:
                 r = self.site(name, n)
             except RecursionError:

@@ -75,6 +75,7 @@ class _Within:
         return False
 
 _NO_CONTEXT = MethodContext(None, None)
+_new = tuple.__new__
 
 
 class Scopes:
@@ -100,7 +101,9 @@ class Scopes:
     def context_at(self, pos: int) -> "MethodContext":
         """The context of the code at byte ``pos``."""
         o = self.owner_at(pos)
-        return MethodContext(self.type_at(pos), o[4] if o else None)
+        # tuple.__new__: the same MethodContext without the Python-level
+        # NamedTuple constructor (one per call site and per local typed)
+        return _new(MethodContext, (self.type_at(pos), o[4] if o else None))
 
     def within(self, ctx: "MethodContext") -> "_Within":
         """``with self.within(ctx):`` resolves in ``ctx`` (a declaration elsewhere
