@@ -17,9 +17,10 @@ Two layers of one family, with one conversion between them
   reason), or ``None`` (not known). These are NamedTuples, not dataclasses:
   the resolver makes millions of them and a NamedTuple costs about a third
   of a frozen dataclass to build and read (measured in issue 13). Every
-  expression type has the layout ``(name, args)`` first, so code that only
-  needs the erased name reads ``t[0]``; which *kind* of type a value is, is
-  told by its class (``type(t) is NullT``), never by a sentinel name.
+  expression type starts with ``name`` (a string) and then its type
+  arguments (a :class:`LambdaT` its shape), so code that only needs the
+  erased name reads ``t[0]``; which *kind* of type a value is, is told by
+  its class (``type(t) is NullT``), never by a sentinel name.
   Type variables and wildcards never reach an expression type: they are
   substituted or captured (JLS §5.1.10) when a declared type is converted.
   A plain ``(name, args)`` 2-tuple (what ``ProjectIndex`` memoises for a
