@@ -1,12 +1,11 @@
 """The project index: every project type and method, type-name resolution,
 member lookup through project sources → classpath → JDK, subtyping.
 
-Types in the resolver are tuples ``(name, args)``: ``name`` the erased source
-FQN (``"java.util.List"``), a primitive (``"int"``), an array
-(``"java.lang.String[]"``), ``"null"`` (the null literal) or ``"λ"`` (a lambda
-or method reference whose functional interface is not inferred); ``args`` the
-resolved type arguments (``None`` for an unknown argument). ``None`` as a type
-means unknown.
+Types in the resolver are expression types (``_types.ExprType``); the index
+hands out class types as ``(name, args)`` tuples, a ``_types.ClassT`` by
+layout: ``name`` the erased source FQN (``"java.util.List"``), a primitive
+(``"int"``) or an array (``"java.lang.String[]"``); ``args`` the resolved type
+arguments (``None`` for an unknown argument). ``None`` as a type means unknown.
 """
 
 from __future__ import annotations

@@ -5,15 +5,17 @@ Phases as the JLS has them: 1 — applicable by strict/loose invocation without
 boxing (subtyping, primitive widening); 2 — with boxing and unboxing; 3 —
 variable arity. The first phase with an applicable method decides; among
 several, the most specific one (§15.12.2.5) wins. Argument types are the
-resolver's type tuples (``("java.lang.String", ())``, ``("int", ())``,
-``("null", ())``, ``("λ", (arity, shape))`` for a lambda, None unknown);
-an unknown argument makes a method "maybe" applicable (None), which keeps the
-overload undecided rather than guessed. Pure functions over a ``ProjectIndex``.
+resolver's expression types (``_types.ExprType``: ``ClassT("java.lang.String")``,
+``ClassT("int")``, ``NULL``, a ``LambdaT`` with its shape, an ``UnknownT``,
+None unknown); an unknown argument makes a method "maybe" applicable (None),
+which keeps the overload undecided rather than guessed. Pure functions over a
+``ProjectIndex``.
 """
 
 from __future__ import annotations
 
-from ._index import BOX, PRIMITIVES, UNBOX, _WIDEN
+from ._index import BOX, OBJECT, PRIMITIVES, UNBOX, _WIDEN
+from ._types import LambdaT, NullT, UnknownT
 
 
 def arity_ok(c, n: int) -> bool:
@@ -27,13 +29,13 @@ def assignable(idx, a, p: str, phase: int):
     ``phase``? True / False / None (maybe: a type unknown)."""
     if a is None:
         return None
-    an = a[0]
-    if an == "null":
+    ta = type(a)
+    if ta is NullT:
         return p not in PRIMITIVES
-    if an == "λ":
+    if ta is LambdaT:
         if p in PRIMITIVES or p.endswith("[]"):
             return False
-        if not a[1]:
+        if not a.shape:
             # a method reference: compatible only with a functional interface (JLS 15.13.2)
             return idx.sam(p) != "none"
         sam = idx.sam(p)
@@ -41,10 +43,15 @@ def assignable(idx, a, p: str, phase: int):
             return None
         if sam == "none":
             return False
-        arity, shape = a[1]
+        arity, shape = a.shape
         if arity != sam[0]:
             return False
         return shape in (("void", "both") if sam[1] else ("value", "both"))
+    if ta is UnknownT:
+        # a reference of a type outside the classpath: fits Object; a primitive
+        # or array parameter never (it is a class type); else maybe
+        return True if p == OBJECT else (False if p in PRIMITIVES or p.endswith("[]") else None)
+    an = a[0]
     if an in PRIMITIVES:
         if p in PRIMITIVES:
             return p in _WIDEN.get(an, ())
@@ -89,7 +96,7 @@ def more_specific(idx, c1, c2, n: int, ats=()) -> bool:
         if a == b:
             continue
         at = ats[k] if k < len(ats) else None
-        if at is not None and at[0] == "λ" and at[1] and at[1][0] == 0 and at[1][1] != "void" \
+        if type(at) is LambdaT and at.shape and at.shape[0] == 0 and at.shape[1] != "void" \
                 and a not in PRIMITIVES and b not in PRIMITIVES:
             # a parameterless (so explicitly typed) lambda: a value-returning
             # function type is more specific than a void one (JLS 15.12.2.5)

@@ -1,8 +1,32 @@
-"""Generic types as frozen values, and the JVM ``Signature`` attribute grammar.
+"""Java types as frozen values: the declared types of the classpath (JVM
+``Signature`` attributes) and the static types the resolver gives expressions.
 
-The resolver still carries expression types as ``(name, args)`` tuples (see
-``_index``); this module is where the generic type machinery lives as values the
-planned solver-chain refactor (issue 13, part 1) can build on:
+Two layers of one family, with one conversion between them
+(``ProjectIndex.jtuple``, at the classpath boundary):
+
+* **Declared types** — what a class file's ``Signature`` says, type variables
+  and wildcards included: :class:`JPrim`, :class:`JClass`, :class:`JArray`,
+  :class:`JTypeVar`, :class:`JWildcard` (frozen dataclasses; parsed once per
+  signature and memoised, so their cost is off the hot path).
+* **Expression types** (:data:`ExprType`) — the static type the resolver
+  computes for an expression (JLS §15): :class:`ClassT` (class, interface,
+  primitive or array type by erased name, with resolved type arguments),
+  :class:`NullT` (the null type, JLS §4.1), :class:`LambdaT` (a lambda or
+  method reference before its target type is known, by shape),
+  :class:`UnknownT` (a value of a type outside project and classpath, with the
+  reason), or ``None`` (not known). These are NamedTuples, not dataclasses:
+  the resolver makes millions of them and a NamedTuple costs about a third
+  of a frozen dataclass to build and read (measured in issue 13). Every
+  expression type starts with ``name`` (a string) and then its type
+  arguments (a :class:`LambdaT` its shape), so code that only needs the
+  erased name reads ``t[0]``; which *kind* of type a value is, is told by
+  its class (``type(t) is NullT``), never by a sentinel name.
+  Type variables and wildcards never reach an expression type: they are
+  substituted or captured (JLS §5.1.10) when a declared type is converted.
+  A plain ``(name, args)`` 2-tuple (what ``ProjectIndex`` memoises for a
+  resolved TypeRef) is a :class:`ClassT` by layout and by equality.
+
+The declared-type forms and parsers:
 
 * :class:`JPrim`, :class:`JClass` (class or interface type with type arguments),
   :class:`JArray`, :class:`JTypeVar`, :class:`JWildcard` — the type forms of a
@@ -22,7 +46,7 @@ as everywhere in the resolver.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Optional, Union
 
 _PRIM = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long",
          "S": "short", "Z": "boolean", "V": "void"}
@@ -75,6 +99,65 @@ class JWildcard:
 
 
 JType = Union[JPrim, JClass, JArray, JTypeVar, JWildcard]
+
+
+# ----------------------------------------------------------------- expression types
+class ClassT(NamedTuple):
+    """The static type of an expression that is a class, interface, primitive
+    or array type.
+
+    ``name``: the erased source FQN (``"java.util.List"``, nested types joined
+    by ``.``), a primitive or ``void`` (``"int"``), or an array as its element's
+    name with one ``[]`` per dimension (``"java.lang.String[]"``; type
+    arguments of an array's element are dropped). ``args``: the resolved type
+    arguments, each an expression type or ``None`` (unknown, e.g. an unbounded
+    wildcard); empty for a raw or non-generic type."""
+
+    name: str
+    args: tuple = ()
+
+
+class NullT(NamedTuple):
+    """The null type (JLS §4.1): the type of the ``null`` literal, assignable to
+    every reference type. ``name`` is ``"null"`` (for messages only); use the
+    singleton :data:`NULL`."""
+
+    name: str = "null"
+    args: tuple = ()
+
+
+class LambdaT(NamedTuple):
+    """A lambda expression or method reference before its target functional
+    interface is known (JLS §15.27, §15.13). ``shape``: ``(arity, body)`` of a
+    lambda, body ``"void"``, ``"value"`` or ``"both"`` (void- and/or
+    value-compatible, JLS §15.27.2), which decides the function types it fits;
+    ``()`` for a method reference (its shape depends on the overload). ``name``
+    is ``"λ"`` (for messages only)."""
+
+    name: str
+    shape: tuple
+
+
+class UnknownT(NamedTuple):
+    """A value whose type lies outside the project and the classpath: known to
+    exist, not known what it is (e.g. the return of a method of a missing
+    library type). Calls on it are resolved by name, never by type. ``name`` is
+    ``"?"`` (for messages only); ``reason`` says where the value came from."""
+
+    name: str
+    args: tuple
+    reason: str
+
+
+ExprType = Optional[Union[ClassT, NullT, LambdaT, UnknownT]]
+NULL = NullT()
+METHOD_REF = LambdaT("λ", ())
+UNKNOWN_LIB = UnknownT("?", (), "returned by a method of a type outside project and classpath")
+
+
+def lambda_type(shape: tuple) -> LambdaT:
+    """The :class:`LambdaT` of a lambda of ``shape`` ``(arity, body)``."""
+    return LambdaT("λ", shape)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,11 @@ import pytest
 
 from callgraph._index import ProjectIndex
 from callgraph._overloads import applicable, arity_ok, assignable, choose
+from callgraph._types import NULL, UNKNOWN_LIB, ClassT, lambda_type
 from callgraph.classpath import ClasspathIndex
 
-INT, LONG, CHAR = ("int", ()), ("long", ()), ("char", ())
-INTEGER, STRING, NULL = ("java.lang.Integer", ()), ("java.lang.String", ()), ("null", ())
+INT, LONG, CHAR = ClassT("int"), ClassT("long"), ClassT("char")
+INTEGER, STRING = ClassT("java.lang.Integer"), ClassT("java.lang.String")
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +69,25 @@ def test_argument_types_are_computed_only_when_the_arity_fits(idx):
         raise AssertionError("argument types typed for no applicable candidate")
 
     assert choose(idx, cands, 2, boom) == ([], None)
+
+
+def test_lambda_and_unknown_arguments_are_told_by_their_class(idx):
+    # JLS 15.27.3: a lambda fits a functional interface of the same arity whose
+    # function type's result matches the body (Runnable.run() is void,
+    # Supplier.get() returns a value, Function.apply takes one argument)
+    void0, value1 = lambda_type((0, "void")), lambda_type((1, "value"))
+    assert assignable(idx, void0, "java.lang.Runnable", 1) is True
+    assert assignable(idx, void0, "java.util.function.Supplier", 1) is False
+    assert assignable(idx, value1, "java.util.function.Function", 1) is True
+    assert assignable(idx, value1, "java.lang.Runnable", 1) is False
+    assert assignable(idx, value1, "java.lang.String", 1) is False  # not a functional interface
+    # a value of a type outside the classpath: fits Object, never a primitive
+    # or an array, maybe anything else
+    assert assignable(idx, UNKNOWN_LIB, "java.lang.Object", 1) is True
+    assert assignable(idx, UNKNOWN_LIB, "int", 2) is False
+    assert assignable(idx, UNKNOWN_LIB, "java.lang.String[]", 1) is False
+    assert assignable(idx, UNKNOWN_LIB, "java.lang.String", 1) is None
+    # the kind is the value's class, not its name: a class type that happens
+    # to be called "λ" or "null" is an (unknown) class type
+    assert assignable(idx, ClassT("λ", (1, "value")), "java.util.function.Function", 1) is None
+    assert assignable(idx, ClassT("null"), "java.lang.String", 1) is None
