@@ -7,7 +7,7 @@ the chain asks its solvers in order — project sources first, then the
 classpath (jars, class folders and the JDK, ``callgraph/classpath.py``) — and
 the first answer wins. Answers, misses included, are cached by the chain.
 Nested lookups (a library type's supertypes, a member type) are made by the
-caller through the *whole* chain (``solver.root``), never through the leaf
+caller through the *whole* chain (``ProjectIndex.solver``), never through the leaf
 that answered, so a jar type may extend a project type and vice versa.
 """
 
@@ -113,15 +113,17 @@ class SourceTypeSolver:
         return Solved(TypeView(name, Origin.SOURCE, td.kind, decl=td))
 
 
-def _classpath_reason(text: str) -> Reason:
-    """Map ``classpath.Unsolved``'s human-readable reason onto :class:`Reason`."""
-    if text == "not on the classpath":
+def _classpath_reason(reason) -> Reason:
+    """The chain's :class:`Reason` for a ``classpath.UnsolvedReason``."""
+    from .classpath import UnsolvedReason as R
+
+    if reason is R.NOT_ON_CLASSPATH:
         return Reason.NOT_ON_CLASSPATH
-    if text.startswith("internal error"):
+    if reason is R.INTERNAL_ERROR:
         return Reason.INTERNAL_ERROR
-    if text.startswith(("cannot read ", "bad class file ")) or " declares " in text:
+    if reason in (R.UNREADABLE, R.MALFORMED, R.WRONG_NAME):
         return Reason.UNREADABLE
-    return Reason.NOT_A_TYPE
+    return Reason.NOT_A_TYPE  # module-info, package-info, local/anonymous, synthetic
 
 
 class ClasspathTypeSolver:
@@ -145,7 +147,7 @@ class ClasspathTypeSolver:
         if isinstance(r, _CpSolved):
             sig = r.type
             return Solved(TypeView(name, Origin.LIBRARY, sig.kind, sig=sig))
-        return Unsolved(name, _classpath_reason(r.reason), r.reason)
+        return Unsolved(name, _classpath_reason(r.reason), r.text)
 
 
 class ChainTypeSolver:
@@ -159,10 +161,6 @@ class ChainTypeSolver:
     def __init__(self, solvers):
         self.solvers = tuple(solvers)
         self._cache: dict[str, Solved | Unsolved] = {}
-
-    @property
-    def root(self) -> "ChainTypeSolver":
-        return self
 
     def solve(self, name: str) -> Solved | Unsolved:
         r = self._cache.get(name)
