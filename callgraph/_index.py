@@ -81,6 +81,10 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
                 else:
                     self.members.setdefault(td.outer, {})[td.name] = td.key
         self.packages = frozenset(self.pkg_types)
+        # merged declarations by FQN: field lookups ask per type, not per scan of the list
+        self.merged_by_key: dict[str, list[tuple[int, TypeDecl]]] = {}
+        for fi, td in self.merged:
+            self.merged_by_key.setdefault(td.key, []).append((fi, td))
         # who declares a type name: project sources, then the classpath/JDK
         self.solver = ChainTypeSolver((SourceTypeSolver(self.types), ClasspathTypeSolver(cp)))
         self.has_jdk = bool(cp is not None and cp.jdk_packages)

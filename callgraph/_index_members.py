@@ -256,7 +256,7 @@ class MemberLookup:
         if v is not None and v.is_source:
             td = v.decl
             # the declaration of the FQN, then those of other modules (merged)
-            decls = [(self.type_file[t], td)] + [(mfi, m) for mfi, m in self.merged if m.key == t]
+            decls = [(self.type_file[t], td)] + self.merged_by_key.get(t, [])
             for fi, d in decls:
                 f = next((f for f in d.fields if f.name == name), None)
                 if f is not None:
