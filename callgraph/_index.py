@@ -7,6 +7,13 @@ FQN (``"java.util.List"``), a primitive (``"int"``), an array
 or method reference whose functional interface is not inferred); ``args`` the
 resolved type arguments (``None`` for an unknown argument). ``None`` as a type
 means unknown.
+
+``ProjectIndex`` builds the tables here; its lookups live in mixins, one job
+each: ``_index_names`` (the classpath behind the project, type names in a
+file's scope), ``_index_hierarchy`` (supertypes, subtyping, generic
+substitution, library ``Signature`` attributes), ``_index_members`` (method
+tables, visible methods and fields, functional interfaces, CHA overriders),
+``_index_lombok`` (Lombok's generated members, ``@Delegate``).
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ from ._jls import _WIDEN, BOX, OBJECT, PRIMITIVES, UNBOX  # noqa: F401 (re-expor
 from ._methodinfo import MethodInfo  # noqa: F401 (re-exported)
 from ._candidates import MethodCandidate
 from ._solver import ChainTypeSolver, ClasspathTypeSolver, SourceTypeSolver
-from ._types import JArray, JClass, JPrim, JTypeVar, JWildcard
 
 
 def _module_of(rel: str) -> str | None:
@@ -117,46 +123,3 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
             if not td.local:
                 self._build_methods(td.key, td, fi)
         self._expand_delegates()
-
-    def jtuple(self, t, subst: dict, depth: int = 0):
-        """A ``_types`` JType as a resolver type tuple, type variables replaced from
-        ``subst`` (name → tuple or None). Wildcard arguments are captured to
-        their bounds (JLS §5.1.10): ``? extends B`` → B; ``?`` and ``? super B``
-        → the formal parameter's bound when it is not ``Object`` (self
-        references of an F-bound — ``SELF extends A<SELF>`` — become unknown),
-        else unknown. None when unknown."""
-        if depth > 12:
-            return None
-        if isinstance(t, JClass):
-            if not t.args:
-                return (t.name, ())
-            out = [None] * len(t.args)
-            captured = []
-            for i, a in enumerate(t.args):
-                if isinstance(a, JWildcard):
-                    if a.upper and a.bound is not None:
-                        out[i] = self.jtuple(a.bound, subst, depth + 1)
-                    else:
-                        captured.append(i)
-                else:
-                    out[i] = self.jtuple(a, subst, depth + 1)
-            if captured:
-                tps = self.lib_type_params(t.name)
-                if len(tps) == len(t.args):
-                    inner = {tp.name: out[j] for j, tp in enumerate(tps) if j not in captured}
-                    for i in captured:
-                        b = tps[i].bounds
-                        if b and not (isinstance(b[0], JClass) and b[0].name == OBJECT):
-                            out[i] = self.jtuple(b[0], inner, depth + 1)
-            return (t.name, tuple(out))
-        if isinstance(t, JTypeVar):
-            return subst.get(t.name)
-        if isinstance(t, JPrim):
-            return (t.name, ())
-        if isinstance(t, JArray):
-            e = self.jtuple(t.elem, subst, depth + 1)
-            return (e[0] + "[]", ()) if e is not None else None
-        if isinstance(t, JWildcard) and t.upper and t.bound is not None:
-            return self.jtuple(t.bound, subst, depth + 1)
-        return None
-

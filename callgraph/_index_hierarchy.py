@@ -9,7 +9,8 @@ A mixin over the tables ``ProjectIndex.__init__`` builds."""
 from __future__ import annotations
 
 from ._jls import OBJECT, PRIMITIVES
-from ._types import JClass, SignatureError, parse_class_signature, parse_method_signature
+from ._types import (JArray, JClass, JPrim, JTypeVar, JWildcard, SignatureError, parse_class_signature,
+                     parse_method_signature)
 
 
 class TypeHierarchy:
@@ -130,6 +131,48 @@ class TypeHierarchy:
         """The ``_types.TypeParam`` tuple of library type ``fqn`` (empty if unknown)."""
         cs = self.lib_class_sig(fqn)
         return cs.type_params if cs is not None else ()
+
+    def jtuple(self, t, subst: dict, depth: int = 0):
+        """A ``_types`` JType as a resolver type tuple, type variables replaced from
+        ``subst`` (name → tuple or None). Wildcard arguments are captured to
+        their bounds (JLS §5.1.10): ``? extends B`` → B; ``?`` and ``? super B``
+        → the formal parameter's bound when it is not ``Object`` (self
+        references of an F-bound — ``SELF extends A<SELF>`` — become unknown),
+        else unknown. None when unknown."""
+        if depth > 12:
+            return None
+        if isinstance(t, JClass):
+            if not t.args:
+                return (t.name, ())
+            out = [None] * len(t.args)
+            captured = []
+            for i, a in enumerate(t.args):
+                if isinstance(a, JWildcard):
+                    if a.upper and a.bound is not None:
+                        out[i] = self.jtuple(a.bound, subst, depth + 1)
+                    else:
+                        captured.append(i)
+                else:
+                    out[i] = self.jtuple(a, subst, depth + 1)
+            if captured:
+                tps = self.lib_type_params(t.name)
+                if len(tps) == len(t.args):
+                    inner = {tp.name: out[j] for j, tp in enumerate(tps) if j not in captured}
+                    for i in captured:
+                        b = tps[i].bounds
+                        if b and not (isinstance(b[0], JClass) and b[0].name == OBJECT):
+                            out[i] = self.jtuple(b[0], inner, depth + 1)
+            return (t.name, tuple(out))
+        if isinstance(t, JTypeVar):
+            return subst.get(t.name)
+        if isinstance(t, JPrim):
+            return (t.name, ())
+        if isinstance(t, JArray):
+            e = self.jtuple(t.elem, subst, depth + 1)
+            return (e[0] + "[]", ()) if e is not None else None
+        if isinstance(t, JWildcard) and t.upper and t.bound is not None:
+            return self.jtuple(t.bound, subst, depth + 1)
+        return None
 
     def capture_lib(self, t):
         """Receiver type ``t`` (a tuple) of a library class with its unknown
