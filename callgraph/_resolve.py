@@ -35,6 +35,7 @@ _GUESSED_BY_NAME = R.GUESSED_BY_NAME
 _LOCAL_CLASS = R.LOCAL_CLASS
 _NOT_A_CALL = R.NOT_A_CALL
 _UNRESOLVED = R.UNRESOLVED
+_new_tuple = tuple.__new__
 
 _SITE_QUERY = tree_sitter.Query(JAVA, """
 (local_variable_declaration) @local
@@ -225,7 +226,11 @@ class _FileAcc:
 
     def freeze(self) -> FileResult:
         return FileResult(
-            tuple(CallEdge(s, d, k, tuple(sorted(lines))) for (s, d), (k, lines) in self.edges.items()),
+            # one row per edge, the hottest allocation of pass 2: CallEdge made by tuple.__new__
+            # (a NamedTuple's own __new__ is a Python call), and most edges have one line,
+            # so tuple() of a 1-set, not a sort (as before the refactor)
+            tuple([_new_tuple(CallEdge, (s, d, k, tuple(sorted(lines)) if len(lines) > 1 else tuple(lines)))
+                   for (s, d), (k, lines) in self.edges.items()]),
             tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
             tuple(self.examples.items()), tuple(self.sites.items()))
 
