@@ -26,7 +26,7 @@ import json
 import re
 import sys
 
-from callgraph import _index, _resolve, build_project_graph
+from callgraph import _index_lombok, _resolve, build_project_graph
 
 _GETTER = re.compile(r"(get|is)[A-Z0-9_$]")
 _SETTER = re.compile(r"set[A-Z0-9_$]")
@@ -54,7 +54,7 @@ def main(argv: list[str]) -> None:
     lombok = "--no-lombok" not in argv
     counts: collections.Counter = collections.Counter()
     if not lombok:
-        _index.plan_type = lambda *a, **k: None
+        _index_lombok.plan_type = lambda *a, **k: None
     site = _resolve.FileResolver.site
 
     def counting_site(self, cap, n):

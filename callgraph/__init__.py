@@ -14,7 +14,7 @@ Public API (DESIGN.md "The call graph", "Depth, chain and density"):
 - errors: ``CallGraphError``, ``NoInputError``, ``UnknownMethodError``
 - the classpath side (``callgraph.classpath``): ``ClasspathIndex`` (jars, class folders
   and the running JDK's ``lib/modules``), ``TypeSig``/``MethodSig``/``FieldSig``,
-  ``Solved``/``Unsolved``, ``resolve_classpath``, ``fetch_doc_jars``, ``discover_classpath``,
+  ``Solved``/``Unsolved``(``UnsolvedReason``), ``resolve_classpath``, ``fetch_doc_jars``, ``discover_classpath``,
   ``is_third_party``
 
 Examples
@@ -35,6 +35,7 @@ from .classpath import (
     Solved,
     TypeSig,
     Unsolved,
+    UnsolvedReason,
     discover_classpath,
     is_third_party,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "FieldSig",
     "Solved",
     "Unsolved",
+    "UnsolvedReason",
     "discover_classpath",
     "is_third_party",
 ]

@@ -133,9 +133,11 @@ class _FileAcc:
     def freeze(self) -> FileResult:
         # one CallEdge per edge (hundreds of thousands on the JDK): tuple.__new__
         # in a list comprehension makes the same NamedTuple at half the cost of
-        # calling CallEdge(...) (its __new__ is a Python function) in a generator
+        # calling CallEdge(...) (its __new__ is a Python function); most edges
+        # have one line, so tuple() of a 1-set, not a sort
         return FileResult(
-            tuple([_new(CallEdge, (s, d, k, tuple(sorted(lines)))) for (s, d), (k, lines) in self.edges.items()]),
+            tuple([_new(CallEdge, (s, d, k, tuple(sorted(lines)) if len(lines) > 1 else tuple(lines)))
+                   for (s, d), (k, lines) in self.edges.items()]),
             tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
             tuple(self.examples.items()), tuple(self.sites.items()))
 

@@ -7,7 +7,7 @@ the chain asks its solvers in order — project sources first, then the
 classpath (jars, class folders and the JDK, ``callgraph/classpath.py``) — and
 the first answer wins. Answers, misses included, are cached by the chain.
 Nested lookups (a library type's supertypes, a member type) are made by the
-caller through the *whole* chain (``solver.root``), never through the leaf
+caller through the *whole* chain (``ProjectIndex.solver``), never through the leaf
 that answered, so a jar type may extend a project type and vice versa.
 """
 
@@ -61,14 +61,14 @@ class TypeView:
     kind: str
     decl: TypeDecl | None = field(default=None, compare=False)
     sig: object | None = field(default=None, compare=False)
+    # stored, not properties: the index reads them on every member and
+    # supertype lookup (tens of thousands of times per hundred files)
+    is_source: bool = field(init=False, compare=False)
+    is_interface: bool = field(init=False, compare=False)
 
-    @property
-    def is_interface(self) -> bool:
-        return self.kind == "interface"
-
-    @property
-    def is_source(self) -> bool:
-        return self.origin is Origin.SOURCE
+    def __post_init__(self):
+        object.__setattr__(self, "is_source", self.origin is Origin.SOURCE)
+        object.__setattr__(self, "is_interface", self.kind == "interface")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,15 +113,17 @@ class SourceTypeSolver:
         return Solved(TypeView(name, Origin.SOURCE, td.kind, decl=td))
 
 
-def _classpath_reason(text: str) -> Reason:
-    """Map ``classpath.Unsolved``'s human-readable reason onto :class:`Reason`."""
-    if text == "not on the classpath":
+def _classpath_reason(reason) -> Reason:
+    """The chain's :class:`Reason` for a ``classpath.UnsolvedReason``."""
+    from .classpath import UnsolvedReason as R
+
+    if reason is R.NOT_ON_CLASSPATH:
         return Reason.NOT_ON_CLASSPATH
-    if text.startswith("internal error"):
+    if reason is R.INTERNAL_ERROR:
         return Reason.INTERNAL_ERROR
-    if text.startswith(("cannot read ", "bad class file ")) or " declares " in text:
+    if reason in (R.UNREADABLE, R.MALFORMED, R.WRONG_NAME):
         return Reason.UNREADABLE
-    return Reason.NOT_A_TYPE
+    return Reason.NOT_A_TYPE  # module-info, package-info, local/anonymous, synthetic
 
 
 class ClasspathTypeSolver:
@@ -145,7 +147,7 @@ class ClasspathTypeSolver:
         if isinstance(r, _CpSolved):
             sig = r.type
             return Solved(TypeView(name, Origin.LIBRARY, sig.kind, sig=sig))
-        return Unsolved(name, _classpath_reason(r.reason), r.reason)
+        return Unsolved(name, _classpath_reason(r.reason), r.text)
 
 
 class ChainTypeSolver:
@@ -154,15 +156,14 @@ class ChainTypeSolver:
     ours"). Every answer is cached, misses too; :meth:`forget` drops the
     cache when a leaf's contents change (Lombok adding generated types)."""
 
-    __slots__ = ("solvers", "_cache")
+    __slots__ = ("solvers", "_cache", "_views")
 
     def __init__(self, solvers):
         self.solvers = tuple(solvers)
         self._cache: dict[str, Solved | Unsolved] = {}
-
-    @property
-    def root(self) -> "ChainTypeSolver":
-        return self
+        # name -> TypeView or None: view() is the index's hottest lookup, one dict
+        # get on a hit instead of solve() + isinstance + .view
+        self._views: dict[str, TypeView | None] = {}
 
     def solve(self, name: str) -> Solved | Unsolved:
         r = self._cache.get(name)
@@ -179,12 +180,19 @@ class ChainTypeSolver:
 
     def view(self, name: str) -> TypeView | None:
         """The solved view of ``name``, or None (the reason via :meth:`solve`)."""
+        try:
+            return self._views[name]
+        except KeyError:
+            pass
         r = self.solve(name)
-        return r.view if isinstance(r, Solved) else None
+        v = self._views[name] = r.view if isinstance(r, Solved) else None
+        return v
 
     def forget(self, name: str | None = None) -> None:
         """Drop the cached answer for ``name`` (every answer when None)."""
         if name is None:
             self._cache.clear()
+            self._views.clear()
         else:
             self._cache.pop(name, None)
+            self._views.pop(name, None)

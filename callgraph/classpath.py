@@ -18,7 +18,7 @@ Public API
   ``lookup_result``, ``has_type``, ``types_in_package``, ``is_jdk_package``,
   ``jdk_packages``, ``warnings``
 - :class:`TypeSig`, :class:`MethodSig`, :class:`FieldSig`, :class:`Solved`,
-  :class:`Unsolved`
+  :class:`Unsolved`, :class:`UnsolvedReason`
 - :func:`resolve_classpath` (Maven's resolver on a sanitised model; the default
   discovery), :class:`ResolvedClasspath`, :class:`Artifact`, :class:`Failure`,
   :class:`Reason`, :class:`ResolutionMethod`, :func:`default_repo_local`,
@@ -38,6 +38,7 @@ import zipfile
 import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import AbstractSet, Iterable
 
@@ -52,6 +53,7 @@ __all__ = [
     "FieldSig",
     "Solved",
     "Unsolved",
+    "UnsolvedReason",
     "is_third_party",
     "find_jdk",
     "discover_classpath",
@@ -188,12 +190,43 @@ class Solved:
     type: TypeSig
 
 
+class UnsolvedReason(Enum):
+    """Why a classpath lookup failed (the value is the human-readable text)."""
+
+    NOT_ON_CLASSPATH = "not on the classpath"  # no entry (jar, folder, JDK) lists the class
+    UNREADABLE = "class file unreadable"  # the entry could not be read (I/O, zip, size limit)
+    MALFORMED = "bad class file"  # read, but not a class file JVMS §4 accepts
+    WRONG_NAME = "class file declares another class"  # its this_class is not the entry's name
+    MODULE_INFO = "module-info, not a type"
+    PACKAGE_INFO = "package-info, not a type"
+    LOCAL_OR_ANONYMOUS = "anonymous or local class"  # not nameable from source (JLS §14.3, §15.9.5)
+    SYNTHETIC = "synthetic class"
+    INTERNAL_ERROR = "internal error"  # a bug of ours, caught so that lookups never raise
+
+
 @dataclass(frozen=True, slots=True)
 class Unsolved:
-    """A failed lookup: ``unsolved(name, reason)``; reason is human-readable."""
+    """A failed lookup: ``unsolved(name, reason)``.
+
+    Attributes
+    ----------
+    name : str
+        The name looked up.
+    reason : UnsolvedReason
+        Why, as a kind to branch on.
+    detail : str
+        The entry's own words (the class file, the exception), empty when the
+        reason says all; :attr:`text` is the one to show.
+    """
 
     name: str
-    reason: str
+    reason: UnsolvedReason
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        """Human-readable reason: ``detail`` if any, else the reason's text."""
+        return self.detail or self.reason.value
 
 
 # --------------------------------------------------------------------------- sources
@@ -816,29 +849,29 @@ class ClasspathIndex:
         try:
             res = self._lookup(fqn)
         except Exception as exc:  # the contract: never an exception out of lookup
-            res = Unsolved(fqn, f"internal error: {type(exc).__name__}: {exc}")
+            res = Unsolved(fqn, UnsolvedReason.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")
         self._cache[fqn] = res
         return res
 
     def _lookup(self, fqn: str) -> Solved | Unsolved:
         internal = self._internal(fqn)
         if internal is None:
-            return Unsolved(fqn, "not on the classpath")
+            return Unsolved(fqn, UnsolvedReason.NOT_ON_CLASSPATH)
         src = self._owner[internal]
         shared = src.shared_types
         if shared is not None:
             hit = shared.get(internal)
             if hit is not None:
-                return hit if isinstance(hit, Solved) or hit.name == fqn else Unsolved(fqn, hit.reason)
-        raw = self._raw(internal)
-        if isinstance(raw, str):
-            return Unsolved(fqn, raw)  # read/parse errors are not shared: each index records its warning
+                return hit if isinstance(hit, Solved) or hit.name == fqn else Unsolved(fqn, hit.reason, hit.detail)
+        raw = self._raw(internal, fqn)
+        if isinstance(raw, Unsolved):
+            return raw  # read/parse errors are not shared: each index records its warning
         res = self._to_typesig(raw, src, fqn)
         if shared is not None:
             shared[internal] = res
         return res
 
-    def _raw(self, internal: str) -> cf.RawClass | str:
+    def _raw(self, internal: str, fqn: str) -> cf.RawClass | Unsolved:
         src = self._owner[internal]
         try:
             data = src.read(internal)
@@ -847,30 +880,30 @@ class ClasspathIndex:
                 _EntryError, RuntimeError, NotImplementedError) as exc:
             reason = f"cannot read {internal}.class: {type(exc).__name__}: {exc}"
             self.warnings.append((src.path, reason))
-            return reason
+            return Unsolved(fqn, UnsolvedReason.UNREADABLE, reason)
         try:
             raw = cf.parse_class(data)
         except cf.ClassFormatError as exc:
             reason = f"bad class file {internal}.class: {exc}"
             self.warnings.append((src.path, reason))
-            return reason
+            return Unsolved(fqn, UnsolvedReason.MALFORMED, reason)
         if raw.name != internal:
             reason = f"{internal}.class declares {raw.name}"
             self.warnings.append((src.path, reason))
-            return reason
+            return Unsolved(fqn, UnsolvedReason.WRONG_NAME, reason)
         return raw
 
     def _to_typesig(self, raw: cf.RawClass, src: _Source, fqn: str) -> Solved | Unsolved:
         if raw.access & cf.ACC_MODULE or raw.name.endswith("/module-info"):
-            return Unsolved(fqn, "module-info, not a type")
+            return Unsolved(fqn, UnsolvedReason.MODULE_INFO)
         if raw.name.endswith("/package-info") or raw.name == "package-info":
-            return Unsolved(fqn, "package-info, not a type")
+            return Unsolved(fqn, UnsolvedReason.PACKAGE_INFO)
         inner = {ic.inner: ic for ic in raw.inner_classes}
         own = inner.get(raw.name)
         if own is not None and (own.outer is None or not own.simple_name):
-            return Unsolved(fqn, "anonymous or local class")
+            return Unsolved(fqn, UnsolvedReason.LOCAL_OR_ANONYMOUS)
         if raw.access & cf.ACC_SYNTHETIC:
-            return Unsolved(fqn, "synthetic class")
+            return Unsolved(fqn, UnsolvedReason.SYNTHETIC)
         if src.shared_types is not None:
             # A JDK type is converted against the JDK's names only, so the
             # result does not depend on the jars and can be shared across indexes.

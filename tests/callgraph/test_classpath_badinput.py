@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from callgraph import _classfile as cf
 from callgraph import classpath as cp
-from callgraph.classpath import ClasspathIndex, Solved, Unsolved
+from callgraph.classpath import ClasspathIndex, Solved, Unsolved, UnsolvedReason
 
 JAVAC = shutil.which("javac") or "/usr/bin/javac"
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
@@ -66,7 +66,8 @@ def test_truncated_class_in_jar(tmp_path, good_bytes):
     ix = ClasspathIndex.open([jar], jdk=None)
     for name, word in (("bad.pkg.Good", "truncated"), ("bad.pkg.Empty", "truncated"), ("bad.pkg.Magic", "magic")):
         r = ix.lookup_result(name)
-        assert isinstance(r, Unsolved) and word in r.reason, r
+        assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.MALFORMED and word in r.detail, r
+        assert r.text == r.detail and r.detail.startswith(f"bad class file {name.replace('.', '/')}.class: ")
         assert ix.lookup(name) is None
     assert len(ix.warnings) == 3 and all(w[0] == str(jar) for w in ix.warnings)
 
@@ -75,7 +76,8 @@ def test_class_file_under_wrong_name(tmp_path, good_bytes):
     jar = make_jar(tmp_path / "w.jar", {"other/Name.class": good_bytes})
     ix = ClasspathIndex.open([jar], jdk=None)
     r = ix.lookup_result("other.Name")
-    assert isinstance(r, Unsolved) and "declares bad/pkg/Good" in r.reason
+    assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.WRONG_NAME
+    assert r.detail == "other/Name.class declares bad/pkg/Good"
 
 
 def test_every_prefix_of_a_class_file_fails_cleanly(good_bytes):
@@ -137,7 +139,7 @@ def test_huge_declared_and_real_size(tmp_path, good_bytes, monkeypatch):
     jar = make_jar(tmp_path / "bomb.jar", {"p/Big.class": b"\0" * 5_000_000, "bad/pkg/Good.class": good_bytes})
     ix = ClasspathIndex.open([jar], jdk=None)
     r = ix.lookup_result("p.Big")
-    assert isinstance(r, Unsolved) and "exceeds limit" in r.reason
+    assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.UNREADABLE and "exceeds limit" in r.detail
     # A local header that lies about the size: the read itself is bounded.
     with zipfile.ZipFile(jar) as z:
         info = z.getinfo("p/Big.class")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from callgraph import _classfile as cf
-from callgraph.classpath import ClasspathIndex, FieldSig, Unsolved
+from callgraph.classpath import ClasspathIndex, FieldSig, Unsolved, UnsolvedReason
 
 REPO = Path(__file__).resolve().parents[2]
 LIB_SRC = REPO / "fixtures" / "classpath" / "lib"
@@ -117,13 +117,14 @@ def test_generics_erase_to_bound(ix):
 def test_anonymous_and_local_classes_are_skipped(ix):
     for name in ("com/example/cp/Box$1", "com/example/cp/Box$1Helper", "com/example/cp/Color$1"):
         r = ix.lookup_result(name)
-        assert isinstance(r, Unsolved) and r.reason == "anonymous or local class", name
+        assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.LOCAL_OR_ANONYMOUS, name
+        assert r.detail == "" and r.text == "anonymous or local class"
     assert ix.lookup(f"{P}.Box").nested == ()
     pkg = ix.types_in_package(P)
     assert pkg == sorted(f"{P}.{n}" for n in (
         "Box", "Color", "Dollar$Name", "Greeter", "Marker", "Outer", "Overloads", "Point"))
     r = ix.lookup_result(f"{P}.package-info")
-    assert isinstance(r, Unsolved) and "package-info" in r.reason
+    assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.PACKAGE_INFO
 
 
 def test_nested_types(ix):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from callgraph.classpath import ClasspathIndex, Solved, Unsolved, find_jdk, is_third_party
+from callgraph.classpath import ClasspathIndex, Solved, Unsolved, UnsolvedReason, find_jdk, is_third_party
 from callgraph._jimage import JImage
 
 JDKS = [Path("/usr/lib/jvm/java-17-openjdk-amd64"), Path("/usr/lib/jvm/temurin-25-jdk-amd64")]
@@ -128,14 +128,14 @@ def test_array_list_and_kinds(jdk):
 
 def test_misses_and_non_types(jdk):
     r = jdk.lookup_result("java.util.NoSuchThing")
-    assert isinstance(r, Unsolved) and r.reason == "not on the classpath"
+    assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.NOT_ON_CLASSPATH and r.text == "not on the classpath"
     assert jdk.lookup("java.util.NoSuchThing") is None
     assert jdk.lookup_result("java.util.NoSuchThing") is r  # cached miss
     assert isinstance(jdk.lookup_result("java.lang.String"), Solved)
     assert jdk.lookup("java.lang.String") is jdk.lookup("java.lang.String")  # cached hit
     assert not jdk.has_type("java.util.Map.Nope")
     pi = jdk.lookup_result("java.lang.package-info")
-    assert isinstance(pi, Unsolved)
+    assert isinstance(pi, Unsolved) and pi.reason is UnsolvedReason.NOT_ON_CLASSPATH  # lib/modules lists none
 
 
 def test_jdk_types_are_shared_between_indexes(jdk, tmp_path):

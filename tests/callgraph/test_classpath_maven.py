@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from callgraph.classpath import (ClasspathIndex, discover_classpath, discover_classpath_report,
+from callgraph.classpath import (ClasspathIndex, UnsolvedReason, discover_classpath, discover_classpath_report,
                                  maven_build_classpath)
 
 DEBIAN_REPO = Path("/usr/share/maven-repo")
@@ -115,7 +115,8 @@ def test_maven_project(tmp_path, m2):
     assert discover_classpath(root, repositories=[m2]) == r.jars
     assert sorted(p.name for p in r.build_files) == ["pom.xml", "pom.xml", "pom.xml"]
     ix = ClasspathIndex.open(r.jars, jdk=None)
-    assert ix.lookup_result("org.lib.alpha.Marker").reason.startswith("bad class file")  # empty class file
+    bad = ix.lookup_result("org.lib.alpha.Marker")  # an empty class file
+    assert bad.reason is UnsolvedReason.MALFORMED and bad.detail.startswith("bad class file")
     assert [s.library for s in ix._sources] == [
         "org.lib:alpha:1.0", "org.lib:beta:2.0", "org.lib:epsilon:5.5", "org.lib:managed:6.1", "org.lib:from-bom:8.8"]
 

@@ -180,3 +180,28 @@ def test_declared_supertypes_walks_breadth_first_through_the_chain(world):
     assert [(x, d is not None) for x, d in idx.declared_supertypes("p.Orphan")] == [
         ("p.Orphan", True), ("z.Missing", False)]
     assert [x for x, _ in idx.declared_supertypes("java.lang.Object")] == ["java.lang.Object"]
+
+
+def test_classpath_reasons_map_by_kind_not_text():
+    # Every classpath.UnsolvedReason has one chain Reason, decided by the Enum
+    # (the old mapping read the words of the message).
+    from callgraph._solver import _classpath_reason
+    from callgraph.classpath import UnsolvedReason as R
+
+    expected = {R.NOT_ON_CLASSPATH: Reason.NOT_ON_CLASSPATH, R.INTERNAL_ERROR: Reason.INTERNAL_ERROR,
+                R.UNREADABLE: Reason.UNREADABLE, R.MALFORMED: Reason.UNREADABLE, R.WRONG_NAME: Reason.UNREADABLE,
+                R.MODULE_INFO: Reason.NOT_A_TYPE, R.PACKAGE_INFO: Reason.NOT_A_TYPE,
+                R.LOCAL_OR_ANONYMOUS: Reason.NOT_A_TYPE, R.SYNTHETIC: Reason.NOT_A_TYPE}
+    assert set(expected) == set(R)
+    assert {r: _classpath_reason(r) for r in R} == expected
+
+
+def test_classpath_detail_reaches_the_chain(world):
+    # The chain's detail is the classpath's text: the fixed text of a kind, or the
+    # entry's own words for a class file that cannot be used.
+    idx, cp = world
+    assert cp.lookup_result("q.Nowhere").detail == ""
+    assert idx.solver.solve("q.Nowhere").detail == "not on the classpath"
+    raw = cp.lookup_result("q.Bad")
+    assert raw.detail.startswith("bad class file q/Bad.class: ")
+    assert idx.solver.solve("q.Bad").detail == raw.detail
