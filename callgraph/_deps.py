@@ -47,6 +47,7 @@ import msgpack
 
 from ._candidates import MethodCandidate
 from ._codec import _POSITIONAL
+from ._types import JArray, JClass, JPrim, JTypeVar, JWildcard, TypeParam
 
 # look-ups whose answers depend on the classpath and the JDK only (the
 # environment, part of every row's key): not recorded
@@ -312,7 +313,12 @@ class _RecordingSolver:
 
 
 # ------------------------------------------------------------------ storage
-_EXT_TUPLE, _EXT_SET, _EXT_FILE, _EXT_METHOD = 1, 2, 3, 4
+_EXT_TUPLE, _EXT_SET, _EXT_FILE, _EXT_METHOD, _EXT_VALUE = 1, 2, 3, 4, 5
+# plain frozen value classes a look-up may be asked with (type values):
+# stored as class index + fields, rebuilt only as one of these
+_VALUES = (JPrim, JClass, JArray, JTypeVar, JWildcard, TypeParam)
+_VALUE_INDEX = {c: i for i, c in enumerate(_VALUES)}
+_VALUE_FIELDS = [tuple(f.name for f in fields(c)) for c in _VALUES]
 
 
 class MethodRef:
@@ -332,6 +338,9 @@ def _pack_default(o):
         return msgpack.ExtType(_EXT_SET, _pack(sorted(o, key=repr)))
     if type(o) is FileRef:
         return msgpack.ExtType(_EXT_FILE, o.rel.encode("utf-8", "surrogatepass"))
+    i = _VALUE_INDEX.get(type(o))
+    if i is not None:
+        return msgpack.ExtType(_EXT_VALUE, _pack((i, *(getattr(o, n) for n in _VALUE_FIELDS[i]))))
     if type(o) is MethodCandidate and o.is_source:
         return msgpack.ExtType(_EXT_METHOD, o.id.encode("utf-8", "surrogatepass"))
     raise Unstorable(type(o).__name__)
@@ -350,6 +359,11 @@ def _ext_hook(code, data):
         return frozenset(_unpack(data))
     if code == _EXT_FILE:
         return FileRef(data.decode("utf-8", "surrogatepass"))
+    if code == _EXT_VALUE:
+        i, *values = _unpack(data)
+        if type(i) is not int or not 0 <= i < len(_VALUES) or len(values) != len(_VALUE_FIELDS[i]):
+            raise ValueError("not a type value")
+        return _VALUES[i](*values)
     if code == _EXT_METHOD:
         return MethodRef(data.decode("utf-8", "surrogatepass"))
     raise ValueError(f"unknown extension {code}")
