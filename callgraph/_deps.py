@@ -46,7 +46,9 @@ from enum import Enum
 import msgpack
 
 from ._candidates import MethodCandidate
+from . import _codec
 from ._codec import _POSITIONAL
+from .classpath import TypeSig
 from ._types import JArray, JClass, JPrim, JTypeVar, JWildcard, TypeParam
 
 # look-ups whose answers depend on the classpath and the JDK only (the
@@ -94,50 +96,112 @@ class Unstorable(Exception):
 
 # ------------------------------------------------------------------ fingerprints
 class Fingerprints:
-    """Canonical forms and fingerprints of index answers, memoised per object.
+    """Fingerprints of index answers: a Merkle hash — a dataclass, list, set
+    or dict is hashed once per process from its fields' (or items') own
+    hashes, memoised by object (index objects are immutable while files are
+    resolved, and are kept alive here so an id is never reused); scalars and
+    tuples stand for themselves.
 
-    ``rels``: file index → path (the current run's). One instance per
-    process and index: index objects are immutable while files are resolved,
-    so an object's canonical form is computed once."""
+    ``rels``: file index → path (the current run's)."""
 
     def __init__(self, rels):
         self.rels = rels
-        self._memo: dict[int, tuple] = {}  # id → (object kept alive, canonical form)
+        self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
 
     def canon(self, v, file_valued: bool = False):
         t = type(v)
         if v is None or t is str or t is bool or t is float or t is bytes:
             return v
         if t is int:
-            if file_valued:
-                return ("@f", self.rels[v])
-            return v
+            return ("@f", self.rels[v]) if file_valued else v
+        if t is tuple:
+            return tuple([self.canon(x, file_valued) for x in v])
         if t is FileRef:
             return ("@f", v.rel)
-        if t is tuple or t is list:
-            return tuple(self.canon(x, file_valued) for x in v)
-        memo = self._memo.get(id(v))
+        key = (id(v), file_valued)
+        memo = self._memo.get(key)
         if memo is not None:
             return memo[1]
-        if t is frozenset or t is set:
-            c = ("@set", tuple(sorted((self.canon(x, file_valued) for x in v), key=repr)))
+        if t in _DECLARATIONS:  # a declaration of _facts: its digest encoding (positions blanked), in C
+            d = hashlib.blake2b(msgpack.packb(v, default=_codec._digest_default, use_bin_type=True),
+                                digest_size=12).digest()
+            self._memo[key] = (v, d)
+            return d
+        if t is TypeSig:  # a class file's type: the environment (in every row's key) fixes it by name and place
+            c = ("TypeSig", v.fqn, v.location, v.origin, v.library)
+        elif t is list:
+            c = ("@list", *[self.canon(x, file_valued) for x in v])
+        elif t is frozenset or t is set:
+            c = ("@set", *sorted([self.canon(x, file_valued) for x in v], key=repr))
         elif t is dict:
-            c = ("@map", tuple(sorted(((self.canon(k), self.canon(x, file_valued)) for k, x in v.items()),
-                                      key=repr)))
+            c = ("@map", *sorted([(self.canon(k), self.canon(x, file_valued)) for k, x in v.items()], key=repr))
         elif isinstance(v, Enum):
             c = ("@enum", t.__name__, v.name)
         elif is_dataclass(v):
-            c = (t.__name__, *(None if f.name in _POSITIONAL else self.canon(getattr(v, f.name), file_valued)
-                               for f in fields(v)))
+            names = _FIELDS_OF.get(t)
+            if names is None:
+                names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(v))
+            c = (t.__name__, *[None if n is None else self.canon(getattr(v, n), file_valued) for n in names])
         elif isinstance(v, tuple):  # a NamedTuple
-            c = (t.__name__, *(self.canon(x, file_valued) for x in v))
+            c = (t.__name__, *[self.canon(x, file_valued) for x in v])
         else:  # an object of a kind not known here: never equal to anything stored
             c = ("@unknown", t.__name__, _never())
-        self._memo[id(v)] = (v, c)
-        return c
+        d = hashlib.blake2b(repr(c).encode(), digest_size=12).digest()
+        self._memo[key] = (v, d)
+        return d
 
     def fingerprint(self, v, file_valued: bool = False) -> bytes:
-        return hashlib.blake2b(repr(self.canon(v, file_valued)).encode(), digest_size=12).digest()
+        if not file_valued:
+            return self._packed(v)
+        c = self.canon(v, file_valued)
+        if type(c) is bytes and len(c) == 12 and type(v) is not bytes:
+            return c
+        return hashlib.blake2b(repr(("@v", c)).encode(), digest_size=12).digest()
+
+
+    def _packed(self, v) -> bytes:
+        """The same fingerprint as :meth:`canon` would give in spirit, made by
+        msgpack (in C) over the answer with each object written as its kind
+        and fields (positional ones blanked); dicts in their (deterministic,
+        declaration-order) insertion order — a dict whose order differed
+        would only cost a re-resolution."""
+        t = type(v)
+        key = None
+        if t is not tuple and t is not str and v is not None:
+            key = (id(v), False)
+            memo = self._memo.get(key)
+            if memo is not None:
+                return memo[1]
+        d = hashlib.blake2b(msgpack.packb(v, default=_fp_default, use_bin_type=True), digest_size=12).digest()
+        if key is not None:
+            self._memo[key] = (v, d)
+        return d
+
+
+def _fp_default(o):
+    t = type(o)
+    if t in _DECLARATIONS:
+        return _codec._digest_default(o)
+    if t is TypeSig:
+        return ["TypeSig", o.fqn, o.location, o.origin, o.library]
+    if t is frozenset or t is set:
+        return ["@set", *sorted(o, key=repr)]
+    if t is FileRef:
+        return ["@f", o.rel]
+    if isinstance(o, Enum):
+        return ["@enum", t.__name__, o.name]
+    if is_dataclass(o):
+        names = _FIELDS_OF.get(t)
+        if names is None:
+            names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(o))
+        return [t.__name__, *[None if n is None else getattr(o, n) for n in names]]
+    if isinstance(o, tuple):  # a NamedTuple
+        return [t.__name__, *o]
+    return ["@unknown", t.__name__, _never()]  # never equal to anything stored
+
+
+_DECLARATIONS = frozenset(_codec._CLASSES)
+_FIELDS_OF: dict = {}  # dataclass → its field names, None for a positional one
 
 
 def _never() -> str:

@@ -247,4 +247,13 @@ def test_fingerprints_leave_out_positions_and_keep_declarations():
     # a file index is fingerprinted as the file's path
     assert fps.fingerprint(0, file_valued=True) == _deps.Fingerprints(["x/A.java", "y"]).fingerprint(
         0, file_valued=True)
-    assert fps.fingerprint({"b": 1, "a": frozenset({2, 1})}) == fps.fingerprint({"a": frozenset({1, 2}), "b": 1})
+    assert fps.fingerprint({"a": frozenset({2, 1})}) == fps.fingerprint({"a": frozenset({1, 2})})
+    assert fps.fingerprint({"a": frozenset({2, 1})}) != fps.fingerprint({"a": frozenset({1, 3})})
+    # an object of a kind it does not know matches nothing another process stored
+    import subprocess
+    import sys
+
+    code = "from callgraph import _deps; print(_deps.Fingerprints([]).fingerprint(object()).hex())"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[2]).stdout.strip()
+    assert fps.fingerprint(object()).hex() != other
