@@ -7,12 +7,12 @@ Two tables of msgpack blobs (callgraph._codec — data, never pickle):
   path, source set and LOC mode; the row also holds the file's declaration
   digest.
 - ``resolved``: a file's resolved call sites and RTA facts, keyed by the
-  facts key plus the *project key* — a digest of every file's declaration
-  digest, the classpath (jar paths, sizes, mtimes; the JDK) and the
-  ``lombok.config`` files. An edited method body changes only its file's
-  sha: that file alone is re-resolved. A changed declaration (signature,
-  field, type, annotation) changes the project key: every file is
-  re-resolved (conservative; docs say so).
+  facts key plus the *environment key* (the classpath: jar paths, sizes,
+  mtimes; the JDK; the ``lombok.config`` files), with the index look-ups the
+  resolution made (``callgraph._deps``) and the *project key* (environment
+  and every file's declaration digest) it last held under. The build reuses
+  a row under the same project key as is, else iff its look-ups, replayed,
+  give the same answers (callgraph._build._cached_resolutions).
 
 Safe under concurrent processes: WAL journal, a busy timeout, each batch of
 writes one transaction, ``INSERT OR REPLACE`` (two writers of one key write
