@@ -257,3 +257,52 @@ def test_fingerprints_leave_out_positions_and_keep_declarations():
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            cwd=Path(__file__).resolve().parents[2]).stdout.strip()
     assert fps.fingerprint(object()).hex() != other
+
+
+LOMBOK = {
+    "p/L.java": """package p;
+import lombok.Getter;
+public class L {
+    @Getter private int x;
+}
+""",
+    "p/M.java": """package p;
+public class M {
+    int m(L l) {
+        return l.getX() + l.getY();
+    }
+}
+""",
+    "p/W.java": """package p;
+import lombok.experimental.Delegate;
+public class W {
+    @Delegate private final A a = new A();
+}
+""",
+    "p/N.java": """package p;
+public class N {
+    int n(W w) {
+        return w.f(1);
+    }
+}
+""",
+}
+
+
+def test_lombok_and_delegate_members_are_dependencies(tmp_path, monkeypatch):
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    for rel, text in LOMBOK.items():
+        (root / rel).write_text(text)
+    cold, _ = _build(root, cache)
+    assert cold.graph.has_edge("p.M.m(p.L)", "p.L.getX()") and not cold.graph.has_edge("p.M.m(p.L)", "p.L.getY()")
+    assert cold.graph.has_edge("p.N.n(p.W)", "p.W.f(int)")
+    # a new @Getter field: getY() appears, its caller is resolved again
+    _edit(root, "p/L.java", "@Getter private int x;", "@Getter private int x;\n    @Getter private int y;")
+    warm, resolved = _warm_equals_cold(root, cache, monkeypatch)
+    assert "p/M.java" in resolved and "p/N.java" not in resolved
+    assert warm.graph.has_edge("p.M.m(p.L)", "p.L.getY()")
+    # A's f changes: W's forwarded f changes with it, and so do W's callers
+    _edit(root, "p/A.java", "public int f(int x)", "public int f(long x)")
+    warm, resolved = _warm_equals_cold(root, cache, monkeypatch)
+    assert "p/N.java" in resolved and "p/M.java" not in resolved
+    assert warm.graph.has_edge("p.N.n(p.W)", "p.W.f(long)")
