@@ -214,21 +214,18 @@ def _never() -> str:
 # ------------------------------------------------------------------ recording
 class RecordingIndex:
     """The ``ProjectIndex`` as the resolver of file ``fi`` sees it: every
-    look-up goes to ``idx`` and is recorded in :attr:`deps`
-    (``(door, args) → (answer, file_valued)``; doors: ``("m", name)`` a
-    method, ``("t", table)`` a table key, ``("t*", table)`` a whole table,
-    ``("a", name)`` an attribute, ``("s", name)`` the solver chain)."""
+    look-up goes to ``idx`` and is appended to :attr:`log` as
+    ``(kind, door, args, answer)`` — kinds ``"m"`` a method, ``"k"`` a method
+    called with keywords (``args`` = ``(args, kwargs)``), ``"t"`` a table key
+    (``args`` the key), ``"t*"`` a whole table, ``"a"`` another attribute,
+    ``"s"`` the solver chain. Appending is all it does while resolving (the
+    cheap part); :func:`encode` dedupes and fingerprints at the end."""
 
     def __init__(self, idx, fi: int, rels):
         self._idx = idx
         self._fi = fi
         self._rels = rels
-        self.deps: dict = {}
-
-    def _key_arg(self, v, file_arg: bool):
-        if file_arg and type(v) is int:
-            return FileRef(self._rels[v])
-        return v
+        self.log: list = []
 
     def __getattr__(self, name):
         idx = self._idx
@@ -236,91 +233,37 @@ class RecordingIndex:
         if name in _ENVIRONMENT:
             object.__setattr__(self, name, value)
             return value
+        log = self.log.append
         if name == "solver":
-            s = _RecordingSolver(self, value)
+            s = _RecordingSolver(log, value)
             object.__setattr__(self, name, s)
             return s
         if name in _TABLES:
-            t = _RecordingTable(self, name, value)
+            t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
+                 else _DictTable)(log, name, value)
             object.__setattr__(self, name, t)
             return t
         if callable(value):
-            deps = self.deps
-            rels = self._rels
-            file_arg = name in _FILE_ARG
-
             def door(*args, **kw):
                 r = value(*args, **kw)
-                a = args
-                if file_arg and len(args) > 1 and type(args[1]) is int:
-                    a = (args[0], FileRef(rels[args[1]]), *args[2:])
-                k = ("m", name, a, tuple(sorted(kw.items())) if kw else ())
-                try:
-                    deps[k] = (r, False)
-                except TypeError:  # an unhashable argument (a dict): keyed by its canonical form
-                    deps[("m", name, _Frozen(a, kw), ())] = (r, False)
+                log(("k", name, (args, kw), r) if kw else ("m", name, args, r))
                 return r
 
             object.__setattr__(self, name, door)
             return door
-        self.deps[("a", name, (), ())] = (value, False)
+        log(("a", name, (), value))
         return value
 
 
-class _Frozen:
-    """Arguments with a dict among them, made hashable by their repr."""
+class _Table:
+    __slots__ = ("_log", "_name", "_t")
 
-    __slots__ = ("args", "kw", "_h")
-
-    def __init__(self, args, kw):
-        self.args, self.kw = args, kw
-        self._h = repr((args, sorted(kw.items())))
-
-    def __eq__(self, other):
-        return isinstance(other, _Frozen) and other._h == self._h
-
-    def __hash__(self):
-        return hash(self._h)
-
-
-class _RecordingTable:
-    """One table of the index (a dict, list or set), each read recorded."""
-
-    __slots__ = ("_rec", "_name", "_t", "_fkey", "_fval")
-
-    def __init__(self, rec, name, table):
-        self._rec, self._name, self._t = rec, name, table
-        self._fkey, self._fval = name in _FILE_KEYED, name in _FILE_VALUED
-
-    def _note(self, key, value):
-        if type(self._t) in (set, frozenset):
-            value = value is not _MISSING
-        self._rec.deps[("t", self._name, (self._rec._key_arg(key, self._fkey),), ())] = (value, self._fval)
+    def __init__(self, log, name, table):
+        self._log, self._name, self._t = log, name, table
 
     def _all(self):
-        self._rec.deps[("t*", self._name, (), ())] = (self._t, self._fval)
+        self._log(("t*", self._name, (), self._t))
         return self._t
-
-    def get(self, key, default=None):
-        v = _lookup(self._t, key)
-        self._note(key, v)
-        return default if v is _MISSING else v
-
-    def __getitem__(self, key):
-        if type(self._t) is list and type(key) is int and key < 0:
-            key += len(self._t)
-        v = _lookup(self._t, key)
-        self._note(key, v)
-        if v is _MISSING:
-            raise KeyError(key) if type(self._t) is not list else IndexError(key)
-        return v
-
-    def __contains__(self, key):
-        if type(self._t) is list:
-            return key in self._all()
-        v = _lookup(self._t, key)
-        self._note(key, v)
-        return v is not _MISSING
 
     def __iter__(self):
         return iter(self._all())
@@ -330,6 +273,29 @@ class _RecordingTable:
 
     def __bool__(self):
         return bool(self._all())
+
+
+class _DictTable(_Table):
+    """A dict table of the index: each key read recorded with its value (or ``_MISSING``)."""
+
+    __slots__ = ()
+
+    def get(self, key, default=None):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        return default if v is _MISSING else v
+
+    def __getitem__(self, key):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        if v is _MISSING:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        return v is not _MISSING
 
     def items(self):
         return self._all().items()
@@ -341,25 +307,56 @@ class _RecordingTable:
         return self._all().values()
 
 
+class _ListTable(_Table):
+    """A list table (``files``): each index read recorded with its element."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if type(i) is not int:
+            return self._all()[i]
+        if i < 0:
+            i += len(self._t)
+        v = _lookup(self._t, i)
+        self._log(("t", self._name, i, v))
+        if v is _MISSING:
+            raise IndexError(i)
+        return v
+
+    def __contains__(self, x):
+        return x in self._all()
+
+
+class _SetTable(_Table):
+    """A set table (``packages``): each membership test recorded with its answer."""
+
+    __slots__ = ()
+
+    def __contains__(self, key):
+        v = key in self._t
+        self._log(("t", self._name, key, v))
+        return v
+
+
 def _lookup(t, key):
-    """``t[key]`` or ``_MISSING``, for a dict, a list (by index) or a set (``key`` itself)."""
+    """``t[key]`` or ``_MISSING``, for a dict, a list (by index) or a set (membership, True/False)."""
     tt = type(t)
     if tt is dict:
         return t.get(key, _MISSING)
     if tt is list:
         return t[key] if type(key) is int and 0 <= key < len(t) else _MISSING
     if tt is set or tt is frozenset:
-        return key if key in t else _MISSING
+        return key in t
     raise TypeError(f"table of type {tt.__name__}")
 
 
 class _RecordingSolver:
     """The index's solver chain, each type asked recorded."""
 
-    __slots__ = ("_rec", "_s")
+    __slots__ = ("_log", "_s")
 
-    def __init__(self, rec, solver):
-        self._rec, self._s = rec, solver
+    def __init__(self, log, solver):
+        self._log, self._s = log, solver
 
     @property
     def root(self):
@@ -367,22 +364,20 @@ class _RecordingSolver:
 
     def solve(self, name):
         r = self._s.solve(name)
-        self._rec.deps[("s", "solve", (name,), ())] = (r, False)
+        self._log(("s", "solve", (name,), r))
         return r
 
     def view(self, name):
         r = self._s.view(name)
-        self._rec.deps[("s", "view", (name,), ())] = (r, False)
+        self._log(("s", "view", (name,), r))
         return r
 
 
 # ------------------------------------------------------------------ storage
-_EXT_TUPLE, _EXT_SET, _EXT_FILE, _EXT_METHOD, _EXT_VALUE = 1, 2, 3, 4, 5
-# plain frozen value classes a look-up may be asked with (type values):
-# stored as class index + fields, rebuilt only as one of these
-_VALUES = (JPrim, JClass, JArray, JTypeVar, JWildcard, TypeParam)
-_VALUE_INDEX = {c: i for i, c in enumerate(_VALUES)}
-_VALUE_FIELDS = [tuple(f.name for f in fields(c)) for c in _VALUES]
+# Arguments as msgpack: arrays read back as tuples (the index's arguments are
+# tuples; a list argument is refused at the top level), extensions for the
+# few other kinds a look-up is asked with.
+_EXT_SET, _EXT_FILE, _EXT_METHOD, _EXT_VALUE = 2, 3, 4, 5
 
 
 class MethodRef:
@@ -395,30 +390,31 @@ class MethodRef:
         self.id = mid
 
 
+# plain frozen value classes a look-up may be asked with (type values):
+# stored as class index + fields, rebuilt only as one of these
+_VALUES = (JPrim, JClass, JArray, JTypeVar, JWildcard, TypeParam)
+_VALUE_INDEX = {c: i for i, c in enumerate(_VALUES)}
+_VALUE_FIELDS = [tuple(f.name for f in fields(c)) for c in _VALUES]
+
+
 def _pack_default(o):
-    if type(o) is tuple:
-        return msgpack.ExtType(_EXT_TUPLE, _pack(list(o)))
-    if type(o) is frozenset or type(o) is set:
-        return msgpack.ExtType(_EXT_SET, _pack(sorted(o, key=repr)))
-    if type(o) is FileRef:
-        return msgpack.ExtType(_EXT_FILE, o.rel.encode("utf-8", "surrogatepass"))
     i = _VALUE_INDEX.get(type(o))
     if i is not None:
         return msgpack.ExtType(_EXT_VALUE, _pack((i, *(getattr(o, n) for n in _VALUE_FIELDS[i]))))
+    if type(o) is FileRef:
+        return msgpack.ExtType(_EXT_FILE, o.rel.encode("utf-8", "surrogatepass"))
     if type(o) is MethodCandidate and o.is_source:
         return msgpack.ExtType(_EXT_METHOD, o.id.encode("utf-8", "surrogatepass"))
+    if type(o) is frozenset or type(o) is set:
+        return msgpack.ExtType(_EXT_SET, _pack(tuple(sorted(o, key=repr))))
     raise Unstorable(type(o).__name__)
 
 
 def _pack(v) -> bytes:
-    # tuples as an extension (msgpack would write them as lists): a replayed
-    # look-up gets the very argument types it was asked with
-    return msgpack.packb(v, default=_pack_default, strict_types=True, use_bin_type=True)
+    return msgpack.packb(v, default=_pack_default, use_bin_type=True)
 
 
 def _ext_hook(code, data):
-    if code == _EXT_TUPLE:
-        return tuple(_unpack(data))
     if code == _EXT_SET:
         return frozenset(_unpack(data))
     if code == _EXT_FILE:
@@ -434,28 +430,57 @@ def _ext_hook(code, data):
 
 
 def _unpack(b: bytes):
-    return msgpack.unpackb(b, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True,
+    return msgpack.unpackb(b, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=False,
                            max_bin_len=1 << 24, max_str_len=1 << 24, max_array_len=1 << 22,
                            max_map_len=1 << 22, max_ext_len=1 << 24)
 
 
+def _stored_args(kind, door, args, rels):
+    """``(args, kwargs)`` as stored: file indices as paths."""
+    kw = ()
+    if kind == "k":
+        args, kw = args[0], tuple(sorted(args[1].items()))
+    elif kind == "t":
+        args = (FileRef(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
+    if door in _FILE_ARG and len(args) > 1 and type(args[1]) is int:
+        args = (args[0], FileRef(rels[args[1]]), *args[2:])
+    for a in args:
+        if type(a) is list:
+            raise Unstorable("list")  # would be replayed as a tuple
+    return args, kw
+
+
 def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
-    """The recorded look-ups as data: a msgpack list of
-    ``[kind, door, packed args, packed keywords, fingerprint]``; None when
-    some arguments cannot be stored (the row is then reused only under the
-    same project key)."""
-    out = []
+    """The recorded look-ups as data: a sorted msgpack list of
+    ``[kind, door, packed args, packed keywords, fingerprint]``, one per
+    distinct look-up; None when some look-up cannot be stored (the row is
+    then reused only under the same project key)."""
+    rows = {}
+    rels = rec._rels
+    seen = {}
     try:
-        for (kind, door, args, kw), (answer, file_valued) in rec.deps.items():
-            if kind == "a" or (kind == "m" and door not in _DOORS):
+        for e in rec.log:
+            kind, door, args, answer = e
+            try:  # most look-ups repeat: dedupe on the raw look-up before packing it
+                k0 = (kind, door, args)
+                if k0 in seen:
+                    continue
+                seen[k0] = True
+            except TypeError:  # an unhashable argument (a dict): packed to compare
+                pass
+            if kind == "a" or (kind in ("m", "k") and door not in _DOORS):
                 return None  # a look-up not known to be read-only: not replayable
-            if type(args) is _Frozen:
-                args, kw = args.args, tuple(sorted(args.kw.items()))
-            out.append([kind, door, _pack(args), _pack(kw), fps.fingerprint(answer, file_valued)])
-    except (Unstorable, TypeError, ValueError, OverflowError):
+            a, kw = _stored_args(kind, door, args, rels)
+            pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
+            k = (kind if kind != "k" else "m", door, pa, pk)
+            if k not in rows:
+                rows[k] = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
+    except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
         return None
-    out.sort()
-    return msgpack.packb(out, use_bin_type=True)
+    return msgpack.packb(sorted([*k, fp] for k, fp in rows.items()), use_bin_type=True)
+
+
+_EMPTY = msgpack.packb(())
 
 
 def verify(blob: bytes, idx, fps: Fingerprints, fi_of: dict, memo: dict) -> bool:
@@ -510,8 +535,6 @@ def _answer(kind, door, args, kw, idx, fps: Fingerprints, fi_of) -> bytes:
         t = getattr(idx, door)
         (key,) = args
         v = _lookup(t, _fi(key, fi_of, idx))
-        if type(t) in (set, frozenset):
-            v = v is not _MISSING
         return fps.fingerprint(v, door in _FILE_VALUED)
     if kind == "t*":
         if door not in _TABLES:
