@@ -160,25 +160,37 @@ class Fingerprints:
 
 
     def _packed(self, v) -> bytes:
-        """The same fingerprint as :meth:`canon` would give in spirit, made by
-        msgpack (in C) over the answer with each object written as its kind
-        and fields (positional ones blanked); dicts in their (deterministic,
-        declaration-order) insertion order — a dict whose order differed
+        """The fingerprint of an answer, made by msgpack (in C): an object is
+        written as its kind and fields (positional ones blanked, see
+        :func:`_fp_form`), and an object inside it as that object's own
+        fingerprint, memoised — a Merkle hash, so an index object shared by
+        many answers is encoded once per process. Dicts keep their
+        (declaration-order) insertion order: a dict whose order differed
         would only cost a re-resolution."""
         t = type(v)
         key = None
-        if t is not tuple and t is not str and v is not None:
+        if t is not tuple and t is not str and t is not int and t is not bool and v is not None:
             key = (id(v), False)
             memo = self._memo.get(key)
             if memo is not None:
                 return memo[1]
-        d = hashlib.blake2b(msgpack.packb(v, default=_fp_default, use_bin_type=True), digest_size=12).digest()
+        body = v if t in _NATIVE else _fp_form(v)
+        d = hashlib.blake2b(msgpack.packb(body, default=self._nested, use_bin_type=True), digest_size=12).digest()
         if key is not None:
             self._memo[key] = (v, d)
         return d
 
+    def _nested(self, o):
+        t = type(o)
+        if t is FileRef or t is frozenset or t is set or isinstance(o, Enum):  # small: written in place
+            return _fp_form(o)
+        return self._packed(o)
 
-def _fp_default(o):
+
+_NATIVE = frozenset({tuple, list, dict, str, int, float, bool, bytes, type(None)})
+
+
+def _fp_form(o):
     t = type(o)
     if t in _DECLARATIONS:
         return _codec._digest_default(o)
