@@ -306,3 +306,19 @@ def test_lombok_and_delegate_members_are_dependencies(tmp_path, monkeypatch):
     warm, resolved = _warm_equals_cold(root, cache, monkeypatch)
     assert "p/N.java" in resolved and "p/M.java" not in resolved
     assert warm.graph.has_edge("p.N.n(p.W)", "p.W.f(long)")
+
+
+def test_every_look_up_of_the_fixture_is_stored(tmp_path):
+    """Every row carries its look-ups: a new index method the resolver calls
+    that is not on ``_deps._DOORS`` (or a bare attribute read) would make the
+    rows reusable only under an unchanged project key — correct, but every
+    declaration change would re-resolve everything again."""
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    for rel, text in LOMBOK.items():
+        (root / rel).write_text(text)
+    _build(root, cache)
+    db = sqlite3.connect(cache)
+    rows = list(db.execute("SELECT key, deps FROM resolved"))
+    db.close()
+    assert len(rows) == len(FILES) + len(LOMBOK)
+    assert [k for k, deps in rows if deps is None] == []
