@@ -69,7 +69,7 @@ _FILE_ARG = frozenset({"resolve_name", "_resolve_name", "_resolve_simple", "reso
                        "erase_ref", "subst_ref", "_file_of"})
 # tables keyed by a file index; tables whose values are file indices
 _FILE_KEYED = frozenset({"files", "gen_edges"})
-_FILE_VALUED = frozenset({"type_file"})
+_FILE_VALUED = frozenset({"type_file", "merged"})  # merged: (file index, TypeDecl) pairs
 
 _MISSING = ("<missing>",)
 _NEVER = None  # set per process: a fingerprint that matches nothing another process wrote

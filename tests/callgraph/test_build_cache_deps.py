@@ -195,12 +195,16 @@ def test_a_series_of_edits_stays_identical_to_cold_builds(tmp_path, monkeypatch)
 
 def test_new_file_shifting_the_file_indices_invalidates_nothing_by_itself(tmp_path, monkeypatch):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    # one type declared in two modules: the index lists them with file indices (ProjectIndex.merged)
+    for m in ("m1", "m2"):
+        (root / m / "src/main/java/z").mkdir(parents=True)
+        (root / m / "src/main/java/z/Dup.java").write_text("package z;\npublic class Dup {\n}\n")
     _build(root, cache)
-    # sorts before every other file: each file's index shifts by one
-    (root / "a").mkdir()
-    (root / "a/First.java").write_text("package a;\npublic class First {\n}\n")
+    # sorts before both Dup files: their indices shift by one
+    (root / "m1/src/main/java/a").mkdir()
+    (root / "m1/src/main/java/a/First.java").write_text("package a;\npublic class First {\n}\n")
     _, resolved = _warm_equals_cold(root, cache, monkeypatch)
-    assert resolved == ["a/First.java"]
+    assert resolved == ["m1/src/main/java/a/First.java"]
 
 
 def test_a_recorded_look_up_of_another_door_is_never_replayed(tmp_path, monkeypatch):
