@@ -14,7 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import _codec, _facts
+from . import _codec, _deps, _facts
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
@@ -59,19 +59,20 @@ def _pass1(item):
 
 
 def _pass2(fi: int, as_blob: bool = True):
-    """Resolve one file: ``(fi, result, err)``; ``result`` is the
+    """Resolve one file: ``(fi, result, err, deps)``; ``result`` is the
     ``_codec.encode_resolution`` blob (``as_blob``, a worker) or the tuple
-    ``(FileResult, made, classpath warnings)``."""
+    ``(FileResult, made, classpath warnings)``; ``deps`` the look-ups it
+    made of the index (``_deps.encode``; None when not recorded)."""
     # classpath warnings raised while resolving (a corrupt class, a bad CRC)
     # are appended to the index's list of this process: hand back the new
     # ones, a forked worker's list is lost with it
     cp = _STATE["index"].cp
     n0 = len(cp.warnings) if cp is not None else 0
-    fi, fr, err, made = _resolve_file(fi)
+    fi, fr, err, made, deps = _resolve_file(fi)
     warnings = [tuple(w) for w in cp.warnings[n0:]] if cp is not None else []
     if err is not None:
-        return fi, None, err
-    return fi, (_codec.encode_resolution(fr, made, warnings) if as_blob else (fr, made, warnings)), None
+        return fi, None, err, None
+    return fi, (_codec.encode_resolution(fr, made, warnings) if as_blob else (fr, made, warnings)), None, deps
 
 
 def _pass2_blob(fi: int):
@@ -81,23 +82,28 @@ def _pass2_blob(fi: int):
 def _resolve_file(fi: int):
     idx = _STATE["index"]
     path = _STATE["paths"][fi]
+    fps = _STATE.get("fingerprints")
     try:
         src, _ = _read(path, _STATE["max_bytes"])
         tree = _facts.parse(src)
-        fr = FileResolver(idx, fi, src, tree).run()
+        # with a cache, the resolver sees the index through a recorder: what
+        # it looked up is stored with the row (per-dependent invalidation)
+        view = _deps.RecordingIndex(idx, fi, _STATE["rels"]) if fps is not None else idx
+        fr = FileResolver(view, fi, src, tree).run()
         try:
-            made = collect_instantiations(idx, fi, tree)
+            made = collect_instantiations(view, fi, tree)
         except RecursionError:  # RTA facts are best effort: never cost the file's edges
             made = None
-        return fi, fr, None, made
+        deps = _deps.encode(view, fps) if fps is not None else None
+        return fi, fr, None, made, deps
     except RecursionError:
-        return fi, None, "expressions nested too deeply", None
+        return fi, None, "expressions nested too deeply", None, None
     except MemoryError:
-        return fi, None, "out of memory while resolving its calls", None
+        return fi, None, "out of memory while resolving its calls", None, None
     except OSError as e:
-        return fi, None, f"unreadable: {e.strerror or e}", None
+        return fi, None, f"unreadable: {e.strerror or e}", None, None
     except Exception as e:  # never lose the whole build to one file
-        return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}", None
+        return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}", None, None
 
 
 def _open_classpath(classpath, jdk):
@@ -284,24 +290,18 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     results = []
     rkeys: list = [None] * len(kept)
     todo = list(range(len(kept)))
+    rels = [sf.rel for sf in kept_files]
+    fps = None
+    pkey = None
     if store is not None:
-        pkey = _project_key(root, kept, kept_files, kept_digests, classpath, cp, loc_mode)
-        todo = []
-        for fi, fk in enumerate(kept_keys):
-            rkeys[fi] = f"{fk}:{pkey}" if fk else None
-            blob = store.get_resolved(rkeys[fi]) if fk else None
-            decoded = None
-            if blob is not None:
-                try:
-                    decoded = _codec.decode_resolution(blob)
-                except _codec.CodecError:
-                    decoded = None
-            if decoded is None:
-                todo.append(fi)
-            else:
-                results.append((fi, decoded, None))
+        fps = _deps.Fingerprints(rels)
+        ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
+        pkey = _project_key(ekey, kept_files, kept_digests)
+        todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results)
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
+    _STATE["rels"] = rels
+    _STATE["fingerprints"] = fps
     _STATE["max_bytes"] = max_file_bytes
     bar = tqdm(total=len(kept), desc="resolve", unit="file", initial=len(kept) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
@@ -309,14 +309,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         with (_pool(jobs) if pooled else _nullpool()) as pool:
             rs = pool.imap_unordered(_pass2_blob, todo, chunksize=4) if pooled else \
                 (_pass2(fi, False) for fi in todo)
-            for fi, res, err in rs:
+            for fi, res, err, deps in rs:
                 if res is not None:
                     if pooled:
                         blob, res = res, _codec.decode_resolution(res)
                     elif store is not None:
                         blob = _codec.encode_resolution(*res)
                     if store is not None and rkeys[fi]:
-                        store.put_resolved(rkeys[fi], blob)
+                        store.put_resolved(rkeys[fi], blob, deps, pkey)
                 results.append((fi, res, err))
                 bar.update(1)
     finally:
@@ -478,14 +478,55 @@ def _stat_sig(p: Path) -> str:
     return f"{p}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def _project_key(root: Path, kept, kept_files, digests, classpath, cp, loc_mode: str) -> str:
-    """What every file's resolution depends on besides its own bytes: all
-    files' declaration digests, the classpath (entries by path, size and
-    mtime; class folders file by file), the JDK and the lombok.config files
-    of the source folders (docs/callgraph.md "Warm cache")."""
-    h = hashlib.sha256(f"{_codec.FORMAT}:{loc_mode}\n".encode())
+def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results) -> list:
+    """Fill ``results`` with the files whose stored resolution still holds and
+    return the indices of the others (to resolve). A row is keyed by the
+    file's facts key and the environment key; it holds when it was stored
+    under this very project key (no declaration anywhere changed), or when
+    every look-up it recorded gives this index the same answer
+    (``_deps.verify``; the row then gets this project key)."""
+    todo = []
+    fi_of = {r: i for i, r in enumerate(rels)}
+    memo: dict = {}
+    for fi, fk in enumerate(kept_keys):
+        rkeys[fi] = f"{fk}:{ekey}" if fk else None
+        row = store.get_resolved(rkeys[fi]) if fk else None
+        decoded = None
+        if row is not None:
+            blob, deps, stored_pkey = row
+            same = stored_pkey == pkey
+            if same or (deps is not None and _deps.verify(deps, idx, fps, fi_of, memo)):
+                try:
+                    decoded = _codec.decode_resolution(blob)
+                except _codec.CodecError:
+                    decoded = None
+                if decoded is not None and not same:
+                    store.stats["resolved_verified"] += 1
+                    store.put_resolved(rkeys[fi], blob, deps, pkey)
+        store.count_resolved(decoded is not None)
+        if decoded is None:
+            todo.append(fi)
+        else:
+            results.append((fi, decoded, None))
+    return todo
+
+
+def _project_key(ekey: str, kept_files, digests) -> str:
+    """The environment key and every file's declaration digest: a row stored
+    under the same project key holds without checking its look-ups (nothing
+    any file declares has changed)."""
+    h = hashlib.sha256(f"{ekey}\n".encode())
     for sf, d in sorted(zip(kept_files, digests), key=lambda x: (x[0].rel, x[0].source_set)):
         h.update(f"{sf.rel}\0{sf.source_set}\0".encode() + (d or b"?") + b"\n")
+    return h.hexdigest()[:32]
+
+
+def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
+    """What every file's resolution depends on besides its own bytes and the
+    project's declarations: the classpath (entries by path, size and mtime;
+    class folders file by file), the JDK and the lombok.config files of the
+    source folders (docs/callgraph.md "Warm cache")."""
+    h = hashlib.sha256(f"{_codec.FORMAT}:{loc_mode}\n".encode())
     for entry in classpath:
         p = Path(entry)
         h.update(_stat_sig(p).encode() + b"\n")

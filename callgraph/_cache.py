@@ -7,12 +7,12 @@ Two tables of msgpack blobs (callgraph._codec — data, never pickle):
   path, source set and LOC mode; the row also holds the file's declaration
   digest.
 - ``resolved``: a file's resolved call sites and RTA facts, keyed by the
-  facts key plus the *project key* — a digest of every file's declaration
-  digest, the classpath (jar paths, sizes, mtimes; the JDK) and the
-  ``lombok.config`` files. An edited method body changes only its file's
-  sha: that file alone is re-resolved. A changed declaration (signature,
-  field, type, annotation) changes the project key: every file is
-  re-resolved (conservative; docs say so).
+  facts key plus the *environment key* (the classpath: jar paths, sizes,
+  mtimes; the JDK; the ``lombok.config`` files), with the index look-ups the
+  resolution made (``callgraph._deps``) and the *project key* (environment
+  and every file's declaration digest) it last held under. The build reuses
+  a row under the same project key as is, else iff its look-ups, replayed,
+  give the same answers (callgraph._build._cached_resolutions).
 
 Safe under concurrent processes: WAL journal, a busy timeout, each batch of
 writes one transaction, ``INSERT OR REPLACE`` (two writers of one key write
@@ -41,7 +41,7 @@ from pathlib import Path
 from . import _codec
 
 _MAGIC = "qare-callgraph-cache"
-_VERSION = f"4.{_codec.FORMAT}"  # bump with any change of keys or tables
+_VERSION = f"5.{_codec.FORMAT}"  # bump with any change of keys or tables
 _FLUSH_EVERY = 500
 
 
@@ -67,7 +67,7 @@ class BuildCache:
         self.replace_foreign = replace_foreign
         self.trusted_root = trusted_root
         self.stats = {"facts_hits": 0, "facts_misses": 0, "resolved_hits": 0, "resolved_misses": 0,
-                      "rebuilt": 0}
+                      "resolved_verified": 0, "rebuilt": 0}
         self._pending: dict[str, list] = {"facts": [], "resolved": []}
         self.db = None
         self._open()
@@ -167,7 +167,7 @@ class BuildCache:
                 return ok
             db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB)")
-            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB)")
+            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (f"{_MAGIC} {_VERSION}",))
             db.execute("COMMIT")
             return True
@@ -220,16 +220,21 @@ class BuildCache:
             self.flush()
 
     def get_resolved(self, key: str):
-        """The stored blob (``_codec.decode_resolution`` it), or None."""
-        row = self._query("SELECT blob FROM resolved WHERE key = ?", (key,))
+        """``(blob, deps, project key)`` or None: the ``_codec.encode_resolution``
+        blob, the look-ups it was resolved with (``_deps.encode``, or None) and
+        the project key it was last known to hold under. The caller decides
+        whether it holds and says so with :meth:`count_resolved`."""
+        row = self._query("SELECT blob, deps, pkey FROM resolved WHERE key = ?", (key,))
         if row is None or not isinstance(row[0], bytes):
-            self.stats["resolved_misses"] += 1
             return None
-        self.stats["resolved_hits"] += 1
-        return row[0]
+        deps = row[1] if isinstance(row[1], bytes) else None
+        return row[0], deps, row[2] if isinstance(row[2], str) else None
 
-    def put_resolved(self, key: str, blob: bytes) -> None:
-        self._pending["resolved"].append((key, blob))
+    def count_resolved(self, hit: bool) -> None:
+        self.stats["resolved_hits" if hit else "resolved_misses"] += 1
+
+    def put_resolved(self, key: str, blob: bytes, deps: bytes | None = None, pkey: str | None = None) -> None:
+        self._pending["resolved"].append((key, blob, deps, pkey))
         if len(self._pending["resolved"]) >= _FLUSH_EVERY:
             self.flush()
 
@@ -244,7 +249,7 @@ class BuildCache:
             if facts:
                 self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?)", facts)
             if resolved:
-                self.db.executemany("INSERT OR REPLACE INTO resolved VALUES (?, ?)", resolved)
+                self.db.executemany("INSERT OR REPLACE INTO resolved VALUES (?, ?, ?, ?)", resolved)
             self.db.execute("COMMIT")
         except sqlite3.DatabaseError:
             try:

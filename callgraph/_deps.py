@@ -1,0 +1,559 @@
+"""What a file's resolution read from the project index, and whether a new
+index still gives the same answers (docs/callgraph.md "Warm cache").
+
+A file's resolved call sites are a function of its own bytes, the
+environment (classpath, JDK, ``lombok.config``, the code) and the answers
+the project index gave the resolver. While a file is resolved, the resolver
+and the RTA collector see a :class:`RecordingIndex` in place of the
+``ProjectIndex``: every look-up they make of it — a method of the index
+(``resolve_name``, ``methods_named``, ``overriders`` — the CHA override
+search —, ``supers``, ...), a read of one of its tables (``types``,
+``methods``, ``by_name``, ``subtypes``, ...; misses included, so a new
+class named like a name that was unknown changes the answer) or a type
+asked of its solver chain — is recorded as a *dependency*: the door, its
+arguments, and a fingerprint of the answer. Only the look-ups the resolver
+makes itself are recorded, never those the index makes inside them: the
+answer of the outer one already says everything the resolver learnt from
+the inner ones, so the index's own memos (shared between files) cannot hide
+a dependency.
+
+On a warm run a cached row is reused iff every recorded look-up, asked again
+of the new index, gives an answer with the same fingerprint
+(:func:`verify`): the resolver is deterministic, so the same questions with
+the same answers give the same result.
+
+Fingerprints (:func:`fingerprint`) hash a canonical form of the answer:
+scalars, tuples, sets (sorted), dicts, Enums, dataclasses field by field
+(memoised per object: index objects are shared by every look-up), leaving
+out the fields that say where a declaration is (lines, bytes, LOC,
+comments — ``_codec._POSITIONAL``); the resolver's result never contains
+another file's positions, so an edited body elsewhere does not invalidate.
+A file index (an ``int`` naming a file, e.g. ``type_file``'s answer) is
+fingerprinted and stored as the file's path, so adding a file (which shifts
+the indices) changes nothing by itself. Conservative where it cannot be
+exact: an answer of a kind it does not know gets a fingerprint that never
+matches, and arguments it cannot store (an object) make the row reusable
+only when no declaration anywhere changed (the project key, checked first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import fields, is_dataclass
+from enum import Enum
+
+import msgpack
+
+from ._candidates import MethodCandidate
+from . import _codec
+from ._codec import _POSITIONAL
+from .classpath import TypeSig
+from ._types import JArray, JClass, JPrim, JTypeVar, JWildcard, TypeParam
+
+# look-ups whose answers depend on the classpath and the JDK only (the
+# environment, part of every row's key): not recorded
+_ENVIRONMENT = frozenset({"cp", "has_jdk", "lib", "lib_has", "third_party", "library_of",
+                          "lib_type_params", "lib_method_sig", "lib_class_sig"})
+# tables of the index read with [], get, in (each key recorded) or iterated (the whole table)
+_TABLES = frozenset({"types", "methods", "by_id", "by_name", "type_file", "subtypes", "gen_edges",
+                     "files", "merged", "pkg_types", "members", "local_types", "gen_fields", "packages"})
+# the methods of the index the resolver asks (read-only): only these are
+# stored and replayed — a row cannot make the index run anything else
+_DOORS = frozenset({"resolve_name", "resolve_ref", "erase_ref", "subst_ref", "tparams_of", "member_type",
+                    "_resolve_qualified", "methods_named", "overriders", "field_type", "field_type_of",
+                    "supers", "all_supers", "is_subtype", "declared_supertypes", "sam", "sam_method",
+                    "super_type_args", "jtuple", "capture_lib"})
+# methods of the index whose argument 1 is a file index
+_FILE_ARG = frozenset({"resolve_name", "_resolve_name", "_resolve_simple", "resolve_ref", "_resolve_ref",
+                       "erase_ref", "subst_ref", "_file_of"})
+# tables keyed by a file index; tables whose values are file indices
+_FILE_KEYED = frozenset({"files", "gen_edges"})
+_FILE_VALUED = frozenset({"type_file", "merged"})  # merged: (file index, TypeDecl) pairs
+
+_MISSING = ("<missing>",)
+_NEVER = None  # set per process: a fingerprint that matches nothing another process wrote
+
+
+class FileRef:
+    """A file index stored as the file's path (indices shift when files are added)."""
+
+    __slots__ = ("rel",)
+
+    def __init__(self, rel: str):
+        self.rel = rel
+
+    def __eq__(self, other):
+        return isinstance(other, FileRef) and other.rel == self.rel
+
+    def __hash__(self):
+        return hash(("FileRef", self.rel))
+
+
+class Unstorable(Exception):
+    """Arguments of a look-up that cannot be written as data."""
+
+
+# ------------------------------------------------------------------ fingerprints
+class Fingerprints:
+    """Fingerprints of index answers: a Merkle hash — a dataclass, list, set
+    or dict is hashed once per process from its fields' (or items') own
+    hashes, memoised by object (index objects are immutable while files are
+    resolved, and are kept alive here so an id is never reused); scalars and
+    tuples stand for themselves.
+
+    ``rels``: file index → path (the current run's)."""
+
+    def __init__(self, rels):
+        self.rels = rels
+        self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
+
+    def canon(self, v, file_valued: bool = False):
+        t = type(v)
+        if v is None or t is str or t is bool or t is float or t is bytes:
+            return v
+        if t is int:
+            return ("@f", self.rels[v]) if file_valued else v
+        if t is tuple:
+            return tuple([self.canon(x, file_valued) for x in v])
+        if t is FileRef:
+            return ("@f", v.rel)
+        key = (id(v), file_valued)
+        memo = self._memo.get(key)
+        if memo is not None:
+            return memo[1]
+        if t in _DECLARATIONS:  # a declaration of _facts: its digest encoding (positions blanked), in C
+            d = hashlib.blake2b(msgpack.packb(v, default=_codec._digest_default, use_bin_type=True),
+                                digest_size=12).digest()
+            self._memo[key] = (v, d)
+            return d
+        if t is TypeSig:  # a class file's type: the environment (in every row's key) fixes it by name and place
+            c = ("TypeSig", v.fqn, v.location, v.origin, v.library)
+        elif t is list:
+            c = ("@list", *[self.canon(x, file_valued) for x in v])
+        elif t is frozenset or t is set:
+            c = ("@set", *sorted([self.canon(x, file_valued) for x in v], key=repr))
+        elif t is dict:
+            c = ("@map", *sorted([(self.canon(k), self.canon(x, file_valued)) for k, x in v.items()], key=repr))
+        elif isinstance(v, Enum):
+            c = ("@enum", t.__name__, v.name)
+        elif is_dataclass(v):
+            names = _FIELDS_OF.get(t)
+            if names is None:
+                names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(v))
+            c = (t.__name__, *[None if n is None else self.canon(getattr(v, n), file_valued) for n in names])
+        elif isinstance(v, tuple):  # a NamedTuple
+            c = (t.__name__, *[self.canon(x, file_valued) for x in v])
+        else:  # an object of a kind not known here: never equal to anything stored
+            c = ("@unknown", t.__name__, _never())
+        d = hashlib.blake2b(repr(c).encode(), digest_size=12).digest()
+        self._memo[key] = (v, d)
+        return d
+
+    def fingerprint(self, v, file_valued: bool = False) -> bytes:
+        if not file_valued:
+            return self._packed(v)
+        c = self.canon(v, file_valued)
+        if type(c) is bytes and len(c) == 12 and type(v) is not bytes:
+            return c
+        return hashlib.blake2b(repr(("@v", c)).encode(), digest_size=12).digest()
+
+
+    def _packed(self, v) -> bytes:
+        """The fingerprint of an answer, made by msgpack (in C): an object is
+        written as its kind and fields (positional ones blanked, see
+        :func:`_fp_form`), and an object inside it as that object's own
+        fingerprint, memoised — a Merkle hash, so an index object shared by
+        many answers is encoded once per process. Dicts keep their
+        (declaration-order) insertion order: a dict whose order differed
+        would only cost a re-resolution."""
+        t = type(v)
+        key = None
+        if t is not tuple and t is not str and t is not int and t is not bool and v is not None:
+            key = (id(v), False)
+            memo = self._memo.get(key)
+            if memo is not None:
+                return memo[1]
+        body = v if t in _NATIVE else _fp_form(v)
+        d = hashlib.blake2b(msgpack.packb(body, default=self._nested, use_bin_type=True), digest_size=12).digest()
+        if key is not None:
+            self._memo[key] = (v, d)
+        return d
+
+    def _nested(self, o):
+        t = type(o)
+        if t is FileRef or t is frozenset or t is set or isinstance(o, Enum):  # small: written in place
+            return _fp_form(o)
+        return self._packed(o)
+
+
+_NATIVE = frozenset({tuple, list, dict, str, int, float, bool, bytes, type(None)})
+
+
+def _fp_form(o):
+    t = type(o)
+    if t in _DECLARATIONS:
+        return _codec._digest_default(o)
+    if t is TypeSig:
+        return ["TypeSig", o.fqn, o.location, o.origin, o.library]
+    if t is frozenset or t is set:
+        return ["@set", *sorted(o, key=repr)]
+    if t is FileRef:
+        return ["@f", o.rel]
+    if isinstance(o, Enum):
+        return ["@enum", t.__name__, o.name]
+    if is_dataclass(o):
+        names = _FIELDS_OF.get(t)
+        if names is None:
+            names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(o))
+        return [t.__name__, *[None if n is None else getattr(o, n) for n in names]]
+    if isinstance(o, tuple):  # a NamedTuple
+        return [t.__name__, *o]
+    return ["@unknown", t.__name__, _never()]  # never equal to anything stored
+
+
+_DECLARATIONS = frozenset(_codec._CLASSES)
+_FIELDS_OF: dict = {}  # dataclass → its field names, None for a positional one
+
+
+def _never() -> str:
+    global _NEVER
+    if _NEVER is None:
+        _NEVER = os.urandom(16).hex()
+    return _NEVER
+
+
+# ------------------------------------------------------------------ recording
+class RecordingIndex:
+    """The ``ProjectIndex`` as the resolver of file ``fi`` sees it: every
+    look-up goes to ``idx`` and is appended to :attr:`log` as
+    ``(kind, door, args, answer)`` — kinds ``"m"`` a method, ``"k"`` a method
+    called with keywords (``args`` = ``(args, kwargs)``), ``"t"`` a table key
+    (``args`` the key), ``"t*"`` a whole table, ``"a"`` another attribute,
+    ``"s"`` the solver chain. Appending is all it does while resolving (the
+    cheap part); :func:`encode` dedupes and fingerprints at the end."""
+
+    def __init__(self, idx, fi: int, rels):
+        self._idx = idx
+        self._fi = fi
+        self._rels = rels
+        self.log: list = []
+
+    def __getattr__(self, name):
+        idx = self._idx
+        value = getattr(idx, name)
+        if name in _ENVIRONMENT:
+            object.__setattr__(self, name, value)
+            return value
+        log = self.log.append
+        if name == "solver":
+            s = _RecordingSolver(log, value)
+            object.__setattr__(self, name, s)
+            return s
+        if name in _TABLES:
+            t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
+                 else _DictTable)(log, name, value)
+            object.__setattr__(self, name, t)
+            return t
+        if callable(value):
+            def door(*args, **kw):
+                r = value(*args, **kw)
+                log(("k", name, (args, kw), r) if kw else ("m", name, args, r))
+                return r
+
+            object.__setattr__(self, name, door)
+            return door
+        log(("a", name, (), value))
+        return value
+
+
+class _Table:
+    __slots__ = ("_log", "_name", "_t")
+
+    def __init__(self, log, name, table):
+        self._log, self._name, self._t = log, name, table
+
+    def _all(self):
+        self._log(("t*", self._name, (), self._t))
+        return self._t
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+    def __bool__(self):
+        return bool(self._all())
+
+
+class _DictTable(_Table):
+    """A dict table of the index: each key read recorded with its value (or ``_MISSING``)."""
+
+    __slots__ = ()
+
+    def get(self, key, default=None):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        return default if v is _MISSING else v
+
+    def __getitem__(self, key):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        if v is _MISSING:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key):
+        v = self._t.get(key, _MISSING)
+        self._log(("t", self._name, key, v))
+        return v is not _MISSING
+
+    def items(self):
+        return self._all().items()
+
+    def keys(self):
+        return self._all().keys()
+
+    def values(self):
+        return self._all().values()
+
+
+class _ListTable(_Table):
+    """A list table (``files``): each index read recorded with its element."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if type(i) is not int:
+            return self._all()[i]
+        if i < 0:
+            i += len(self._t)
+        v = _lookup(self._t, i)
+        self._log(("t", self._name, i, v))
+        if v is _MISSING:
+            raise IndexError(i)
+        return v
+
+    def __contains__(self, x):
+        return x in self._all()
+
+
+class _SetTable(_Table):
+    """A set table (``packages``): each membership test recorded with its answer."""
+
+    __slots__ = ()
+
+    def __contains__(self, key):
+        v = key in self._t
+        self._log(("t", self._name, key, v))
+        return v
+
+
+def _lookup(t, key):
+    """``t[key]`` or ``_MISSING``, for a dict, a list (by index) or a set (membership, True/False)."""
+    tt = type(t)
+    if tt is dict:
+        return t.get(key, _MISSING)
+    if tt is list:
+        return t[key] if type(key) is int and 0 <= key < len(t) else _MISSING
+    if tt is set or tt is frozenset:
+        return key in t
+    raise TypeError(f"table of type {tt.__name__}")
+
+
+class _RecordingSolver:
+    """The index's solver chain, each type asked recorded."""
+
+    __slots__ = ("_log", "_s")
+
+    def __init__(self, log, solver):
+        self._log, self._s = log, solver
+
+    @property
+    def root(self):
+        return self
+
+    def solve(self, name):
+        r = self._s.solve(name)
+        self._log(("s", "solve", (name,), r))
+        return r
+
+    def view(self, name):
+        r = self._s.view(name)
+        self._log(("s", "view", (name,), r))
+        return r
+
+
+# ------------------------------------------------------------------ storage
+# Arguments as msgpack: arrays read back as tuples (the index's arguments are
+# tuples; a list argument is refused at the top level), extensions for the
+# few other kinds a look-up is asked with.
+_EXT_SET, _EXT_FILE, _EXT_METHOD, _EXT_VALUE = 2, 3, 4, 5
+
+
+class MethodRef:
+    """A project method passed to a look-up (``overriders``' ``base``), stored
+    by its id and replayed as the new index's candidate of that id."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, mid: str):
+        self.id = mid
+
+
+# plain frozen value classes a look-up may be asked with (type values):
+# stored as class index + fields, rebuilt only as one of these
+_VALUES = (JPrim, JClass, JArray, JTypeVar, JWildcard, TypeParam)
+_VALUE_INDEX = {c: i for i, c in enumerate(_VALUES)}
+_VALUE_FIELDS = [tuple(f.name for f in fields(c)) for c in _VALUES]
+
+
+def _pack_default(o):
+    i = _VALUE_INDEX.get(type(o))
+    if i is not None:
+        return msgpack.ExtType(_EXT_VALUE, _pack((i, *(getattr(o, n) for n in _VALUE_FIELDS[i]))))
+    if type(o) is FileRef:
+        return msgpack.ExtType(_EXT_FILE, o.rel.encode("utf-8", "surrogatepass"))
+    if type(o) is MethodCandidate and o.is_source:
+        return msgpack.ExtType(_EXT_METHOD, o.id.encode("utf-8", "surrogatepass"))
+    if type(o) is frozenset or type(o) is set:
+        return msgpack.ExtType(_EXT_SET, _pack(tuple(sorted(o, key=repr))))
+    raise Unstorable(type(o).__name__)
+
+
+def _pack(v) -> bytes:
+    return msgpack.packb(v, default=_pack_default, use_bin_type=True)
+
+
+def _ext_hook(code, data):
+    if code == _EXT_SET:
+        return frozenset(_unpack(data))
+    if code == _EXT_FILE:
+        return FileRef(data.decode("utf-8", "surrogatepass"))
+    if code == _EXT_VALUE:
+        i, *values = _unpack(data)
+        if type(i) is not int or not 0 <= i < len(_VALUES) or len(values) != len(_VALUE_FIELDS[i]):
+            raise ValueError("not a type value")
+        return _VALUES[i](*values)
+    if code == _EXT_METHOD:
+        return MethodRef(data.decode("utf-8", "surrogatepass"))
+    raise ValueError(f"unknown extension {code}")
+
+
+def _unpack(b: bytes):
+    return msgpack.unpackb(b, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=False,
+                           max_bin_len=1 << 24, max_str_len=1 << 24, max_array_len=1 << 22,
+                           max_map_len=1 << 22, max_ext_len=1 << 24)
+
+
+def _stored_args(kind, door, args, rels):
+    """``(args, kwargs)`` as stored: file indices as paths."""
+    kw = ()
+    if kind == "k":
+        args, kw = args[0], tuple(sorted(args[1].items()))
+    elif kind == "t":
+        args = (FileRef(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
+    if door in _FILE_ARG and len(args) > 1 and type(args[1]) is int:
+        args = (args[0], FileRef(rels[args[1]]), *args[2:])
+    for a in args:
+        if type(a) is list:
+            raise Unstorable("list")  # would be replayed as a tuple
+    return args, kw
+
+
+def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
+    """The recorded look-ups as data: a sorted msgpack list of
+    ``[kind, door, packed args, packed keywords, fingerprint]``, one per
+    distinct look-up; None when some look-up cannot be stored (the row is
+    then reused only under the same project key)."""
+    rows = {}
+    rels = rec._rels
+    seen = {}
+    try:
+        for e in rec.log:
+            kind, door, args, answer = e
+            try:  # most look-ups repeat: dedupe on the raw look-up before packing it
+                k0 = (kind, door, args)
+                if k0 in seen:
+                    continue
+                seen[k0] = True
+            except TypeError:  # an unhashable argument (a dict): packed to compare
+                pass
+            if kind == "a" or (kind in ("m", "k") and door not in _DOORS):
+                return None  # a look-up not known to be read-only: not replayable
+            a, kw = _stored_args(kind, door, args, rels)
+            pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
+            k = (kind if kind != "k" else "m", door, pa, pk)
+            if k not in rows:
+                rows[k] = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
+    except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
+        return None
+    return msgpack.packb(sorted([*k, fp] for k, fp in rows.items()), use_bin_type=True)
+
+
+_EMPTY = msgpack.packb(())
+
+
+def verify(blob: bytes, idx, fps: Fingerprints, fi_of: dict, memo: dict) -> bool:
+    """True iff every look-up in ``blob`` (from :func:`encode`) gives ``idx``
+    the same answer fingerprint. ``fi_of``: path → file index of this run;
+    ``memo``: look-up → fingerprint, shared by the files of one run. Anything
+    malformed is False (re-resolve)."""
+    try:
+        rows = msgpack.unpackb(blob, raw=False, use_list=True, max_bin_len=1 << 24, max_str_len=1 << 24,
+                               max_array_len=1 << 22, max_map_len=1 << 16)
+        if type(rows) is not list:
+            return False
+        for row in rows:
+            kind, door, pa, pk, fp = row
+            key = (kind, door, pa, pk)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = _answer(kind, door, _unpack(pa), _unpack(pk), idx, fps, fi_of)
+            if got != fp:
+                return False
+        return True
+    except Exception:  # a stranger's row, or a look-up that no longer applies: re-resolve
+        return False
+
+
+def _fi(v, fi_of, idx):
+    if type(v) is MethodRef:
+        m = idx.by_id.get(v.id)
+        if m is None:
+            raise LookupError(v.id)  # the method is gone
+        return m
+    if type(v) is FileRef:
+        fi = fi_of.get(v.rel)
+        if fi is None:
+            raise LookupError(v.rel)  # the file is gone: whatever it answered has changed
+        return fi
+    return v
+
+
+def _answer(kind, door, args, kw, idx, fps: Fingerprints, fi_of) -> bytes:
+    if type(door) is not str or type(args) is not tuple or type(kw) is not tuple:
+        raise ValueError("malformed look-up")
+    if kind == "m":
+        if door not in _DOORS:
+            raise ValueError(door)
+        fn = getattr(idx, door)
+        args = tuple(_fi(a, fi_of, idx) for a in args)
+        return fps.fingerprint(fn(*args, **dict(kw)))
+    if kind == "t":
+        if door not in _TABLES:
+            raise ValueError(door)
+        t = getattr(idx, door)
+        (key,) = args
+        v = _lookup(t, _fi(key, fi_of, idx))
+        return fps.fingerprint(v, door in _FILE_VALUED)
+    if kind == "t*":
+        if door not in _TABLES:
+            raise ValueError(door)
+        return fps.fingerprint(getattr(idx, door), door in _FILE_VALUED)
+    if kind == "s":
+        if door not in ("solve", "view"):
+            raise ValueError(door)
+        return fps.fingerprint(getattr(idx.solver, door)(*args))
+    raise ValueError(kind)
