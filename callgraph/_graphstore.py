@@ -684,8 +684,24 @@ class GraphStore:
         self.db.execute("DELETE FROM nodes WHERE gid = ?", (gid,))
         self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
 
-    def _evict(self, keep: int) -> None:
-        cap = max_bytes()
+    def prune(self, limit: int | None = None) -> int:
+        """Apply the size bound now (``limit`` bytes instead of
+        :func:`max_bytes`; 0 deletes every graph); returns how many graphs
+        were deleted."""
+        before = self.stats["evicted"]
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._evict(keep=None, cap=limit)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("PRAGMA incremental_vacuum")
+        return self.stats["evicted"] - before
+
+    def _evict(self, keep: int | None, cap: int | None = None) -> None:
+        cap = max_bytes() if cap is None else cap
         rows = self.db.execute("SELECT gid, bytes FROM graphs ORDER BY used DESC, gid DESC").fetchall()
         total, count = 0, 0
         for gid, size in rows:

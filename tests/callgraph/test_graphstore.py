@@ -335,6 +335,20 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
         store.close()
 
 
+def test_qare_cache_reports_and_prunes(tmp_path):
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "plain", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    r = CliRunner().invoke(main, ["graph", str(b), "--no-discover-classpath", "--cache", str(cache), "-q"])
+    assert r.exit_code == 0, r.output  # qare graph stores its graph too
+    report = CliRunner().invoke(main, ["cache", "--cache", str(cache)])
+    assert report.exit_code == 0 and ": 2 graphs," in report.stdout
+    assert str(a) in report.stdout and str(b) in report.stdout
+    pruned = CliRunner().invoke(main, ["cache", "--cache", str(cache), "--prune", "--max-bytes", "0"])
+    assert pruned.exit_code == 0 and "pruned 2 stored graphs" in pruned.stdout and ": 0 graphs," in pruned.stdout
+
+
 # ------------------------------------------------------------------ concurrency
 
 def test_concurrent_processes_agree(tmp_path):
