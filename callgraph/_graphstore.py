@@ -632,11 +632,29 @@ class GraphStore:
             raise
 
     # ------------------------------------------------------------- write
+    def holds(self, inputs: Inputs) -> bool:
+        """Is the slot's stored graph one built from these very inputs (all but
+        the time of the fingerprint equal)? Then storing it again is skipped."""
+        try:
+            row = self.db.execute("SELECT gid, inputs FROM graphs WHERE slot = ?", (inputs.slot(),)).fetchone()
+            if row is None:
+                return False
+            old = Inputs.from_blob(row[1])
+        except (sqlite3.DatabaseError, StoreError):
+            return False
+        same = all(getattr(old, f.name) == getattr(inputs, f.name) for f in fields(Inputs) if f.name != "taken_ns")
+        if same:
+            self.touch(row[0])
+        return same
+
     def save(self, inputs: Inputs, pg) -> bool:
         """Store ``pg`` (a built ``ProjectGraph``) as the graph of
         ``inputs.slot()``, replacing the slot's previous graph, then apply the
-        size bound. False when it could not be written (costs the next run
-        its speed, never this one)."""
+        size bound; nothing is written when the slot already holds a graph of
+        the same inputs (:meth:`holds`). False when it could not be written
+        (costs the next run its speed, never this one)."""
+        if self.holds(inputs):
+            return True
         g = pg.graph
         infos = pg._infos
         node_rows, adj_rows, size = [], [], 0

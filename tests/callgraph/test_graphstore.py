@@ -349,6 +349,20 @@ def test_qare_cache_reports_and_prunes(tmp_path):
     assert pruned.exit_code == 0 and "pruned 2 stored graphs" in pruned.stdout and ": 0 graphs," in pruned.stdout
 
 
+def test_the_same_inputs_are_not_stored_twice(tmp_path):
+    root = _copy(FIXTURES / "plain", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    args = ["graph", str(root), "--no-discover-classpath", "--cache", str(cache), "-q"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    gid = lambda: sqlite3.connect(tmp_path / "c.sqlite.graphs").execute("SELECT gid FROM graphs").fetchall()  # noqa: E731
+    first = gid()
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert gid() == first  # kept, not rewritten
+    (root / "Extra.java").write_text("class Extra { void m() {} }\n")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert len(gid()) == 1 and gid() != first  # the slot's graph replaced
+
+
 # ------------------------------------------------------------------ concurrency
 
 def test_concurrent_processes_agree(tmp_path):
