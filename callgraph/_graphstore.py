@@ -147,21 +147,26 @@ def _jdk_sigs(jdk_home) -> list:
 
 def _lombok_configs(root: Path, files) -> list:
     """``[path, sha256]`` of every ``lombok.config`` from each source file's
-    folder up to the project root (the files the build reads)."""
-    base = root if root.is_dir() else root.parent
+    folder up to the project root (the files the warm cache's project key
+    reads, callgraph._build._project_key; strings, not Paths: 9,000 files
+    on spring-framework)."""
+    # the real root (the files' paths are real): a relative or linked root still reaches its own config
+    base = os.path.realpath(root if root.is_dir() else root.parent)
+    under = base.rstrip(os.sep) + os.sep
     dirs = set()
     for sf in files:
-        d = Path(sf.path).parent
+        d = os.path.dirname(sf.path)
         while d not in dirs:
             dirs.add(d)
-            if d == base or d.parent == d or base not in d.parents:
+            parent = os.path.dirname(d)
+            if d == base or parent == d or not d.startswith(under):
                 break
-            d = d.parent
+            d = parent
     out = []
     for d in sorted(dirs):
-        cfg = d / "lombok.config"
+        cfg = os.path.join(d, "lombok.config")
         if os.path.lexists(cfg):
-            out.append([str(cfg), _sha(str(cfg), 4 << 20)])
+            out.append([cfg, _sha(cfg, 4 << 20)])
     return out
 
 
@@ -294,13 +299,17 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 
 # ------------------------------------------------------------------ rows
 
-def _method_info_cls():
-    try:  # its own small module once the index is cut up; _index imports the parser and the solver
-        from ._methodinfo import MethodInfo
-    except ImportError:
-        from ._index import MethodInfo
+_CLS: list = []
 
-    return MethodInfo
+
+def _method_info_cls():
+    if not _CLS:
+        try:  # its own small module once the index is cut up; _index imports the parser and the solver
+            from ._methodinfo import MethodInfo
+        except ImportError:
+            from ._index import MethodInfo
+        _CLS.append(MethodInfo)
+    return _CLS[0]
 
 
 _INFO_FIELDS: list = []
@@ -318,12 +327,24 @@ _INFO_TYPES = {"id": str, "file": str, "start_line": int, "end_line": int, "loc"
                "source_set": str, "declaring_type": str, "name": str, "params": tuple, "static": bool,
                "abstract": bool, "private": bool, "implicit": bool, "varargs": bool,
                "generated_by": _OPT_STR}
+_ROW_TYPES: set = set()
+
+
+def _row_types() -> set:
+    """Every tuple of exact value types a valid MethodInfo row may have (the
+    optional fields None or str): one set lookup checks a row."""
+    if not _ROW_TYPES:
+        combos = [()]
+        for name in _info_fields():
+            want = _INFO_TYPES[name]
+            opts = want if isinstance(want, tuple) else (want,)
+            combos = [c + (t,) for c in combos for t in opts]
+        _ROW_TYPES.update(combos)
+    return _ROW_TYPES
 
 
 def _encode_node(g, n) -> bytes:
     d = g.nodes[n]
-    if d.get("kind") == "method":
-        return b""  # a project method: its MethodInfo row says it all
     return msgpack.packb([bool(d.get("third_party")), d.get("library"), d.get("kind", "api")], use_bin_type=True)
 
 
@@ -343,19 +364,17 @@ def _encode_info(mi) -> bytes:
     return msgpack.packb([getattr(mi, n) for n in _info_fields()], use_bin_type=True)
 
 
+_PARAMS_AT = 9  # index of MethodInfo.params (checked in the tests)
+
+
 def _decode_info(blob):
     try:
         v = msgpack.unpackb(blob, raw=False, use_list=False)
     except Exception:
         raise StoreError("method row") from None
-    names = _info_fields()
-    if not isinstance(v, tuple) or len(v) != len(names):
+    if type(v) is not tuple or tuple(map(type, v)) not in _row_types():
         raise StoreError("method row")
-    for name, x in zip(names, v):
-        want = _INFO_TYPES.get(name)
-        if want is None or not isinstance(x, want) or (want is int and type(x) is bool):
-            raise StoreError(f"method row: {name}")
-    if not all(isinstance(p, str) for p in v[names.index("params")]):
+    if not all(type(p) is str for p in v[_PARAMS_AT]):
         raise StoreError("method row: params")
     return _method_info_cls()(*v)
 

@@ -289,6 +289,24 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     assert r.exit_code == 0 and r.stdout == good.stdout
 
 
+def test_method_rows_are_checked_field_by_field():
+    import msgpack
+
+    from callgraph._index import MethodInfo
+
+    assert gs._info_fields()[gs._PARAMS_AT] == "params"
+    mi = MethodInfo("p.A.m(int)", "A.java", 1, 3, 3, None, "main", "p.A", "m", ("int",))
+    assert gs._decode_info(gs._encode_info(mi)) == mi
+    row = list(msgpack.unpackb(gs._encode_info(mi), raw=False))
+    for i, bad in ((2, "1"), (4, True), (9, [1]), (10, 1), (15, 3)):
+        forged = list(row)
+        forged[i] = bad
+        with pytest.raises(gs.StoreError):
+            gs._decode_info(msgpack.packb(forged))
+    with pytest.raises(gs.StoreError):
+        gs._decode_info(msgpack.packb(row[:-1]))
+
+
 def test_pickle_is_never_loaded(tmp_path):
     import pickle
 
