@@ -84,6 +84,13 @@ def resolution_line(r) -> str:
     return line
 
 
+def _show_resolution(r, quiet: bool) -> bool:
+    """Print the classpath line? Always, unless ``-q``; with ``-q`` only when it
+    reports a failure (a dependency not resolved, a build-file warning): the
+    reason of exit code 1 is never hidden."""
+    return not quiet or bool(r.unresolved) or bool(r.warnings)
+
+
 def _has_class_files(entry: Path) -> bool:
     """Does a jar/zip or folder given with --classpath hold any class file? (unreadable: True, the index says why)"""
     import zipfile
@@ -110,7 +117,7 @@ def _effective_classpath(project, classpath, discover_classpath, offline=False, 
         except Exception as e:  # resolution is best effort: say so, go on without
             click.echo(f"warning: classpath resolution failed: {type(e).__name__}: {e}", err=True)
         else:
-            if not quiet:
+            if _show_resolution(r, quiet):
                 click.echo(resolution_line(r), err=True)
     return cp
 
@@ -161,7 +168,7 @@ def _report_build(pg, classpath, quiet) -> bool:
     """The stderr lines of a build (classpath line unless ``quiet``, classpath
     warnings); True when a jar or class folder of the classpath could not be
     read in full."""
-    if pg.resolution is not None and not quiet:
+    if pg.resolution is not None and _show_resolution(pg.resolution, quiet):
         click.echo(resolution_line(pg.resolution), err=True)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
     warned = {entry for entry, _ in pg.summary.classpath_warnings}
@@ -194,6 +201,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     import time
 
     import callgraph
+    from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up)
     from queries._progress import Heartbeat
 
     startup = process_age()
@@ -514,8 +522,13 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                                                      user_m2, quiet), loc_mode)
         cp_failed = False
     else:
-        pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                               maven_repo_local, user_m2, no_cache, store=_open_graph_store(cache, no_cache))
+        store = _open_graph_store(cache, no_cache)
+        try:
+            pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+                                   maven_repo_local, user_m2, no_cache, store=store)
+        finally:
+            if store is not None:
+                store.close()
     dropped = 0
     if out is not None:
         import time
