@@ -23,22 +23,41 @@ Examples
 >>> [t.to_dict() for t in pg.reach("CommentService.processComment")]  # doctest: +SKIP
 """
 
-from ._build import build_project_graph, default_jobs
-from ._errors import CallGraphError, NoInputError, UnknownMethodError
-from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, BuildSummary, ProjectGraph, Target
-from ._rta import Instantiation, InstantiatedType
-from ._index import MethodInfo
-from .classpath import (
-    ClasspathIndex,
-    FieldSig,
-    MethodSig,
-    Solved,
-    TypeSig,
-    Unsolved,
-    UnsolvedReason,
-    discover_classpath,
-    is_third_party,
-)
+# Names are imported on first use (PEP 562): `qare chain` answering from the
+# stored graph (callgraph._graphstore) must not pay for the parser, the
+# resolver and the classpath reader (≈ 0.5 s of imports) it does not run.
+_LAZY = {
+    "build_project_graph": "._build", "default_jobs": "._build",
+    "CallGraphError": "._errors", "NoInputError": "._errors", "UnknownMethodError": "._errors",
+    "DEFAULT_DISPATCH": "._graph", "DISPATCH_MODES": "._graph", "BuildSummary": "._graph",
+    "ProjectGraph": "._graph", "Target": "._graph",
+    "Instantiation": "._rta", "InstantiatedType": "._rta",
+    "MethodInfo": "._index",
+    "ClasspathIndex": ".classpath", "FieldSig": ".classpath", "MethodSig": ".classpath",
+    "Solved": ".classpath", "TypeSig": ".classpath", "Unsolved": ".classpath", "UnsolvedReason": ".classpath",
+    "discover_classpath": ".classpath", "is_third_party": ".classpath",
+}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    module = _LAZY.get(name)
+    if module is None:
+        try:  # `import callgraph; callgraph.classpath.X`: the submodule
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "build_project_graph",

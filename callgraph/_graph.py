@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from records.dataset import TargetRecord
 from records.ids import split_id
 
 from ._errors import UnknownMethodError
 from ._callsite import STRENGTH, Resolution
-from ._index import MethodInfo
+
+if TYPE_CHECKING:  # annotations only: answering from the graph store needs neither (callgraph._graphstore)
+    import networkx as nx
+
+    from ._index import MethodInfo
 
 _STRENGTH = STRENGTH  # edge resolutions, strongest first
 _DECLARED = frozenset({Resolution.EXACT, Resolution.BY_ARITY})

@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "qare.cmd_eval",  # eval, slices, import, baseline, similarity
     "qare.cmd_sccg",  # sccg extract|redact|execute|score
     "qare.cmd_crosscheck",  # crosscheck (Eclipse JDT as an oracle)
+    "qare.cmd_cache",  # cache (the graph store: report, prune)
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -83,6 +84,13 @@ def resolution_line(r) -> str:
     return line
 
 
+def _show_resolution(r, quiet: bool) -> bool:
+    """Print the classpath line? Always, unless ``-q``; with ``-q`` only when it
+    reports a failure (a dependency not resolved, a build-file warning): the
+    reason of exit code 1 is never hidden."""
+    return not quiet or bool(r.unresolved) or bool(r.warnings)
+
+
 def _has_class_files(entry: Path) -> bool:
     """Does a jar/zip or folder given with --classpath hold any class file? (unreadable: True, the index says why)"""
     import zipfile
@@ -97,9 +105,9 @@ def _has_class_files(entry: Path) -> bool:
 
 
 def _effective_classpath(project, classpath, discover_classpath, offline=False, maven_repo_local=None,
-                         user_m2=False) -> list:
+                         user_m2=False, quiet=False) -> list:
     """--classpath entries plus, with --discover-classpath, the libraries Maven resolves
-    (one stderr line), for engines that take a jar list (JDT)."""
+    (one stderr line unless ``quiet``), for engines that take a jar list (JDT)."""
     cp = list(classpath)
     if discover_classpath and Path(project).is_dir():
         try:
@@ -109,32 +117,58 @@ def _effective_classpath(project, classpath, discover_classpath, offline=False, 
         except Exception as e:  # resolution is best effort: say so, go on without
             click.echo(f"warning: classpath resolution failed: {type(e).__name__}: {e}", err=True)
         else:
-            click.echo(resolution_line(r), err=True)
+            if _show_resolution(r, quiet):
+                click.echo(resolution_line(r), err=True)
     return cp
 
 
-def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False, no_cache=False):
-    """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
-    when a jar or class folder of the classpath could not be read in full."""
-    import callgraph
-    from queries._progress import Heartbeat
+_MAX_FILE_BYTES = 2_000_000  # build_project_graph's default, which the CLI keeps
 
-    startup = process_age()
-    repo_local = repo_local_of(maven_repo_local, user_m2)
-    on_terminal = sys.stderr.isatty()
-    # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
-    beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
-    try:
-        with beat:
-            pg = callgraph.build_project_graph(
-                project, classpath=list(classpath), auto_classpath=discover_classpath, jobs=jobs,
-                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"), offline=offline,
-                maven_repo_local=repo_local)
-    except callgraph.NoInputError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(NO_INPUT)
-    if pg.resolution is not None:
+
+class _Inputs:
+    """What a build of PROJECT starts from, found before it runs: the
+    discovered sources, the final classpath and its resolution, the JDK home
+    (the graph store's key, callgraph._graphstore)."""
+
+    def __init__(self, project, classpath, discover_classpath, quiet, offline, repo_local):
+        import time
+
+        from callgraph._discover import discover_sources
+        from callgraph.classpath import find_jdk
+
+        t0 = time.perf_counter()
+        self.files, self.skipped = discover_sources(project, max_file_bytes=_MAX_FILE_BYTES)
+        t1 = time.perf_counter()
+        self.discover_seconds = t1 - t0
+        self.classpath = list(classpath)
+        self.resolution = None
+        if discover_classpath and Path(project).is_dir():
+            from callgraph.classpath import with_resolved
+
+            self.classpath, self.resolution = with_resolved(project, self.classpath, offline=offline,
+                                                            repo_local=repo_local,
+                                                            progress=not quiet and sys.stderr.isatty())
+        self.classpath_seconds = time.perf_counter() - t1
+        self.jdk_home = find_jdk("auto")
+
+
+def _open_graph_store(cache, no_cache):
+    """The graph store beside the warm cache (None with --no-cache or when it is refused: said on stderr)."""
+    if no_cache:
+        return None
+    from callgraph._graphstore import open_store
+
+    store, refused = open_store(cache)
+    if refused:
+        click.echo(f"warning: graph store not used: {refused}", err=True)
+    return store
+
+
+def _report_build(pg, classpath, quiet) -> bool:
+    """The stderr lines of a build (classpath line unless ``quiet``, classpath
+    warnings); True when a jar or class folder of the classpath could not be
+    read in full."""
+    if pg.resolution is not None and _show_resolution(pg.resolution, quiet):
         click.echo(resolution_line(pg.resolution), err=True)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
     warned = {entry for entry, _ in pg.summary.classpath_warnings}
@@ -154,7 +188,61 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         failed = failed or os.path.realpath(entry) in entries
     if pg.summary.cache.get("refused"):
         click.echo(f"warning: warm cache not used: {pg.summary.cache['refused']}", err=True)
-    pg.summary.phases["startup"] = round(startup, 3)
+    return failed
+
+
+def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
+           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None):
+    """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
+    when a jar or class folder of the classpath could not be read in full.
+    With ``store`` (a ``GraphStore``) the graph is stored, keyed by
+    ``inputs`` (an ``_Inputs``, found now when not given) fingerprinted
+    before the build reads a file."""
+    import time
+
+    import callgraph
+    from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up)
+    from queries._progress import Heartbeat
+
+    startup = process_age()
+    repo_local = repo_local_of(maven_repo_local, user_m2)
+    on_terminal = sys.stderr.isatty()
+    try:
+        if inputs is None:
+            inputs = _Inputs(project, classpath, discover_classpath, quiet, offline, repo_local)
+    except callgraph.NoInputError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(NO_INPUT)
+    t_fp = time.perf_counter()
+    fp = None
+    if store is not None:
+        from callgraph._graphstore import fingerprint
+
+        fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
+                         _MAX_FILE_BYTES)
+    t_fp = time.perf_counter() - t_fp
+    # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
+    beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
+    try:
+        with beat:
+            # the classpath found above, not resolved again: the stored graph's key is what was built
+            pg = callgraph.build_project_graph(
+                project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
+                progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
+                offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES)
+    except callgraph.NoInputError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(NO_INPUT)
+    pg.resolution = inputs.resolution
+    phases = pg.summary.phases
+    phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
+    phases["discover"] = round(phases.get("discover", 0.0) + inputs.discover_seconds, 3)
+    failed = _report_build(pg, classpath, quiet)
+    phases["startup"] = round(startup, 3)
+    if store is not None:
+        t_store = time.perf_counter()
+        store.save(fp, pg)
+        phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
     return pg, failed
 
 
@@ -212,7 +300,8 @@ def _summary_text(s) -> str:
     return "\n".join(lines)
 
 
-PHASES = ("startup", "discover", "classpath", "jdk_index", "parse", "index", "resolve", "graph", "output", "chain")
+PHASES = ("startup", "discover", "classpath", "jdk_index", "parse", "index", "resolve", "graph", "store", "output",
+          "chain")
 
 
 def phases_text(phases: dict) -> str:
@@ -430,11 +519,16 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         from .cmd_crosscheck import jdt_graph
 
         pg = jdt_graph(project, _effective_classpath(project, classpath, discover_classpath, offline, maven_repo_local,
-                                                     user_m2), loc_mode)
+                                                     user_m2, quiet), loc_mode)
         cp_failed = False
     else:
-        pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                               maven_repo_local, user_m2, no_cache)
+        store = _open_graph_store(cache, no_cache)
+        try:
+            pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+                                   maven_repo_local, user_m2, no_cache, store=store)
+        finally:
+            if store is not None:
+                store.close()
     dropped = 0
     if out is not None:
         import time
@@ -483,12 +577,66 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     for constructors `C`, `C.C` or `C.<init>`. An ambiguous name lists the
     candidates, an unknown one the closest names (exit 3).
     """
+    import time
+
     import callgraph
 
-    pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                            maven_repo_local, user_m2, no_cache)
+    store = _open_graph_store(cache, no_cache)
     try:
-        mid = pg.resolve_method(method)
+        inputs = _Inputs(project, classpath, discover_classpath, quiet, offline,
+                         repo_local_of(maven_repo_local, user_m2))
+    except callgraph.NoInputError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(NO_INPUT)
+    stored = None
+    if store is not None:
+        stored, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
+                                    loc_mode, _MAX_FILE_BYTES)
+    try:
+        if stored is not None:
+            # the graph as built from these very inputs: answer from the part METHOD reaches
+            pg = stored.project_graph(project, resolution=inputs.resolution)
+            _report_build(pg, classpath, quiet)
+            mid = _chain_method(pg, method)
+            try:
+                stored.reachable(pg, mid, dispatch=dispatch, include_unresolved=include_unresolved,
+                                 max_depth=max_depth)
+            except (ValueError, sqlite3.Error):  # a bad stored row (StoreError): build as if nothing were stored
+                stored.close()
+                stored = None
+        if stored is None:
+            pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+                                    maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+            mid = _chain_method(pg, method)
+        t_chain = time.perf_counter()
+        targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
+        info = pg.method(mid)
+        pg.summary.phases["chain"] = round(time.perf_counter() - t_chain, 3)
+    finally:
+        if stored is not None:
+            stored.close()
+        if store is not None:
+            store.close()
+    if fmt == "json":
+        click.echo(json.dumps([t.to_dict() for t in targets], ensure_ascii=False, indent=1))
+        return
+    click.echo(f"{mid}  [{info.file}:{info.start_line}-{info.end_line}, {info.loc} LOC]")
+    if not targets:
+        click.echo("  (no third-party API reached)")
+    for t in targets:
+        lib = f"  {t.library}" if t.library else ""
+        click.echo(f"  {t.signature or t.api + '(*)'}  depth {t.depth}  chain LOC {t.chain_loc}  "
+                   f"density {t.density:.4f}  [{t.resolution}]{lib}")
+        for hop, (node, (file, line)) in enumerate(zip(t.chain[1:], t.call_sites), 1):
+            click.echo(f"    {'  ' * (hop - 1)}→ {node}  (called at {file}:{line})")
+
+
+def _chain_method(pg, method: str) -> str:
+    """The one method id METHOD names; else the candidates or close names on stderr and exit 3."""
+    import callgraph
+
+    try:
+        return pg.resolve_method(method)
     except callgraph.UnknownMethodError as e:
         click.echo(f"error: {e}", err=True)
         for c in e.candidates[:50]:
@@ -502,20 +650,6 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                 for c in close:
                     click.echo(f"  {c}", err=True)
         sys.exit(NO_INPUT)
-    targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
-    if fmt == "json":
-        click.echo(json.dumps([t.to_dict() for t in targets], ensure_ascii=False, indent=1))
-        return
-    info = pg.method(mid)
-    click.echo(f"{mid}  [{info.file}:{info.start_line}-{info.end_line}, {info.loc} LOC]")
-    if not targets:
-        click.echo("  (no third-party API reached)")
-    for t in targets:
-        lib = f"  {t.library}" if t.library else ""
-        click.echo(f"  {t.signature or t.api + '(*)'}  depth {t.depth}  chain LOC {t.chain_loc}  "
-                   f"density {t.density:.4f}  [{t.resolution}]{lib}")
-        for hop, (node, (file, line)) in enumerate(zip(t.chain[1:], t.call_sites), 1):
-            click.echo(f"    {'  ' * (hop - 1)}→ {node}  (called at {file}:{line})")
 
 
 COMMANDS = [graph_cmd, chain_cmd]

@@ -1,0 +1,932 @@
+"""The graph store: finished call graphs kept in SQLite, so ``qare chain``
+answers from the part of a graph it reaches instead of rebuilding it
+(docs/callgraph.md "Graph store").
+
+One SQLite file beside the warm cache (``<qare cache>/graphs.sqlite``; with
+``--cache FILE``, ``FILE.graphs``), one stored graph per *slot* (the real
+project path and the LOC mode). A stored graph is used only when everything
+it was built from is unchanged (:class:`Inputs`):
+
+- the discovered ``.java`` files (paths, relative paths, source sets, in
+  order) and the files discovery skipped, with why;
+- each file's content: its ``(size, mtime_ns, ctime_ns, inode, device)``
+  unchanged *and* its mtime and ctime older than the stored fingerprint's
+  time by more than :data:`RACY_NS` stand for its SHA-256; otherwise (any
+  field differs, or the file was written so close to the fingerprint that a
+  later write could keep the same timestamps) the bytes are hashed and
+  compared. Writing a file sets its ctime to now, which no caller can set
+  back (``utime`` sets mtime only, and sets ctime to now), and replacing it
+  changes the inode, so an unchanged stat with old timestamps means
+  unchanged content;
+- the classpath entries (jars by path, size, mtime, ctime, inode; class
+  folders file by file), the JDK (``release``, ``lib/modules``), the
+  ``lombok.config`` files on the way from each source folder to the root
+  (by content), the LOC mode, the file-size limit and the code version
+  (every ``callgraph`` module's size and mtime).
+
+The fingerprint is taken *before* the build reads the files: a file edited
+while the build runs leaves a fingerprint that no longer matches, so the
+next run rebuilds (never the other way round).
+
+Rows: ``adj`` holds each project method's out-edges (target, resolution,
+call-site lines, RTA witnesses), ``nodes`` each node's attributes (a
+project method's :class:`~callgraph._index.MethodInfo` fields; an API
+node's ``third_party``/``library``); the ``graphs`` row holds the sorted
+method ids (for :meth:`ProjectGraph.find_methods`), the build summary and
+the inputs. :meth:`GraphStore.reachable` loads, level by level, only the
+nodes reachable from one method along edges the query could follow, into a
+read-only view with the ``adj``/``nodes``/``edges`` of a ``networkx``
+graph, and the *same* :meth:`ProjectGraph.reach` runs on it.
+
+Safety as in the warm cache (callgraph._cache, docs/security.md "Caches"):
+a private folder, no symlinks or special files at the path or its
+companions, a foreign or corrupt file detected (rebuilt at qare's own path,
+refused elsewhere), WAL and one transaction per write (concurrent
+processes), msgpack decoded into checked values only — never pickle.
+
+Size bound: after each write the least recently used graphs are deleted
+until the stored graphs take at most ``QARE_GRAPH_STORE_MAX_BYTES``
+(default :data:`DEFAULT_MAX_BYTES`) and number at most :data:`MAX_GRAPHS`;
+the freed pages go back to the file system (``auto_vacuum=INCREMENTAL``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import stat
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import msgpack
+
+
+class CacheRefused(OSError):
+    """A store file qare will not open (``strerror``: why; ``filename``: the path).
+    The same rules as the warm cache's ``callgraph._cache.CacheRefused``."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(0, reason, str(path))
+
+_MAGIC = "qare-graph-store"
+_VERSION = "1"
+FORMAT = f"{_MAGIC} {_VERSION}"
+#: a file whose mtime or ctime is this close to the fingerprint's time is hashed, never trusted by stat
+RACY_NS = 3_000_000_000
+DEFAULT_MAX_BYTES = 2 << 30
+MAX_GRAPHS = 64
+_BATCH = 500  # ids per `IN (...)` query (SQLite allows 32,766 parameters)
+_MAX_CLASS_FOLDER_FILES = 200_000
+
+__all__ = ["GraphStore", "Inputs", "StoredGraph", "GraphView", "fingerprint", "default_path", "open_store",
+           "StoreError", "CacheRefused"]
+
+
+class StoreError(ValueError):
+    """A stored row that is not what this version wrote (treated as a miss)."""
+
+
+# ------------------------------------------------------------------ inputs
+
+def _stat_key(st: os.stat_result) -> list:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
+def _sha(path: str, max_bytes: int) -> str | None:
+    from .safefs import read_regular
+
+    try:
+        return hashlib.sha256(read_regular(path, max_bytes)).hexdigest()
+    except OSError:
+        return None
+
+
+def _entry_sigs(classpath) -> list:
+    """``[path, size, mtime_ns, ctime_ns, inode]`` of each classpath entry; a
+    class folder adds one row per file (a folder too large to list: a random
+    row, so it never matches)."""
+    out = []
+    for entry in classpath:
+        p = str(entry)
+        try:
+            st = os.stat(p)
+        except OSError:
+            out.append([p, "missing"])
+            continue
+        out.append([p, *_stat_key(st)[:4]])
+        if stat.S_ISDIR(st.st_mode):
+            n = 0
+            for dirpath, dirs, names in os.walk(p):
+                dirs.sort()
+                for name in sorted(names):
+                    f = os.path.join(dirpath, name)
+                    try:
+                        out.append([f, *_stat_key(os.lstat(f))[:4]])
+                    except OSError:
+                        out.append([f, "missing"])
+                    n += 1
+                if n > _MAX_CLASS_FOLDER_FILES:
+                    out.append([os.urandom(16).hex()])
+                    break
+    return out
+
+
+def _jdk_sigs(jdk_home) -> list:
+    if jdk_home is None:
+        return [None]
+    out = [str(jdk_home)]
+    for part in ("release", "lib/modules", "jmods", "jre/lib/rt.jar", "lib/rt.jar"):
+        try:
+            out.append([part, *_stat_key(os.stat(Path(jdk_home) / part))[:4]])
+        except OSError:
+            out.append([part, "missing"])
+    return out
+
+
+def _lombok_configs(root: Path, files) -> list:
+    """``[path, sha256]`` of every ``lombok.config`` from each source file's
+    folder up to the project root (the files the warm cache's project key
+    reads, callgraph._build._project_key; strings, not Paths: 9,000 files
+    on spring-framework)."""
+    # the real root (the files' paths are real): a relative or linked root still reaches its own config
+    base = os.path.realpath(root if root.is_dir() else root.parent)
+    under = base.rstrip(os.sep) + os.sep
+    dirs = set()
+    for sf in files:
+        d = os.path.dirname(sf.path)
+        while d not in dirs:
+            dirs.add(d)
+            parent = os.path.dirname(d)
+            if d == base or parent == d or not d.startswith(under):
+                break
+            d = parent
+    out = []
+    for d in sorted(dirs):
+        cfg = os.path.join(d, "lombok.config")
+        if os.path.lexists(cfg):
+            out.append([cfg, _sha(cfg, 4 << 20)])
+    return out
+
+
+_CODE: list = []
+
+
+def code_version() -> str:
+    """Size and mtime of every ``callgraph`` module: another resolver never
+    answers from a graph the old one built."""
+    if not _CODE:
+        h = hashlib.sha256(FORMAT.encode())
+        for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            try:
+                st = p.stat()
+                h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            except OSError:
+                h.update(f"{p.name}:missing\n".encode())
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """What a graph was built from (module docstring).
+
+    ``files`` rows are ``[path, rel, source_set, size, mtime_ns, ctime_ns,
+    inode, device, sha256 hex]``; ``taken_ns`` the wall clock (ns since the
+    epoch) just before the files were stat'ed; the rest as in
+    :func:`fingerprint`.
+    """
+
+    root: str
+    loc_mode: str
+    max_file_bytes: int
+    code: str
+    taken_ns: int
+    files: tuple
+    skipped: tuple
+    classpath: tuple
+    jdk: tuple
+    lombok: tuple
+
+    def slot(self) -> str:
+        return slot_key(self.root, self.loc_mode, self.max_file_bytes)
+
+    def to_blob(self) -> bytes:
+        return msgpack.packb([FORMAT, *(getattr(self, f.name) for f in fields(self))], use_bin_type=True)
+
+    @staticmethod
+    def from_blob(blob) -> "Inputs":
+        try:
+            v = msgpack.unpackb(blob, raw=False, use_list=True, strict_map_key=True)
+        except Exception as e:  # msgpack raises several types on bad data
+            raise StoreError(f"inputs: {type(e).__name__}") from None
+        names = [f.name for f in fields(Inputs)]
+        if not isinstance(v, list) or len(v) != len(names) + 1 or v[0] != FORMAT:
+            raise StoreError("inputs: not this format")
+        vals = dict(zip(names, v[1:]))
+        for n in ("root", "loc_mode", "code"):
+            if not isinstance(vals[n], str):
+                raise StoreError(f"inputs: {n}")
+        for n in ("max_file_bytes", "taken_ns"):
+            if type(vals[n]) is not int:
+                raise StoreError(f"inputs: {n}")
+        for n in ("files", "skipped", "classpath", "jdk", "lombok"):
+            if not isinstance(vals[n], list):
+                raise StoreError(f"inputs: {n}")
+        for row in vals["files"]:
+            if not (isinstance(row, list) and len(row) == 9 and all(isinstance(x, str) for x in row[:3])
+                    and all(type(x) is int for x in row[3:8]) and isinstance(row[8], (str, type(None)))):
+                raise StoreError("inputs: a file row")
+        return Inputs(**{n: (_freeze(x) if isinstance(x, list) else x) for n, x in vals.items()})
+
+
+def _freeze(v):
+    return tuple(_freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def slot_key(root: str, loc_mode: str, max_file_bytes: int) -> str:
+    return f"{os.path.realpath(root)}\0{loc_mode}\0{max_file_bytes}"
+
+
+def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int) -> Inputs:
+    """The :class:`Inputs` of a build about to run on ``files`` (the
+    ``discover_sources`` result), ``classpath`` (the final entry list) and
+    ``jdk_home``; hashes every file (taken before the build reads them)."""
+    root = Path(root)
+    taken = time.time_ns()
+    rows = []
+    for sf in files:
+        try:
+            st = os.stat(sf.path)
+            key = _stat_key(st)
+        except OSError:
+            key = [-1, -1, -1, -1, -1]
+        rows.append((sf.path, sf.rel, sf.source_set, *key, _sha(sf.path, max_file_bytes)))
+    return Inputs(str(os.path.realpath(root)), loc_mode, max_file_bytes, code_version(), taken, tuple(rows),
+                  _freeze([list(map(str, s)) for s in skipped]), _freeze(_entry_sigs(classpath)),
+                  _freeze(_jdk_sigs(jdk_home)), _freeze(_lombok_configs(root, files)))
+
+
+def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str | None:
+    """None when the stored graph was built from exactly these inputs, else why not."""
+    if stored.code != code_version():
+        return "qare's call-graph code changed"
+    if len(stored.files) != len(files):
+        return "the set of .java files changed"
+    if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
+        return "the skipped files changed"
+    racy_before = stored.taken_ns - RACY_NS
+    for row, sf in zip(stored.files, files):
+        if (row[0], row[1], row[2]) != (sf.path, sf.rel, sf.source_set):
+            return "the set of .java files changed"
+        try:
+            key = _stat_key(os.stat(sf.path))
+        except OSError:
+            return f"{sf.rel} unreadable"
+        if list(row[3:8]) == key and key[1] < racy_before and key[2] < racy_before:
+            continue  # same inode, size and timestamps, written well before the fingerprint
+        if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
+            return f"{sf.rel} changed"
+    if _freeze(_entry_sigs(classpath)) != stored.classpath:
+        return "the classpath changed"
+    if _freeze(_jdk_sigs(jdk_home)) != stored.jdk:
+        return "the JDK changed"
+    if _freeze(_lombok_configs(Path(root), files)) != stored.lombok:
+        return "a lombok.config changed"
+    return None
+
+
+# ------------------------------------------------------------------ rows
+
+_CLS: list = []
+
+
+def _method_info_cls():
+    if not _CLS:
+        try:  # its own small module once the index is cut up; _index imports the parser and the solver
+            from ._methodinfo import MethodInfo
+        except ImportError:
+            from ._index import MethodInfo
+        _CLS.append(MethodInfo)
+    return _CLS[0]
+
+
+_INFO_FIELDS: list = []
+
+
+def _info_fields():
+    if not _INFO_FIELDS:
+        _INFO_FIELDS.extend(f.name for f in fields(_method_info_cls()))
+    return _INFO_FIELDS
+
+
+_OPT_STR = (str, type(None))
+# the type of each MethodInfo field (checked on decoding: a stored row is a stranger's data)
+_INFO_TYPES = {"id": str, "file": str, "start_line": int, "end_line": int, "loc": int, "comment": _OPT_STR,
+               "source_set": str, "declaring_type": str, "name": str, "params": tuple, "static": bool,
+               "abstract": bool, "private": bool, "implicit": bool, "varargs": bool,
+               "generated_by": _OPT_STR}
+_ROW_TYPES: set = set()
+
+
+def _row_types() -> set:
+    """Every tuple of exact value types a valid MethodInfo row may have (the
+    optional fields None or str): one set lookup checks a row."""
+    if not _ROW_TYPES:
+        combos = [()]
+        for name in _info_fields():
+            want = _INFO_TYPES[name]
+            opts = want if isinstance(want, tuple) else (want,)
+            combos = [c + (t,) for c in combos for t in opts]
+        _ROW_TYPES.update(combos)
+    return _ROW_TYPES
+
+
+def _encode_node(g, n) -> bytes:
+    d = g.nodes[n]
+    return msgpack.packb([bool(d.get("third_party")), d.get("library"), d.get("kind", "api")], use_bin_type=True)
+
+
+def _api_attrs(blob) -> dict:
+    try:
+        v = msgpack.unpackb(blob, raw=False)
+    except Exception:
+        raise StoreError("api node") from None
+    if not (isinstance(v, list) and len(v) == 3 and type(v[0]) is bool and isinstance(v[1], _OPT_STR)
+            and isinstance(v[2], str)):
+        raise StoreError("api node")
+    return {"kind": v[2], "file": None, "start_line": None, "end_line": None, "loc": None, "comment": None,
+            "third_party": v[0], "library": v[1], "source_set": None}
+
+
+def _encode_info(mi) -> bytes:
+    return msgpack.packb([getattr(mi, n) for n in _info_fields()], use_bin_type=True)
+
+
+_PARAMS_AT = 9  # index of MethodInfo.params (checked in the tests)
+
+
+def _decode_info(blob):
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=False)
+    except Exception:
+        raise StoreError("method row") from None
+    if type(v) is not tuple or tuple(map(type, v)) not in _row_types():
+        raise StoreError("method row")
+    if not all(type(p) is str for p in v[_PARAMS_AT]):
+        raise StoreError("method row: params")
+    return _method_info_cls()(*v)
+
+
+def _method_attrs(mi) -> dict:
+    # the attributes callgraph._build gives a method node
+    return {"kind": "method", "file": mi.file, "start_line": mi.start_line, "end_line": mi.end_line,
+            "loc": mi.loc, "comment": mi.comment, "third_party": False, "library": None,
+            "source_set": mi.source_set, "generated_by": mi.generated_by}
+
+
+def _encode_adj(g, u) -> bytes:
+    rows = []
+    for v, d in g.adj[u].items():
+        rta = d.get("rta")
+        rows.append([v, d["resolution"], list(d["lines"]), None if rta is None else list(rta)])
+    return msgpack.packb(rows, use_bin_type=True)
+
+
+_KINDS = ("exact", "arity", "cha", "name")
+
+
+def _decode_adj(blob, follow) -> dict:
+    try:
+        rows = msgpack.unpackb(blob, raw=False)
+    except Exception:
+        raise StoreError("edges") from None
+    if not isinstance(rows, list):
+        raise StoreError("edges")
+    out = {}
+    for r in rows:
+        if not (isinstance(r, list) and len(r) == 4 and isinstance(r[0], str) and r[1] in _KINDS
+                and isinstance(r[2], list) and r[2] and all(type(x) is int for x in r[2])
+                and (r[3] is None or (isinstance(r[3], list) and all(isinstance(x, str) for x in r[3])))):
+            raise StoreError("edges")
+        if r[1] not in follow:
+            continue  # reach skips it first thing: never loaded
+        d = {"lines": r[2], "resolution": r[1]}
+        if r[3] is not None:
+            d["rta"] = tuple(r[3])
+        out[r[0]] = d
+    return out
+
+
+def _encode_summary(s) -> bytes:
+    return msgpack.packb({f.name: getattr(s, f.name) for f in fields(s)}, use_bin_type=True)
+
+
+def _decode_summary(blob):
+    from ._graph import BuildSummary
+
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=False, strict_map_key=False)
+        names = {f.name for f in fields(BuildSummary)}
+        if not isinstance(v, dict) or set(v) != names:
+            raise StoreError("summary")
+        return BuildSummary(**v)
+    except StoreError:
+        raise
+    except Exception:
+        raise StoreError("summary") from None
+
+
+# ------------------------------------------------------------------ the view
+
+class _EdgeView:
+    __slots__ = ("_adj",)
+
+    def __init__(self, adj):
+        self._adj = adj
+
+    def __getitem__(self, uv):
+        u, v = uv
+        return self._adj[u][v]
+
+
+class GraphView:
+    """The loaded part of a stored graph, read-only, with the access
+    ``ProjectGraph.reach`` uses on a ``networkx.DiGraph``: ``adj[u]`` (target
+    → edge attributes), ``nodes[n]`` (node attributes), ``edges[u, v]``.
+    ``adj`` holds the nodes whose out-edges were loaded."""
+
+    __slots__ = ("adj", "nodes", "edges")
+
+    def __init__(self, adj: dict, nodes: dict):
+        self.adj = adj
+        self.nodes = nodes
+        self.edges = _EdgeView(adj)
+
+    def number_of_nodes(self) -> int:
+        return len(self.nodes)
+
+    def number_of_edges(self) -> int:
+        return sum(map(len, self.adj.values()))
+
+
+class _MethodTable(dict):
+    """``ProjectGraph._infos`` of a stored graph: every method id is a key
+    (``find_methods``/``suggest_methods`` iterate them); a ``MethodInfo`` is
+    read from the store on first use."""
+
+    __slots__ = ("_load",)
+
+    def __init__(self, ids, load):
+        super().__init__(dict.fromkeys(ids))
+        self._load = load
+
+    def __getitem__(self, mid):
+        mi = dict.__getitem__(self, mid)
+        if mi is None:
+            mi = self._load(mid)
+            dict.__setitem__(self, mid, mi)
+        return mi
+
+    def get(self, mid, default=None):
+        return self[mid] if mid in self else default
+
+    def values(self):
+        return [self[m] for m in self]
+
+    def items(self):
+        return [(m, self[m]) for m in self]
+
+
+# ------------------------------------------------------------------ the store
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class GraphStore:
+    """Stored call graphs in one SQLite file (module docstring); raises
+    :class:`CacheRefused` for a file qare will not use. ``stats``:
+    ``rebuilt`` (the file was corrupt, foreign or older), ``evicted``
+    (graphs deleted by the size bound).
+
+    Opening follows the warm cache's rules (callgraph._cache, kept apart so
+    that answering from the store imports neither the parser nor the
+    codec): a private folder, no link or special file at the path or its
+    ``-wal``/``-shm``/``-journal`` companions (checked, then opened with
+    ``O_NOFOLLOW`` and the inode compared), a file that is not this store
+    replaced only when ``replace_foreign`` (qare's own path)."""
+
+    def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
+        self.path = Path(path)
+        self.replace_foreign = replace_foreign
+        self.trusted_root = trusted_root
+        self.stats = {"rebuilt": 0, "evicted": 0}
+        self.db = None
+        self._open()
+
+    def _connect(self):
+        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA busy_timeout = 30000")
+        return db
+
+    def _wal(self) -> None:
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+
+    def _check_files(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            p = f"{self.path}{suffix}"
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                raise CacheRefused(p, "is a symlink (SQLite would write where it points)")
+            if not stat.S_ISREG(st.st_mode):
+                raise CacheRefused(p, "is not a regular file")
+
+    def _open(self) -> None:
+        from .safefs import FolderNotPrivate, check_private
+
+        parent = self.path.parent
+        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            check_private(self.trusted_root or parent, parent)
+        except FolderNotPrivate as e:
+            raise CacheRefused(e.filename, f"cache folder {e.strerror}; anyone who can write it "
+                                           "could change the results") from None
+        self._check_files()
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise CacheRefused(self.path, "is not a regular file")
+            head = os.pread(fd, 16, 0)
+        finally:
+            os.close(fd)
+        if head and head != _SQLITE_MAGIC and not self.replace_foreign and st.st_size >= 16:
+            raise CacheRefused(self.path, "exists and is not a qare graph store (not an SQLite file); "
+                                          "not replaced: delete it or name another --cache file")
+        try:
+            self.db = self._connect()
+            now = os.lstat(self.path)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                self.db.close()
+                raise CacheRefused(self.path, "was replaced while being opened")
+            self._check_files()
+            if self._valid() or self._create():
+                self._wal()
+                return
+            if not self.replace_foreign and not self._ours_older():
+                self.db.close()
+                raise CacheRefused(self.path, "exists and is not a qare graph store (an SQLite database "
+                                              "of another program); not replaced: delete it or name "
+                                              "another --cache file")
+        except sqlite3.DatabaseError:
+            if not self.replace_foreign:
+                raise CacheRefused(self.path, "exists and is not a qare graph store (not a readable "
+                                              "SQLite database); not replaced") from None
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Replace a corrupt, foreign or older file by an empty store."""
+        self.stats["rebuilt"] += 1
+        if self.db is not None:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+        self.db = self._connect()
+        if not self._create():
+            raise sqlite3.DatabaseError(f"{self.path}: cannot create the graph store")
+        self._wal()
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def _valid(self) -> bool:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None and row[0] == FORMAT
+
+    def _ours_older(self) -> bool:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return row is not None and isinstance(row[0], str) and row[0].startswith(_MAGIC + " ")
+
+    def _create(self) -> bool:
+        """Create the tables in an empty file (False: it holds something else)."""
+        db = self.db
+        if not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes effect before the first table
+        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
+        try:
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                ok = self._valid()
+                db.execute("ROLLBACK")
+                return ok
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
+            db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
+            db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
+                       "WITHOUT ROWID")
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------- write
+    def holds(self, inputs: Inputs) -> bool:
+        """Is the slot's stored graph one built from these very inputs (all but
+        the time of the fingerprint equal)? Then storing it again is skipped."""
+        try:
+            row = self.db.execute("SELECT gid, inputs FROM graphs WHERE slot = ?", (inputs.slot(),)).fetchone()
+            if row is None:
+                return False
+            old = Inputs.from_blob(row[1])
+        except (sqlite3.DatabaseError, StoreError):
+            return False
+        same = all(getattr(old, f.name) == getattr(inputs, f.name) for f in fields(Inputs) if f.name != "taken_ns")
+        if same:
+            self.touch(row[0])
+        return same
+
+    def save(self, inputs: Inputs, pg) -> bool:
+        """Store ``pg`` (a built ``ProjectGraph``) as the graph of
+        ``inputs.slot()``, replacing the slot's previous graph, then apply the
+        size bound; nothing is written when the slot already holds a graph of
+        the same inputs (:meth:`holds`). False when it could not be written
+        (costs the next run its speed, never this one)."""
+        if self.holds(inputs):
+            return True
+        g = pg.graph
+        infos = pg._infos
+        node_rows, adj_rows, size = [], [], 0
+        for n in g.nodes:
+            if n in infos:
+                info, attrs = _encode_info(infos[n]), None
+                blob = _encode_adj(g, n)
+                adj_rows.append((n, blob))
+                size += len(blob) + len(info) + len(n) * 2
+            else:
+                info, attrs = None, _encode_node(g, n)
+                size += len(attrs) + len(n)
+            node_rows.append((n, info, attrs))
+        methods = msgpack.packb(sorted(infos), use_bin_type=True)
+        summary = _encode_summary(pg.summary)
+        ins = inputs.to_blob()
+        size += len(methods) + len(summary) + len(ins)
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            old = db.execute("SELECT gid FROM graphs WHERE slot = ?", (inputs.slot(),)).fetchone()
+            if old is not None:
+                self._delete(old[0])
+            cur = db.execute("INSERT INTO graphs (slot, inputs, methods, summary, bytes, used) "
+                             "VALUES (?, ?, ?, ?, ?, ?)", (inputs.slot(), ins, methods, summary, size, time.time()))
+            gid = cur.lastrowid
+            db.executemany("INSERT INTO nodes VALUES (?, ?, ?, ?)", ((gid, *r) for r in node_rows))
+            db.executemany("INSERT INTO adj VALUES (?, ?, ?)", ((gid, *r) for r in adj_rows))
+            self._evict(keep=gid)
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            return False
+        try:
+            db.execute("PRAGMA incremental_vacuum")
+        except sqlite3.DatabaseError:
+            pass
+        return True
+
+    def _delete(self, gid: int) -> None:
+        self.db.execute("DELETE FROM adj WHERE gid = ?", (gid,))
+        self.db.execute("DELETE FROM nodes WHERE gid = ?", (gid,))
+        self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
+
+    def prune(self, limit: int | None = None) -> int:
+        """Apply the size bound now (``limit`` bytes instead of
+        :func:`max_bytes`; 0 deletes every graph); returns how many graphs
+        were deleted."""
+        before = self.stats["evicted"]
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._evict(keep=None, cap=limit)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("PRAGMA incremental_vacuum")
+        return self.stats["evicted"] - before
+
+    def _evict(self, keep: int | None, cap: int | None = None) -> None:
+        cap = max_bytes() if cap is None else cap
+        rows = self.db.execute("SELECT gid, bytes FROM graphs ORDER BY used DESC, gid DESC").fetchall()
+        total, count = 0, 0
+        for gid, size in rows:
+            total += size or 0
+            count += 1
+            if gid != keep and (total > cap or count > MAX_GRAPHS):
+                self._delete(gid)
+                total -= size or 0
+                count -= 1
+                self.stats["evicted"] += 1
+
+    def graphs(self) -> list[dict]:
+        """One dict per stored graph: ``project``, ``loc_mode``, ``bytes``
+        (encoded size), ``used`` (Unix time of the last use), most recent first."""
+        out = []
+        for slot, size, used in self.db.execute("SELECT slot, bytes, used FROM graphs ORDER BY used DESC"):
+            root, _, rest = str(slot).partition("\0")
+            out.append({"project": root, "loc_mode": rest.partition("\0")[0], "bytes": size, "used": used})
+        return out
+
+    # ------------------------------------------------------------- read
+    def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
+        """``(StoredGraph or None, why not)``: the stored graph of this
+        project, when built from exactly these inputs. The graph stays
+        readable (one read transaction) until :meth:`StoredGraph.close`."""
+        db = self.db
+        try:
+            db.execute("BEGIN")
+            row = db.execute("SELECT gid, inputs, methods, summary FROM graphs WHERE slot = ?",
+                             (slot_key(str(root), loc_mode, max_file_bytes),)).fetchone()
+            if row is None:
+                db.execute("COMMIT")
+                return None, "no stored graph"
+            stored = Inputs.from_blob(row[1])
+            why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
+            if why is not None:
+                db.execute("COMMIT")
+                return None, why
+            ids = msgpack.unpackb(row[2], raw=False)
+            if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
+                raise StoreError("method ids")
+            summary = _decode_summary(row[3])
+        except (sqlite3.DatabaseError, StoreError, ValueError) as e:
+            try:
+                db.execute("COMMIT")
+            except sqlite3.Error:
+                pass
+            return None, f"stored graph unreadable ({e})"
+        return StoredGraph(self, row[0], ids, summary), None
+
+    def touch(self, gid: int) -> None:
+        """Mark a graph used now (for the size bound); best effort."""
+        # a short wait only: a warm answer must not queue behind another process storing a graph
+        try:
+            self.db.execute("PRAGMA busy_timeout = 200")
+            self.db.execute("UPDATE graphs SET used = ? WHERE gid = ?", (time.time(), gid))
+        except sqlite3.DatabaseError:
+            pass
+        finally:
+            try:
+                self.db.execute("PRAGMA busy_timeout = 30000")
+            except sqlite3.Error:
+                pass
+
+
+class StoredGraph:
+    """A stored graph found unchanged by :meth:`GraphStore.lookup`."""
+
+    def __init__(self, store: GraphStore, gid: int, ids: list, summary):
+        self.store = store
+        self.gid = gid
+        self.summary = summary
+        self.infos = _MethodTable(ids, self._load_info)
+        self._open = True
+
+    def _load_info(self, mid: str):
+        row = self.store.db.execute("SELECT info FROM nodes WHERE gid = ? AND id = ?", (self.gid, mid)).fetchone()
+        if row is None or row[0] is None:
+            raise StoreError(f"no method row for {mid}")
+        return _decode_info(row[0])
+
+    def project_graph(self, root, dispatch=None, resolution=None):
+        """A ``ProjectGraph`` with every method id and no edges loaded yet
+        (``find_methods``, ``resolve_method``, ``suggest_methods``, ``method``
+        work; ``reachable`` loads what ``reach`` needs)."""
+        from ._graph import DEFAULT_DISPATCH, ProjectGraph
+
+        return ProjectGraph(GraphView({}, {}), self.summary, self.infos, str(root),
+                            dispatch=dispatch or DEFAULT_DISPATCH, resolution=resolution)
+
+    def reachable(self, pg, mid: str, *, dispatch: str, include_unresolved: bool = False,
+                  max_depth: int | None = None) -> None:
+        """Load into ``pg.graph`` every node reachable from ``mid`` along the
+        edges ``pg.reach(mid, dispatch=…, include_unresolved=…, max_depth=…)``
+        can follow (their resolution kinds), with the out-edges of each
+        method ``reach`` may expand: a superset of what it visits, so its
+        answer is the one on the whole graph. Raises ``StoreError`` on a bad row."""
+        follow = {"exact", "arity"} | ({"cha"} if dispatch in ("cha", "rta") else set()) \
+            | ({"name"} if include_unresolved else set())
+        adj: dict = {}
+        nodes: dict = {}
+        infos = self.infos
+        db = self.store.db
+        nodes[mid] = _method_attrs(infos[mid])
+        frontier = [mid]
+        level = 0
+        while frontier and (max_depth is None or level <= max_depth - 2):
+            new = []
+            for chunk in _chunks(frontier):
+                q = f"SELECT src, blob FROM adj WHERE gid = ? AND src IN ({','.join('?' * len(chunk))})"
+                got = dict(db.execute(q, (self.gid, *chunk)).fetchall())
+                for u in chunk:
+                    out = adj[u] = _decode_adj(got[u], follow) if u in got else {}
+                    for v in out:
+                        if v not in nodes:
+                            nodes[v] = None
+                            new.append(v)
+            nxt = []
+            for chunk in _chunks(new):
+                q = f"SELECT id, info, attrs FROM nodes WHERE gid = ? AND id IN ({','.join('?' * len(chunk))})"
+                for n, info, attrs in db.execute(q, (self.gid, *chunk)):
+                    if info is not None:
+                        mi = _decode_info(info)
+                        if mi.id != n:
+                            raise StoreError("method row of another id")
+                        dict.__setitem__(infos, n, mi)
+                        nodes[n] = _method_attrs(mi)
+                        nxt.append(n)
+                    else:
+                        nodes[n] = _api_attrs(attrs)
+            missing = [n for n in new if nodes[n] is None]
+            if missing:
+                raise StoreError(f"edge to a node not stored: {missing[0]}")
+            frontier = nxt
+            level += 1
+        pg.graph = GraphView(adj, nodes)
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            try:
+                self.store.db.execute("COMMIT")
+            except sqlite3.Error:
+                pass
+            self.store.touch(self.gid)
+
+
+def _chunks(xs):
+    for i in range(0, len(xs), _BATCH):
+        yield xs[i:i + _BATCH]
+
+
+def max_bytes() -> int:
+    """The size bound of the store: ``$QARE_GRAPH_STORE_MAX_BYTES`` (bytes,
+    a plain integer), else :data:`DEFAULT_MAX_BYTES`."""
+    env = os.environ.get("QARE_GRAPH_STORE_MAX_BYTES")
+    try:
+        return max(0, int(env)) if env else DEFAULT_MAX_BYTES
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+def default_path(cache=None) -> Path | None:
+    """Where the store lives: ``<qare cache folder>/graphs.sqlite`` (None when
+    the cache folder is off), or ``FILE.graphs`` beside a ``--cache FILE``."""
+    if cache not in (None, "auto"):
+        p = Path(cache)
+        return p.with_name(p.name + ".graphs")
+    from .classpath import cache_dir
+
+    d = cache_dir()
+    return None if d is None else d / "graphs.sqlite"
+
+
+def open_store(cache=None):
+    """``(GraphStore or None, why it was refused or None)``: the store beside
+    the warm cache ``cache`` (None/"auto": qare's own, where a foreign file is
+    replaced; a named file's store is never replaced)."""
+    path = default_path(cache)
+    if path is None:
+        return None, None
+    try:
+        if cache in (None, "auto"):
+            from .classpath import cache_dir
+
+            return GraphStore(path, replace_foreign=True, trusted_root=cache_dir()), None
+        return GraphStore(path), None
+    except CacheRefused as e:
+        return None, f"{e.filename}: {e.strerror}"
+    except (OSError, sqlite3.Error):
+        return None, None

@@ -1,0 +1,413 @@
+"""The graph store (callgraph._graphstore, docs/callgraph.md "Graph store"):
+``qare chain`` answered from the part of a stored graph that METHOD reaches
+gives the very answer of a cold build (every dispatch mode, with and without
+``name`` edges, with depth limits), for every method of the fixtures; any
+changed input (a body edit that keeps size and mtime, a new file, another
+classpath, other code) rebuilds; corrupt, foreign and linked files; bad rows;
+the size bound; concurrent processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import callgraph
+from callgraph import _graphstore as gs
+from callgraph import build_project_graph
+from callgraph._discover import discover_sources
+from qare.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures" / "java"
+# fixtures with cha, rta-witnessed, name and library edges, tests and Lombok
+EQUIV = ["chains", "resolution", "qare-example", "lombok", "multimodule"]
+
+
+def _stored(tmp_path, root: Path, classpath=()):
+    """Build ``root`` cold, store it, and look it up again: ``(pg, StoredGraph, store)``."""
+    files, skipped = discover_sources(root, max_file_bytes=2_000_000)
+    jdk = callgraph.classpath.find_jdk("auto")
+    fp = gs.fingerprint(root, files, skipped, list(classpath), jdk, "physical", 2_000_000)
+    pg = build_project_graph(root, classpath=list(classpath), auto_classpath=False)
+    store = gs.GraphStore(tmp_path / "graphs.sqlite")
+    assert store.save(fp, pg)
+    sg, why = store.lookup(root, files, skipped, list(classpath), jdk, "physical", 2_000_000)
+    assert why is None, why
+    return pg, sg, store
+
+
+@pytest.mark.parametrize("name", EQUIV)
+def test_reach_from_the_store_equals_reach_on_the_whole_graph(tmp_path, name):
+    pg, sg, store = _stored(tmp_path, FIXTURES / name)
+    compared = 0
+    try:
+        for mid in pg.methods():
+            for dispatch in ("rta", "cha", "declared"):
+                for unresolved in (False, True):
+                    for depth in (None, 2, 3):
+                        want = pg.reach(mid, dispatch=dispatch, include_unresolved=unresolved, max_depth=depth)
+                        part = sg.project_graph(pg.root)
+                        sg.reachable(part, mid, dispatch=dispatch, include_unresolved=unresolved,
+                                     max_depth=depth)
+                        got = part.reach(mid, dispatch=dispatch, include_unresolved=unresolved, max_depth=depth)
+                        assert got == want, (mid, dispatch, unresolved, depth)
+                        compared += bool(want)
+    finally:
+        sg.close()
+        store.close()
+    assert compared > 0  # some methods of every fixture reach an API
+
+
+COMMONS_LANG3 = Path("/usr/share/java/commons-lang3.jar")
+
+
+@pytest.mark.skipif(not COMMONS_LANG3.is_file(), reason="needs Debian's libcommons-lang3-java jar")
+def test_only_the_reachable_part_is_loaded(tmp_path):
+    pg, sg, store = _stored(tmp_path, FIXTURES / "qare-example", [COMMONS_LANG3])
+    try:
+        part = sg.project_graph(pg.root)
+        mid = part.resolve_method("CommentService.processComment")
+        sg.reachable(part, mid, dispatch="cha")
+        # processComment → isCommentEmpty → StringUtils.isBlank, processComment → stored.add
+        # (a List<String> field): worked out from the sources
+        assert set(part.graph.nodes) == {mid, "com.acme.CommentService.isCommentEmpty(java.lang.String)",
+                                         "java.util.List.add(java.lang.Object)",
+                                         "org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)"}
+        assert len(part.graph.nodes) < pg.graph.number_of_nodes()
+    finally:
+        sg.close()
+        store.close()
+
+
+def test_method_lookup_from_the_store(tmp_path):
+    pg, sg, store = _stored(tmp_path, FIXTURES / "qare-example")
+    try:
+        part = sg.project_graph(pg.root)
+        assert part.methods() == pg.methods()
+        for text in ("processComment", "CommentService.processComment(String)", "CommentService",
+                     "com.acme.CommentService.processComment(java.lang.String)"):
+            assert part.find_methods(text) == pg.find_methods(text)
+        assert part.suggest_methods("procesComent") == pg.suggest_methods("procesComent") != []
+        mid = pg.resolve_method("processComment")
+        assert part.method(mid) == pg.method(mid)
+        with pytest.raises(callgraph.UnknownMethodError):
+            part.method("com.acme.Nope.x()")
+    finally:
+        sg.close()
+        store.close()
+
+
+# ------------------------------------------------------------------ CLI
+
+def _chain(args, cache: Path, **kw):
+    r = CliRunner().invoke(main, ["chain", *args, "--no-discover-classpath", "--cache", str(cache), "-q"], **kw)
+    return r
+
+
+def _no_build(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("built although the stored graph was unchanged")
+
+    monkeypatch.setattr(callgraph, "build_project_graph", boom)
+
+
+@pytest.mark.parametrize("extra", [["--dispatch", "rta"], ["--dispatch", "cha"], ["--dispatch", "declared"],
+                                   ["--include-unresolved"], ["--dispatch", "declared", "--include-unresolved"],
+                                   ["--max-depth", "2"], ["--format", "json"]])
+def test_warm_chain_prints_what_a_cold_chain_prints(tmp_path, monkeypatch, extra):
+    root = str(FIXTURES / "chains")
+    pg = build_project_graph(root, auto_classpath=False)
+    mids = [m for m in pg.methods() if pg.reach(m, include_unresolved=True)][:6]
+    assert mids
+    cache = tmp_path / "c.sqlite"
+    cold = {m: CliRunner().invoke(main, ["chain", root, m, "--no-discover-classpath", "--no-cache", "-q", *extra])
+            for m in mids}
+    first = _chain([root, mids[0], *extra], cache)  # builds and stores
+    assert first.exit_code == 0 and first.stdout == cold[mids[0]].stdout
+    assert (tmp_path / "c.sqlite.graphs").is_file()
+    _no_build(monkeypatch)
+    for m in mids:
+        warm = _chain([root, m, *extra], cache)
+        assert warm.exit_code == cold[m].exit_code == 0, warm.output
+        assert warm.stdout == cold[m].stdout
+
+
+def test_unknown_and_ambiguous_methods_from_the_store(tmp_path, monkeypatch):
+    root = str(FIXTURES / "qare-example")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([root, "processComment"], cache).exit_code == 0
+    cold_bad = CliRunner().invoke(main, ["chain", root, "procesComent", "--no-discover-classpath", "--no-cache"])
+    _no_build(monkeypatch)
+    warm_bad = _chain([root, "procesComent"], cache)
+    assert warm_bad.exit_code == cold_bad.exit_code == 3
+    assert "close matches:" in warm_bad.stderr and warm_bad.stderr == cold_bad.stderr
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_an_edit_keeping_size_and_mtime_is_seen(tmp_path, monkeypatch):
+    """The stat shortcut is safe: a body edit with the same size whose mtime
+    is set back still changes ctime, so the file is hashed and the graph rebuilt."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    f = root / "src/main/java/com/acme/CommentService.java"
+    old = f.read_text()
+    assert "StringUtils.isBlank(comment)" in old
+    cache = tmp_path / "c.sqlite"
+    before = _chain([str(root), "processComment"], cache)
+    assert "StringUtils.isBlank" in before.stdout
+    st = os.stat(f)
+    # same length: isBlank → isEmpty (both StringUtils(CharSequence) methods) plus padding
+    new = old.replace("StringUtils.isBlank(comment)", "StringUtils.isEmpty(comment)", 1)
+    new = new.replace("isEmpty(comment)", "isEmpty(comment)" + " " * (len(old) - len(new)), 1)
+    assert len(new) == len(old)
+    f.write_text(new)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(f).st_size == st.st_size and os.stat(f).st_mtime_ns == st.st_mtime_ns
+    after = _chain([str(root), "processComment"], cache)
+    assert "StringUtils.isEmpty" in after.stdout and "StringUtils.isBlank" not in after.stdout
+    cold = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath", "--no-cache"])
+    assert after.stdout == cold.stdout
+
+
+class _SF:
+    def __init__(self, path, rel, source_set="main"):
+        self.path, self.rel, self.source_set = str(path), rel, source_set
+
+
+def test_unchanged_rules(tmp_path):
+    a = tmp_path / "A.java"
+    a.write_text("class A {}\n")
+    old = time.time_ns() - 60 * 10 ** 9
+    os.utime(a, ns=(old, old))
+    files = [_SF(a, "A.java")]
+    fp = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000)
+    assert gs._unchanged(fp, tmp_path, files, [], [], None) is None
+    # a new file, another source set, a skipped file, a classpath entry, another JDK: all stale
+    b = tmp_path / "B.java"
+    b.write_text("class B {}\n")
+    assert gs._unchanged(fp, tmp_path, files + [_SF(b, "B.java")], [], [], None)
+    assert gs._unchanged(fp, tmp_path, [_SF(a, "A.java", "test")], [], [], None)
+    assert gs._unchanged(fp, tmp_path, files, [("C.java", "too large")], [], None)
+    assert gs._unchanged(fp, tmp_path, files, [], [str(b)], None) == "the classpath changed"
+    assert gs._unchanged(fp, tmp_path, files, [], [], tmp_path) == "the JDK changed"
+    (tmp_path / "lombok.config").write_text("lombok.accessors.fluent = true\n")
+    assert gs._unchanged(fp, tmp_path, files, [], [], None) == "a lombok.config changed"
+    (tmp_path / "lombok.config").unlink()
+    # the same bytes rewritten (new ctime): hashed, found equal
+    a.write_text("class A {}\n")
+    assert gs._unchanged(fp, tmp_path, files, [], [], None) is None
+    # a racy file (written within RACY_NS of the fingerprint) is hashed even when its stat matches
+    c = tmp_path / "C.java"
+    c.write_text("class C {}\n")
+    fc = [_SF(c, "C.java")]
+    fp2 = gs.fingerprint(tmp_path, fc, [], [], None, "physical", 1000)
+    row = list(fp2.files[0])
+    row[8] = "0" * 64  # a stored digest that the bytes do not have
+    forged = gs.Inputs(**{**{f: getattr(fp2, f) for f in fp2.__dataclass_fields__}, "files": (tuple(row),)})
+    assert gs._unchanged(forged, tmp_path, fc, [], [], None) == "C.java changed"
+    aged = gs.Inputs(**{**{f: getattr(forged, f) for f in forged.__dataclass_fields__},
+                        "taken_ns": forged.taken_ns + 10 * gs.RACY_NS})
+    assert gs._unchanged(aged, tmp_path, fc, [], [], None) is None  # old enough: stat trusted
+    # other code
+    bumped = gs.Inputs(**{**{f: getattr(fp, f) for f in fp.__dataclass_fields__}, "code": "other"})
+    assert gs._unchanged(bumped, tmp_path, files, [], [], None) == "qare's call-graph code changed"
+
+
+def test_a_new_file_rebuilds(tmp_path):
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(root), "processComment"], cache).exit_code == 0
+    (root / "src/main/java/com/acme/Extra.java").write_text(
+        "package com.acme;\npublic class Extra {\n    public int extraMethod() { return 1; }\n}\n")
+    r = _chain([str(root), "Extra.extraMethod"], cache)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("com.acme.Extra.extraMethod()")
+
+
+# ------------------------------------------------------------------ file safety
+
+def test_corrupt_store_at_qare_path_is_rebuilt_and_named_one_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("QARE_CACHE_DIR", str(tmp_path / "qc"))
+    root = str(FIXTURES / "qare-example")
+    (tmp_path / "qc").mkdir(mode=0o700)
+    (tmp_path / "qc" / "graphs.sqlite").write_bytes(b"not a database" * 100)
+    r = CliRunner().invoke(main, ["chain", root, "processComment", "--no-discover-classpath"])
+    assert r.exit_code == 0 and "StringUtils.isBlank" in r.stdout
+    with sqlite3.connect(tmp_path / "qc" / "graphs.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM graphs").fetchone()[0] == 1
+    # a named --cache whose store is someone else's database: refused, not destroyed, build goes on
+    named = tmp_path / "mine.sqlite"
+    with sqlite3.connect(tmp_path / "mine.sqlite.graphs") as db:
+        db.execute("CREATE TABLE precious (x)")
+    r = _chain([root, "processComment"], named)
+    assert r.exit_code == 0 and "StringUtils.isBlank" in r.stdout
+    assert "graph store not used" in r.stderr
+    with sqlite3.connect(tmp_path / "mine.sqlite.graphs") as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").fetchone()[0] == 1
+
+
+def test_symlinked_store_is_refused(tmp_path):
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"")
+    (tmp_path / "c.sqlite.graphs").symlink_to(target)
+    r = _chain([str(FIXTURES / "qare-example"), "processComment"], tmp_path / "c.sqlite")
+    assert r.exit_code == 0 and "symlink" in r.stderr
+    assert target.read_bytes() == b""
+
+
+def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
+    root = str(FIXTURES / "qare-example")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([root, "processComment"], cache)
+    import msgpack
+
+    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
+        # a crafted edge row (a target of the wrong type) and a method row of the wrong shape
+        db.execute("UPDATE adj SET blob = ?", (msgpack.packb([[1, "exact", [3], None]]),))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout
+    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
+        db.execute("UPDATE nodes SET info = ? WHERE info IS NOT NULL", (msgpack.packb(["x"]),))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout
+    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
+        db.execute("UPDATE graphs SET inputs = ?", (b"\xc1garbage",))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout
+
+
+def test_method_rows_are_checked_field_by_field():
+    import msgpack
+
+    from callgraph._index import MethodInfo
+
+    assert gs._info_fields()[gs._PARAMS_AT] == "params"
+    mi = MethodInfo("p.A.m(int)", "A.java", 1, 3, 3, None, "main", "p.A", "m", ("int",))
+    assert gs._decode_info(gs._encode_info(mi)) == mi
+    row = list(msgpack.unpackb(gs._encode_info(mi), raw=False))
+    for i, bad in ((2, "1"), (4, True), (9, [1]), (10, 1), (15, 3)):
+        forged = list(row)
+        forged[i] = bad
+        with pytest.raises(gs.StoreError):
+            gs._decode_info(msgpack.packb(forged))
+    with pytest.raises(gs.StoreError):
+        gs._decode_info(msgpack.packb(row[:-1]))
+
+
+def test_pickle_is_never_loaded(tmp_path):
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Boom:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    with pytest.raises(gs.StoreError):
+        gs.Inputs.from_blob(pickle.dumps(Boom()))
+    with pytest.raises(gs.StoreError):
+        gs._decode_info(pickle.dumps(Boom()))
+    with pytest.raises(gs.StoreError):
+        gs._decode_adj(pickle.dumps(Boom()), {"exact"})
+    assert not marker.exists()
+
+
+# ------------------------------------------------------------------ size bound
+
+def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "qare-example", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    assert _chain([str(b), "processComment"], cache).exit_code == 0
+    store = gs.GraphStore(tmp_path / "c.sqlite.graphs")
+    assert sorted(Path(g["project"]).name for g in store.graphs()) == ["a", "b"]
+    one = min(g["bytes"] for g in store.graphs())
+    store.close()
+    monkeypatch.setenv("QARE_GRAPH_STORE_MAX_BYTES", str(one + one // 2))  # room for one graph
+    time.sleep(0.01)
+    assert _chain([str(a), "processComment"], cache).exit_code == 0  # a used: b is the least recent
+    c = _copy(FIXTURES / "qare-example", tmp_path / "c")
+    assert _chain([str(c), "processComment"], cache).exit_code == 0
+    store = gs.GraphStore(tmp_path / "c.sqlite.graphs")
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["c"]
+        with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:  # rows of evicted graphs are gone too
+            gids = {r[0] for r in db.execute("SELECT gid FROM graphs")}
+            assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM adj")} == gids
+            assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM nodes")} == gids
+    finally:
+        store.close()
+
+
+def test_qare_cache_reports_and_prunes(tmp_path):
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "plain", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    r = CliRunner().invoke(main, ["graph", str(b), "--no-discover-classpath", "--cache", str(cache), "-q"])
+    assert r.exit_code == 0, r.output  # qare graph stores its graph too
+    report = CliRunner().invoke(main, ["cache", "--cache", str(cache)])
+    assert report.exit_code == 0 and ": 2 graphs," in report.stdout
+    assert str(a) in report.stdout and str(b) in report.stdout
+    pruned = CliRunner().invoke(main, ["cache", "--cache", str(cache), "--prune", "--max-bytes", "0"])
+    assert pruned.exit_code == 0 and "pruned 2 stored graphs" in pruned.stdout and ": 0 graphs," in pruned.stdout
+
+
+def test_the_same_inputs_are_not_stored_twice(tmp_path):
+    root = _copy(FIXTURES / "plain", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    args = ["graph", str(root), "--no-discover-classpath", "--cache", str(cache), "-q"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    gid = lambda: sqlite3.connect(tmp_path / "c.sqlite.graphs").execute("SELECT gid FROM graphs").fetchall()  # noqa: E731
+    first = gid()
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert gid() == first  # kept, not rewritten
+    (root / "Extra.java").write_text("class Extra { void m() {} }\n")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert len(gid()) == 1 and gid() != first  # the slot's graph replaced
+
+
+# ------------------------------------------------------------------ concurrency
+
+def test_concurrent_processes_agree(tmp_path):
+    root = _copy(FIXTURES / "chains", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    pg = build_project_graph(root, auto_classpath=False)
+    mid = next(m for m in pg.methods() if pg.reach(m))
+    cmd = [sys.executable, "-m", "qare", "chain", str(root), mid, "--no-discover-classpath", "--cache", str(cache),
+           "-q", "--format", "json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    want = [t.to_dict() for t in pg.reach(mid)]
+    assert want and all(json.loads(o[0]) == want for o in outs)
+    again = subprocess.run(cmd, capture_output=True, env=env, timeout=600)
+    assert again.returncode == 0 and json.loads(again.stdout) == want
+
+
+# ------------------------------------------------------------------ -q
+
+@pytest.mark.parametrize("command", [["graph"], ["chain", "processComment"]])
+def test_quiet_hides_the_classpath_line(tmp_path, command):
+    root = str(FIXTURES / "qare-example")
+    args = [command[0], root, *command[1:], "--cache", str(tmp_path / "c.sqlite")]
+    loud = CliRunner().invoke(main, args)
+    quiet = CliRunner().invoke(main, [*args, "-q"])
+    assert loud.exit_code in (0, 1) and quiet.exit_code == loud.exit_code
+    assert "classpath (" in loud.stderr or "classpath:" in loud.stderr
+    assert "classpath (" not in quiet.stderr and "classpath:" not in quiet.stderr
