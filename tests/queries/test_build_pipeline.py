@@ -563,7 +563,7 @@ def test_summary_names_undocumented_apis_and_counts_candidates_without_targets(e
 
 
 @pytest.mark.skipif(not shutil.which("javac"), reason="javac (a JDK) is not installed")
-@pytest.mark.parametrize("fixture", ["svc", "leaky", "leaky-only", "zh", "unresolved", "nocomment", "jdkonly", "fan"])
+@pytest.mark.parametrize("fixture", ["svc", "leaky", "leaky-only", "zh", "zh-llm", "unresolved", "nocomment", "jdkonly", "fan"])
 def test_fixture_compiles_with_javac(fixture, tmp_path):
     """Every fixture (and fan_java's output) is Java javac 17 accepts, with commons-lang3
     and the compile-only ``stubs/`` (org.unknown, never on a graph's classpath)."""
