@@ -259,13 +259,7 @@ def parse_field_signature(sig: str) -> JType:
     """Parse a field's Signature (a ReferenceTypeSignature, e.g. ``"TACTUAL;"``).
     Raises SignatureError."""
     p = _P(sig)
-    try:
-        t = p.ref()
-    except IndexError as e:
-        raise SignatureError(f"malformed field signature {sig[:80]!r}") from e
-    if p.i != len(sig):
-        raise SignatureError(f"trailing characters in field signature {sig[:80]!r}")
-    return t
+    return _whole(p, p.ref, "field signature")
 
 
 def parse_field_descriptor(d: str, name_of) -> JType:
@@ -273,12 +267,17 @@ def parse_field_descriptor(d: str, name_of) -> JType:
     ``name_of(internal_name)`` gives each class's source FQN (class files know
     which ``$`` are nesting). Raises SignatureError."""
     p = _P(d, name_of)
+    return _whole(p, p.any, "field descriptor")
+
+
+def _whole(p: _P, rule, what: str) -> JType:
+    """``rule()`` over the whole of ``p``'s text, or SignatureError."""
     try:
-        t = p.any()
+        t = rule()
     except IndexError as e:
-        raise SignatureError(f"malformed field descriptor {d[:80]!r}") from e
-    if p.i != len(d):
-        raise SignatureError(f"trailing characters in field descriptor {d[:80]!r}")
+        raise SignatureError(f"malformed {what} {p.s[:80]!r}") from e
+    if p.i != len(p.s):
+        raise SignatureError(f"trailing characters in {what} {p.s[:80]!r}")
     return t
 
 
