@@ -20,6 +20,7 @@ from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
+from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver
 from ._rta import InstantiatedSet, collect as collect_instantiations
@@ -544,21 +545,11 @@ def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
     if home is not None:
         for part in ("release", "lib/modules", "jmods"):
             h.update(_stat_sig(Path(home) / part).encode() + b"\n")
-    base = root if root.is_dir() else root.parent
-    dirs = set()
-    for sf in kept_files:
-        d = Path(sf.path).parent
-        while d not in dirs:
-            dirs.add(d)
-            if d == base or d.parent == d or base not in d.parents:
-                break
-            d = d.parent
-    for d in sorted(dirs):
-        cfg = d / "lombok.config"
-        try:
-            h.update(str(cfg).encode() + read_regular(str(cfg), 4 << 20) + b"\n")
-        except OSError:
-            pass
+    # the effective lombok.config settings of each source folder, read as the
+    # index reads them (one reader, one bubbling rule): a comment edit is no change
+    lombok = LombokConfig(root)
+    for folder in sorted({sf.rel.rsplit("/", 1)[0] if "/" in sf.rel else "" for sf in kept_files}):
+        h.update(f"lombok:{folder}\0{sorted(lombok.settings(folder).items())!r}\n".encode())
     return h.hexdigest()[:32]
 
 

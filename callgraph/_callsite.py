@@ -18,14 +18,21 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
+from records.ids import RESOLUTION_STRENGTH
+from records.ids import Resolution as _Edge
+
 
 class Resolution(str, Enum):
-    """How a call site (or an edge) was resolved; equal to its string value."""
+    """How a call site (or an edge) was resolved; equal to its string value.
 
-    EXACT = "exact"  # receiver decided, one method chosen (only candidate, or by argument types)
-    BY_ARITY = "arity"  # overload undecided by types, chosen by arity; or declared by an unknown type (m(*))
-    CHA = "cha"  # an override reached by class-hierarchy analysis (edges only)
-    GUESSED_BY_NAME = "name"  # receiver type unknown: every same-name project method of fitting arity
+    The first four are the edge kinds, and their values are those of
+    ``records.ids.Resolution`` (the one vocabulary the dataset, metrics and
+    the graph share); the last three never become an edge."""
+
+    EXACT = _Edge.EXACT.value  # receiver decided, one method chosen (only candidate, or by argument types)
+    BY_ARITY = _Edge.ARITY.value  # overload undecided by types, chosen by arity; or declared by an unknown type (m(*))
+    CHA = _Edge.CHA.value  # an override reached by class-hierarchy analysis (edges only)
+    GUESSED_BY_NAME = _Edge.NAME.value  # receiver type unknown: every same-name project method of fitting arity
     LOCAL_CLASS = "local"  # a method of a local or anonymous class (no node, no edge)
     UNRESOLVED = "unresolved"  # no target; the reason is counted
     NOT_A_CALL = "none"  # the site calls nothing (an anonymous interface implementation, ...)
@@ -36,8 +43,9 @@ class Resolution(str, Enum):
     __format__ = str.__format__
 
 
-# edge strength, strongest first: a call site seen twice keeps the strongest kind
-STRENGTH = {Resolution.EXACT: 0, Resolution.BY_ARITY: 1, Resolution.CHA: 2, Resolution.GUESSED_BY_NAME: 3}
+# edge strength, strongest first (records.ids.RESOLUTION_STRENGTH): a call site seen
+# twice keeps the strongest kind
+STRENGTH = {Resolution(kind): rank for kind, rank in RESOLUTION_STRENGTH.items()}
 # the plain string of each member (``.value`` is a slow descriptor on a hot path)
 VALUE = {r: r.value for r in Resolution}
 

@@ -36,7 +36,10 @@ The declared-type forms and parsers:
 * :func:`parse_class_signature`, :func:`parse_method_signature`,
   :func:`parse_field_signature` — the parsers
   (raise :class:`SignatureError` on malformed input: signatures come from
-  untrusted jars);
+  untrusted jars); :func:`parse_field_descriptor` and
+  :func:`parse_method_descriptor` — the same grammar restricted to
+  descriptors (JVMS §4.3: no type variables, no type arguments), which
+  ``classpath`` reads class files with (one parser for both);
 * :func:`substitute` — replace type variables by types (JLS §4.5.2).
 
 Names are source FQNs with nested types joined by ``.`` (``java.util.Map.Entry``),
@@ -45,6 +48,7 @@ as everywhere in the resolver.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Union
 
@@ -52,6 +56,7 @@ _PRIM = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J":
          "S": "short", "Z": "boolean", "V": "void"}
 MAX_SIGNATURE = 64 * 1024  # longer signatures are refused (no real API comes near)
 _MAX_DEPTH = 64  # nesting of type arguments
+_RUN = {stops: re.compile(f"[^{re.escape(stops)}]+") for stops in ("<;.", ";", ":")}  # _P.ident's stop sets
 
 
 class SignatureError(ValueError):
@@ -99,6 +104,7 @@ class JWildcard:
 
 
 JType = Union[JPrim, JClass, JArray, JTypeVar, JWildcard]
+_PRIM_TYPE = {c: JPrim(n) for c, n in _PRIM.items() if c != "V"}  # immutable: one value per base type
 
 
 # ----------------------------------------------------------------- expression types
@@ -188,12 +194,14 @@ class MethodSignature:
 
 
 class _P:
-    __slots__ = ("s", "i")
+    __slots__ = ("s", "i", "name_of")
 
-    def __init__(self, s: str):
+    def __init__(self, s: str, name_of=None):
+        """``name_of`` given: a descriptor — no type variables or arguments, and
+        each internal class name (``java/util/Map$Entry``) named by ``name_of``."""
         if len(s) > MAX_SIGNATURE:
             raise SignatureError("signature too long")
-        self.s, self.i = s, 0
+        self.s, self.i, self.name_of = s, 0, name_of
 
     def peek(self) -> str:
         if self.i >= len(self.s):
@@ -201,10 +209,9 @@ class _P:
         return self.s[self.i]
 
     def ident(self, stops: str) -> str:
-        j = self.i
         s = self.s
-        while j < len(s) and s[j] not in stops:
-            j += 1
+        m = _RUN[stops].match(s, self.i)  # a regex, not a loop per character: class files hold ~10^5
+        j = m.end() if m else self.i
         if j == self.i or j >= len(s):
             raise SignatureError(f"bad identifier in {s[:80]!r}")
         out, self.i = s[self.i:j], j
@@ -214,10 +221,10 @@ class _P:
         """ReferenceTypeSignature (class, type variable or array)."""
         if depth > _MAX_DEPTH:
             raise SignatureError("type arguments nested too deeply")
-        c = self.peek()
+        c = self.s[self.i]  # past the end: IndexError, which every parse_* reports as malformed
         if c == "L":
             return self.cls(depth)
-        if c == "T":
+        if c == "T" and self.name_of is None:
             self.i += 1
             name = self.ident(";")
             self.i += 1
@@ -229,10 +236,10 @@ class _P:
 
     def any(self, depth: int = 0) -> JType:
         """JavaTypeSignature (a reference type or a base type)."""
-        c = self.peek()
-        if c in _PRIM and c != "V":
+        c = self.s[self.i]
+        if c in _PRIM_TYPE:
             self.i += 1
-            return JPrim(_PRIM[c])
+            return _PRIM_TYPE[c]
         return self.ref(depth)
 
     def cls(self, depth: int) -> JClass:
@@ -242,7 +249,7 @@ class _P:
         while True:
             parts.append(self.ident("<;."))
             args = ()
-            if self.peek() == "<":
+            if self.s[self.i] == "<" and self.name_of is None:
                 self.i += 1
                 out = []
                 while self.peek() != ">":
@@ -257,12 +264,16 @@ class _P:
                         out.append(self.ref(depth + 1))
                 self.i += 1
                 args = tuple(out)
-            c = self.peek()
+            c = self.s[self.i]  # ident stopped before the end
             self.i += 1
             if c == ";":
                 break
             # "." : a member class of a parameterized outer; only the innermost
             # type's own arguments matter for member lookup
+        if self.name_of is not None:
+            if len(parts) != 1:
+                raise SignatureError(f"bad class name in descriptor {self.s[:80]!r}")
+            return JClass(self.name_of(parts[0]))
         name = ".".join(parts).replace("/", ".").replace("$", ".")
         return JClass(name, args)
 
@@ -303,9 +314,13 @@ def parse_class_signature(sig: str) -> ClassSignature:
 def parse_method_signature(sig: str) -> MethodSignature:
     """Parse a MethodSignature (JVMS §4.7.9.1), e.g. ``"<T:Ljava/lang/Object;>(TT;)TT;"``;
     the throws part is ignored. Raises SignatureError."""
-    p = _P(sig)
+    return _method_signature(_P(sig))
+
+
+def _method_signature(p: _P) -> MethodSignature:
+    sig = p.s
     try:
-        tps = p.type_params()
+        tps = p.type_params() if p.name_of is None else ()
         if p.peek() != "(":
             raise SignatureError(f"no parameter list in {sig[:80]!r}")
         p.i += 1
@@ -327,13 +342,39 @@ def parse_field_signature(sig: str) -> JType:
     """Parse a field's Signature (a ReferenceTypeSignature, e.g. ``"TACTUAL;"``).
     Raises SignatureError."""
     p = _P(sig)
+    return _whole(p, p.ref, "field signature")
+
+
+def parse_field_descriptor(d: str, name_of) -> JType:
+    """Parse a FieldDescriptor (JVMS §4.3.2), e.g. ``"[Ljava/lang/String;"``;
+    ``name_of(internal_name)`` gives each class's source FQN (class files know
+    which ``$`` are nesting). Raises SignatureError."""
+    p = _P(d, name_of)
+    return _whole(p, p.any, "field descriptor")
+
+
+def _whole(p: _P, rule, what: str) -> JType:
+    """``rule()`` over the whole of ``p``'s text, or SignatureError."""
     try:
-        t = p.ref()
+        t = rule()
     except IndexError as e:
-        raise SignatureError(f"malformed field signature {sig[:80]!r}") from e
-    if p.i != len(sig):
-        raise SignatureError(f"trailing characters in field signature {sig[:80]!r}")
+        raise SignatureError(f"malformed {what} {p.s[:80]!r}") from e
+    if p.i != len(p.s):
+        raise SignatureError(f"trailing characters in {what} {p.s[:80]!r}")
     return t
+
+
+def parse_method_descriptor(d: str, name_of) -> MethodSignature:
+    """Parse a MethodDescriptor (JVMS §4.3.3), e.g. ``"(ILjava/lang/String;)V"``,
+    into a :class:`MethodSignature` without type parameters; ``name_of`` as in
+    :func:`parse_field_descriptor`. Raises SignatureError."""
+    p = _P(d, name_of)
+    if not d.startswith("("):
+        raise SignatureError(f"no parameter list in {d[:80]!r}")
+    sig = _method_signature(p)
+    if p.i != len(d):
+        raise SignatureError(f"trailing characters in method descriptor {d[:80]!r}")
+    return sig
 
 
 def substitute(t: JType, subst: dict) -> JType:

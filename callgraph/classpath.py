@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import AbstractSet, Iterable
 
 from . import _classfile as cf
+from . import _types
+from ._types import JArray as _JArray
 from ._jimage import JImage, JImageError
 from records.safefs import FileRefused, is_inside, read_regular
 
@@ -80,8 +82,6 @@ MAX_CLASS_BYTES = 16 * 1024 * 1024
 MAX_POM_PROPERTIES_BYTES = 64 * 1024
 _OPEN_JARS = 64  # at most this many jars held open at once (LRU)
 
-_PRIMITIVES = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int",
-               "J": "long", "S": "short", "Z": "boolean", "V": "void"}
 _IDENT = re.compile(r"[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*\Z")
 
 
@@ -950,9 +950,7 @@ class ClasspathIndex:
         for f in raw.fields:
             if f.access & cf.ACC_SYNTHETIC or f.synthetic_attr:
                 continue
-            t, end = _parse_field_type(f.descriptor, 0, lambda n: name_of(n, inner))
-            if end != len(f.descriptor):
-                raise cf.ClassFormatError(f"bad field descriptor {f.descriptor!r}")
+            t = _parse_field_type(f.descriptor, lambda n: name_of(n, inner))
             fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC), f.signature))
         nested = tuple(name_of(ic.inner, inner) for ic in raw.inner_classes
                        if ic.outer == raw.name and ic.simple_name and not ic.access & cf.ACC_SYNTHETIC)
@@ -980,110 +978,52 @@ def _access(flags: int) -> str:
     return "package"
 
 
-def _parse_field_type(d: str, i: int, name_of) -> tuple[str, int]:
+def _type_text(t) -> str:
+    """A descriptor's parsed type as the index writes it: ``int``, ``java.lang.String[]``."""
     dims = 0
-    while d[i] == "[":
-        dims += 1
-        i += 1
-    c = d[i]
-    if c == "L":
-        end = d.index(";", i)
-        t = name_of(d[i + 1:end])
-        i = end + 1
-    elif c in _PRIMITIVES and c != "V":
-        t = _PRIMITIVES[c]
-        i += 1
-    else:
-        raise cf.ClassFormatError(f"bad descriptor {d!r} at {i}")
-    return t + "[]" * dims, i
+    while isinstance(t, _JArray):
+        dims, t = dims + 1, t.elem
+    return t.name + "[]" * dims
+
+
+def _parse_field_type(d: str, name_of) -> str:
+    """A field descriptor (``_types``' one JVM type grammar) as source text."""
+    try:
+        return _type_text(_types.parse_field_descriptor(d, name_of))
+    except _types.SignatureError:
+        raise cf.ClassFormatError(f"bad field descriptor {d!r}") from None
 
 
 def _parse_method_descriptor(d: str, name_of) -> tuple[list[str], str]:
+    """A method descriptor's parameter and return types as source text."""
     try:
-        if not d.startswith("("):
-            raise cf.ClassFormatError(f"bad method descriptor {d!r}")
-        i = 1
-        params = []
-        while d[i] != ")":
-            t, i = _parse_field_type(d, i, name_of)
-            params.append(t)
-        i += 1
-        if d[i:] == "V":
-            return params, "void"
-        ret, end = _parse_field_type(d, i, name_of)
-        if end != len(d):
-            raise cf.ClassFormatError(f"bad method descriptor {d!r}")
-        return params, ret
-    except (IndexError, ValueError) as exc:
-        if isinstance(exc, cf.ClassFormatError):
-            raise
+        ms = _types.parse_method_descriptor(d, name_of)
+    except _types.SignatureError:
         raise cf.ClassFormatError(f"bad method descriptor {d!r}") from None
+    return [_type_text(x) for x in ms.params], _type_text(ms.returns)
 
 
 def _generic_return(sig: str | None) -> str | None:
+    """The return type's text of a method Signature (its throws part cut);
+    ``)`` occurs once in a method signature, after the parameters."""
     if not sig:
         return None
-    i = _skip_type_params(sig, 0)
-    close = sig.find(")", i)
+    close = sig.find(")")
     if close < 0:
         return None
     ret = sig[close + 1:]
     return ret.split("^", 1)[0] or None
 
 
-def _skip_type_params(sig: str, i: int) -> int:
-    if i < len(sig) and sig[i] == "<":
-        depth = 0
-        while i < len(sig):
-            if sig[i] == "<":
-                depth += 1
-            elif sig[i] == ">":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
-    return i
-
-
 def _type_params(sig: str | None) -> tuple[str, ...]:
-    """Names of the formal type parameters of a class Signature (JVMS §4.7.9.1)."""
+    """Names of the formal type parameters of a class Signature (JVMS §4.7.9.1);
+    () when there are none or the signature is malformed."""
     if not sig or not sig.startswith("<"):
         return ()
-    out = []
-    i = 1
-    n = len(sig)
     try:
-        while i < n and sig[i] != ">":
-            colon = sig.index(":", i)
-            out.append(sig[i:colon])
-            i = colon
-            while i < n and sig[i] == ":":  # class bound (may be empty), then interface bounds
-                i += 1
-                if i < n and sig[i] in "LT[":
-                    i = _skip_ref_sig(sig, i)
-    except ValueError:
-        return tuple(out)
-    return tuple(out)
-
-
-def _skip_ref_sig(sig: str, i: int) -> int:
-    while sig[i] == "[":
-        i += 1
-    c = sig[i]
-    if c == "T":
-        return sig.index(";", i) + 1
-    if c != "L":
-        return i + 1  # base type (array element)
-    depth = 0
-    while True:
-        ch = sig[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            return i + 1
-        i += 1
+        return tuple(tp.name for tp in _types.parse_class_signature(sig).type_params)
+    except _types.SignatureError:
+        return ()
 
 
 # --------------------------------------------------------------------------- classification

@@ -451,14 +451,10 @@ def _write_graph(g, out: Path) -> None:
 
     suffix = out.suffix.lower()
     if suffix == ".json":
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                write_node_link_json(g, fh)
-            os.replace(tmp, out)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        from records.io import atomic_writer
+
+        with atomic_writer(out, fsync=False) as fh:  # as before: renamed into place, not fsynced
+            write_node_link_json(g, fh)
     elif suffix == ".graphml":
         # GraphML has no null and no lists: drop None, join lines with ","; XML 1.0
         # cannot hold most control characters (form feeds occur in comments)

@@ -131,10 +131,9 @@ def _report_text(report) -> str:
         notes.append(f"{len(report.unknown_ids)} prediction id(s) not in the dataset: {', '.join(report.unknown_ids[:10])}")
     if report.no_gold:
         notes.append(f"{len(report.no_gold)} sample(s) with no gold at this level, not scored")
-    for p in report.problems[:20]:
-        notes.append(f"problem: {p}")
-    if len(report.problems) > 20:
-        notes.append(f"... {len(report.problems) - 20} more problems (see --json)")
+    from records.io import report_problems
+
+    report_problems(report.problems, notes.append, limit=20, more_hint=" (see --json)")
     for text, n in list(report.name_problems.items())[:10]:
         notes.append(f"name ({n}x): {text}")
     if notes:

@@ -5,15 +5,15 @@ are written by :mod:`records.io` (atomic, never through a planted link)."""
 from __future__ import annotations
 
 import os
-import re
 import stat
 from pathlib import Path
+
+from records.io import pid_alive, tmp_owner
 
 from ._options import BuildError
 
 __all__ = ["lock_out", "remove_stale_tmp", "LOCK_FILE"]
 
-_TMP_OF_PID = re.compile(r"^\..+\.(\d+)\.tmp$")
 LOCK_FILE = ".lock"
 
 
@@ -50,16 +50,6 @@ def lock_out(out: Path):
     return fh
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_tmp(*folders: Path) -> list[str]:
     """Remove ``.<name>.<pid>.tmp`` files of dead processes (a build killed
     during a write); returns their paths. Called under the lock."""
@@ -70,8 +60,8 @@ def remove_stale_tmp(*folders: Path) -> list[str]:
         except OSError:
             continue
         for n in names:
-            m = _TMP_OF_PID.match(n)
-            if m and not _pid_alive(int(m.group(1))):
+            pid = tmp_owner(n)
+            if pid is not None and not pid_alive(pid):
                 try:
                     os.unlink(d / n)
                     removed.append(str(d / n))

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,9 @@ __all__ = [
     "write_jsonl",
     "write_json",
     "write_text_atomic",
+    "atomic_writer",
+    "tmp_owner",
+    "pid_alive",
     "report_problems",
 ]
 
@@ -117,8 +122,12 @@ def read_jsonl(path: str | os.PathLike, parse: Callable[[Any], Any] = lambda x: 
     return out, problems
 
 
+_TMP_OF_PID = re.compile(r"\..+\.([0-9]+)\.tmp", re.ASCII)
+_PID_MAX = 1 << 22  # Linux's PID_MAX_LIMIT: no process has a larger id
+
+
 def _open_tmp(path: Path):
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the name tmp_owner reads back
     if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
         tmp.unlink()  # planted in a shared folder: never write through it
     # O_NOFOLLOW | O_EXCL: a link or file planted at the guessable name between
@@ -127,40 +136,65 @@ def _open_tmp(path: Path):
     return tmp, open(fd, "w", encoding="utf-8")
 
 
-def write_jsonl(path: str | os.PathLike, records: Iterable[Any]) -> int:
-    """Write ``records`` (dicts, or objects with ``to_dict()``) one JSON
-    object a line (UTF-8, non-ASCII kept), atomically; returns the count.
-    ``records`` is consumed once, as it comes."""
+@contextmanager
+def atomic_writer(path: str | os.PathLike, *, fsync: bool = True) -> Iterator[Any]:
+    """A text file (UTF-8) that becomes ``path`` only when the block ends
+    without an exception: written as ``.<name>.<pid>.tmp`` beside it (never
+    through a planted link), flushed (and fsynced with ``fsync``), then
+    renamed over ``path``; on an exception the temporary file is removed and
+    ``path`` is left as it was."""
     path = Path(path)
     tmp, fh = _open_tmp(path)
-    n = 0
     try:
         with fh:
-            for r in records:
-                fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
-                n += 1
+            yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     os.replace(tmp, path)
+
+
+def tmp_owner(name: str) -> int | None:
+    """The process id in a temporary file name :func:`atomic_writer` makes
+    (``.samples.jsonl.4242.tmp`` → 4242), or None for any other name."""
+    m = _TMP_OF_PID.fullmatch(name)
+    return int(m.group(1)) if m else None
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with id ``pid`` exists (any user's: signal 0 to it).
+    Ids no process can have (≤ 0, above the kernel's limit) are not alive —
+    they come from file names, which anyone can write."""
+    if not 0 < pid <= _PID_MAX:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Any]) -> int:
+    """Write ``records`` (dicts, or objects with ``to_dict()``) one JSON
+    object a line (UTF-8, non-ASCII kept), atomically; returns the count.
+    ``records`` is consumed once, as it comes."""
+    n = 0
+    with atomic_writer(path) as fh:
+        for r in records:
+            fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
+            n += 1
     return n
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` atomically (as :func:`write_jsonl`)."""
-    path = Path(path)
-    tmp, fh = _open_tmp(path)
-    try:
-        with fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, path)
+    with atomic_writer(path) as fh:
+        fh.write(text)
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:

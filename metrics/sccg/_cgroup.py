@@ -31,6 +31,8 @@ import stat
 import threading
 import time
 
+from records.io import pid_alive
+
 _counter = itertools.count()
 _lock = threading.Lock()
 
@@ -127,7 +129,7 @@ def _remove_stale(parent: str) -> None:
         if m is None:
             continue
         pid = int(m.group(1))
-        if pid == os.getpid() or os.path.exists(f"/proc/{pid}"):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         path = os.path.join(parent, name)
         try:

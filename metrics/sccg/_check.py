@@ -105,17 +105,15 @@ def _framework_names(tree) -> set[str]:
     return out
 
 
-def _needs_context(code: str, gold: dict, req: dict | None) -> bool:
+def _needs_context(tree, gold: dict, req: dict | None) -> bool:
     """The function takes a framework's context object (a parameter named
     ``request``, ``message``, …) or uses a name its file imports from a
     framework (``request.form``, ``st.secrets``, ``render_template``). A file
     that merely imports a framework does not make its other functions need
     one when they sent a request to a literal host: such requests are judged
     like any other; with nothing sent (or a dynamic URL) the file's framework
-    is taken for the cause."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    is taken for the cause. ``tree``: the parsed code, or None (no context)."""
+    if tree is None:
         return False
     fn = _function(tree, gold.get("function_name"))
     if fn is None:
@@ -174,12 +172,12 @@ def _broken_at_run(tree, error: str) -> str | None:
     return None
 
 
-def _route_from_params(code: str, gold: dict) -> list[str]:
+def _route_from_params(tree, gold: dict) -> list[str]:
     """Parameters of the gold function that start the path of a URL literal
     (``f"https://h/{path}"``, ``"https://h/" + path``), when none of
     the gold route's literal segments is written in the code: the annotated
-    route then came from an argument's value. Empty otherwise."""
-    tree = _parse(code)
+    route then came from an argument's value. Empty otherwise (also for
+    ``tree`` None: code that does not parse)."""
     fn = _function(tree, gold.get("function_name")) if tree is not None else None
     if fn is None:
         return []
@@ -226,6 +224,7 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
     """
     if not code or scores is None:
         return GoldClass.BROKEN_CODE, "no code"
+    tree = _parse(code)  # once, for every rule below
     if scores.get("mock"):
         return GoldClass.HIT, ""
     if not scores.get("syntax"):
@@ -235,14 +234,13 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
     stand_ins = [str(x) for x in ex.get("stand_ins") or []]
     globals_ = {x.split(":", 1)[1] for x in stand_ins if x.startswith("global:")}
     framework_globals = sorted(globals_ & FRAMEWORK_GLOBALS)
-    if _needs_context(code, gold, req) or framework_globals:
+    if _needs_context(tree, gold, req) or framework_globals:
         # whatever was captured was built from a stand-in of the framework's context
         return GoldClass.FRAMEWORK_CONTEXT, ex.get("error") or (
             f"{req.get('method')} {req.get('url')}" if req else
             f"no request; uses {', '.join(framework_globals)} without importing it" if framework_globals
             else "no request")
     if req is None:
-        tree = _parse(code)
         error = ex.get("error") or ""
         if tree is not None:
             broken = _broken_at_run(tree, error)
@@ -272,7 +270,7 @@ def classify(code: str | None, execution: dict | None, scores: dict | None, gold
         return GoldClass.DYNAMIC_URL, str(req.get("url"))[:200]
     host = str(req.get("host") or "")
     if scores.get("stage") == "endpoint":
-        from_params = _route_from_params(code, gold)
+        from_params = _route_from_params(tree, gold)
         if from_params:
             return GoldClass.DYNAMIC_URL, f"route built from parameter(s) {', '.join(from_params)}: {req.get('url')}"[:200]
     if host and re.search(re.escape(host), code, re.I):

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 from urllib.parse import unquote, urlsplit
 
 from records.sccg import PARAM_LOCATIONS, code_params, documented_keys
-from records.secrets import KEY_NAME_RE, PLACEHOLDER_RE, RAPIDAPI_KEY_RE, is_credential_literal
+# the one credential rule, shared with queries.sccg's redaction
+from records.secrets import KEY_NAME_RE, RAPIDAPI_KEY_RE, is_credential_literal
 
 from ..scores import set_scores
 
@@ -29,8 +30,6 @@ STAGES = ("syntax", "request_construction", "host", "endpoint", "method", "mock_
 _TEMPLATE_SEG = re.compile(r"^(\{[^{}]*\}|:[A-Za-z_]\w*|<[^<>]*>)$")
 _STATUS_ATTRS = frozenset({"status_code", "status", "ok", "is_success", "is_error", "is_client_error", "is_server_error"})
 # "auth" but not "authority" (an HTTP/2 pseudo-header copied from browser tools)
-# the one credential rule (records.secrets), shared with queries.sccg's redaction
-_KEY_NAME, _PLACEHOLDER, _RAPIDAPI_KEY = KEY_NAME_RE, PLACEHOLDER_RE, RAPIDAPI_KEY_RE
 
 
 # --------------------------------------------------------------------------- matching
@@ -170,7 +169,7 @@ def has_literal_secret(code: str, tree: ast.AST | None = None) -> bool:
     string, or a string that :func:`records.secrets.is_credential_literal`
     accepts (8+ non-blank characters, no placeholder wording) bound to a
     key-like name (dict key, keyword, assignment, default)."""
-    if _RAPIDAPI_KEY.search(code):
+    if RAPIDAPI_KEY_RE.search(code):
         return True
     if tree is None:
         return False
@@ -181,20 +180,20 @@ def has_literal_secret(code: str, tree: ast.AST | None = None) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
-                if isinstance(k, ast.Constant) and isinstance(k.value, str) and _KEY_NAME.search(k.value) and lit(v):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and KEY_NAME_RE.search(k.value) and lit(v):
                     return True
-        elif isinstance(node, ast.keyword) and node.arg and _KEY_NAME.search(node.arg) and lit(node.value):
+        elif isinstance(node, ast.keyword) and node.arg and KEY_NAME_RE.search(node.arg) and lit(node.value):
             return True
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and lit(node.value):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else "" for t in targets]
-            if any(_KEY_NAME.search(n) for n in names):
+            if any(KEY_NAME_RE.search(n) for n in names):
                 return True
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             pos = a.args[len(a.args) - len(a.defaults):]
             for arg, d in list(zip(pos, a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
-                if d is not None and _KEY_NAME.search(arg.arg) and lit(d):
+                if d is not None and KEY_NAME_RE.search(arg.arg) and lit(d):
                     return True
     return False
 

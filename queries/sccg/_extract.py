@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ._secrets import KEY_NAME_RE as _KEY_NAME_RE
+from records.secrets import KEY_NAME_RE
+
 from ._secrets import PLACEHOLDER_RE as _PLACEHOLDER_RE
 from ._secrets import mask_credentials
 from ._static import Env, docstring_expr, eval_str, literal_value, placeholder, resolve_dict
@@ -833,7 +834,7 @@ def _template_flags(fn, calls: list[_Call], comments: list[str], module: _Module
     defaults = dict(zip([a.arg for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     for name, d in defaults.items():
-        if _KEY_NAME_RE.search(name) and isinstance(d, ast.Constant) and isinstance(d.value, str) and d.value:
+        if KEY_NAME_RE.search(name) and isinstance(d, ast.Constant) and isinstance(d.value, str) and d.value:
             flags.append("placeholder_key_param")
             break
     body_comments = [
@@ -843,7 +844,7 @@ def _template_flags(fn, calls: list[_Call], comments: list[str], module: _Module
         flags.append("template_comment")
     for c in calls:
         if any(
-            _KEY_NAME_RE.search(k) and isinstance(v, str) and _PLACEHOLDER_RE.search(v) for k, v in c.headers.items()
+            KEY_NAME_RE.search(k) and isinstance(v, str) and _PLACEHOLDER_RE.search(v) for k, v in c.headers.items()
         ):
             flags.append("placeholder_key_value")
             break
@@ -876,7 +877,7 @@ def _safe_headers(headers: dict) -> dict:
     """Header values with literal credentials replaced by ``<REDACTED>``."""
     out = {}
     for k, v in headers.items():
-        if isinstance(v, str) and _KEY_NAME_RE.search(k) and "{" not in v and not k.lower().endswith("host"):
+        if isinstance(v, str) and KEY_NAME_RE.search(k) and "{" not in v and not k.lower().endswith("host"):
             out[k] = "<REDACTED>"
         else:
             out[k] = v

@@ -21,10 +21,6 @@ PLACEHOLDER_RE = re.compile(
 MASK = "<REDACTED>"
 
 
-def _credential_like(value: str) -> bool:
-    return is_credential_literal(value)
-
-
 def secret_positions(tree: ast.AST, *, credentials_only: bool = False) -> set[tuple[int, int]]:
     """(line, column) starts of string literals bound to key-like names: dict
     values under key-like string keys (``…host`` keys excluded), keyword
@@ -35,7 +31,7 @@ def secret_positions(tree: ast.AST, *, credentials_only: bool = False) -> set[tu
 
     def lit(node):
         ok = isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value != ""
-        return ok and (not credentials_only or _credential_like(node.value))
+        return ok and (not credentials_only or is_credential_literal(node.value))
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):

@@ -372,3 +372,20 @@ def test_decode_checks_every_field_type():
                 FileFacts("A.java", "main", "p", (Annotation("x", (("a",),)),), (), (), None, 3)):
         with pytest.raises(_codec.CodecError):
             _codec.decode_facts(_codec.encode_facts(bad))
+
+
+def test_lombok_settings_key_the_cache_not_the_config_bytes(tmp_path):
+    # the project key holds each source folder's effective lombok.config settings
+    # (callgraph._lombok.LombokConfig, as the index reads them), not the files' bytes
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    (root / "lombok.config").write_text("lombok.accessors.fluent = false\n")
+    _build(root, cache)
+    (root / "lombok.config").write_text("# reviewed\nlombok.accessors.fluent = false   # as before\n")
+    again = _build(root, cache)
+    assert again.summary.cache["resolved_misses"] == 0  # a comment is no change
+    (root / "p" / "lombok.config").write_text("lombok.accessors.fluent = true\n")
+    changed = _build(root, cache)
+    assert changed.summary.cache["resolved_misses"] == 4  # a setting is: every file re-resolves
+    (root / "p" / "lombok.config").write_text("config.stopBubbling = true\nlombok.accessors.fluent = true\n")
+    assert _build(root, cache).summary.cache["resolved_misses"] == 4
+    assert _bytes(_build(root, cache)) == _bytes(_build(root, None))

@@ -86,3 +86,6 @@ def test_edge_resolutions_are_the_records_vocabulary():
     from records.ids import RESOLUTION_STRENGTH
 
     assert {r.value: n for r, n in STRENGTH.items()} == RESOLUTION_STRENGTH
+    assert all(isinstance(r, Resolution) for r in STRENGTH)
+    # the three call-site-only kinds are none of the edge kinds
+    assert {r.value for r in Resolution} - set(RESOLUTION_STRENGTH) == {"local", "unresolved", "none"}

@@ -66,3 +66,40 @@ def test_substitute_and_erasure():
     assert erasure(JArray(JTypeVar("T")), params) == "java.lang.Number[]"
     assert erasure(JTypeVar("U"), params) == "java.lang.Object"
     assert erasure(JTypeVar("X"), params) is None
+
+
+# --- descriptors (JVMS §4.3): the same grammar without type variables or arguments ----------
+
+def _nest(internal):
+    # what classpath's InnerClasses-aware naming does for these names: a$ b is nesting
+    return internal.replace("/", ".").replace("$", ".")
+
+
+def test_descriptors_parse_with_the_signature_grammar():
+    from callgraph._types import parse_field_descriptor, parse_method_descriptor
+
+    # void put(int[][] a, java.util.Map.Entry e, long n); String[] of a field
+    assert parse_method_descriptor("([[ILjava/util/Map$Entry;J)V", _nest) == MethodSignature(
+        (), (JArray(JArray(JPrim("int"))), JClass("java.util.Map.Entry"), JPrim("long")), JPrim("void"))
+    assert parse_method_descriptor("()Ljava/lang/String;", _nest).returns == JClass("java.lang.String")
+    assert parse_field_descriptor("[Ljava/lang/String;", _nest) == JArray(JClass("java.lang.String"))
+    # the caller names each class: a top-level class whose name holds a $ stays one name
+    assert parse_field_descriptor("La/Top$Level;", lambda n: n.replace("/", ".")) == JClass("a.Top$Level")
+
+
+@pytest.mark.parametrize("bad", ["", "V", "I;", "TT;", "Ljava/util/List<TT;>;", "La.b;", "[", "Lx",
+                                 "L;", "Q"])
+def test_malformed_field_descriptors_raise(bad):
+    from callgraph._types import parse_field_descriptor
+
+    with pytest.raises(SignatureError):
+        parse_field_descriptor(bad, _nest)
+
+
+@pytest.mark.parametrize("bad", ["", "V", "(", "(I", "()", "(V)V", "()VV", "(TT;)V", "<T:Ljava/lang/Object;>()V",
+                                 "()V^Ljava/lang/Exception;", "(Ljava/util/List<*>;)V"])
+def test_malformed_method_descriptors_raise(bad):
+    from callgraph._types import parse_method_descriptor
+
+    with pytest.raises(SignatureError):
+        parse_method_descriptor(bad, _nest)

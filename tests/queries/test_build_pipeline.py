@@ -1,86 +1,66 @@
-"""The build pipeline on call graphs written by hand but held in the real
-``callgraph.ProjectGraph`` (real ``reach``, ``Target``, ``MethodInfo``), so the
-builder's own logic — candidates, IQR, documentation filter, leaks, ids,
-density, resume, failures, selection, files — is checked without parsing Java
-(tests/queries/test_build_fixture.py and test_build_example.py build from the
-Java fixtures themselves). The builder's dependencies come in as ``BuildDeps``."""
+"""The build pipeline on the real call graphs of small Java fixture projects
+(``fixtures/java/build-pipeline/``, and ``fan_java`` for the direct-API-count
+cases), built by the real ``callgraph.build_project_graph`` with Debian's
+commons-lang3 jar as the classpath: the builder's own logic —
+candidates, IQR, documentation filter, leaks, ids, density, resume, failures,
+selection, files — is checked on what the call graph really hands it. Every
+line, LOC and depth below is worked out by hand from those Java files.
 
+The builder's other dependencies come in as ``BuildDeps``: Maven resolution
+returns that jar, no doc jar is fetched, and the
+documentation is a ``FakeDocIndex`` of hand-written texts (so a test can say
+which APIs are documented; javadoc extraction itself is tested on real sites in
+tests/javadoc/ and end to end in test_build_fixture.py/test_build_example.py).
+Faults that cannot be written in Java — a graph build that raises, a worker the
+kernel kills — are injected around the real graph build (``FAULTS``)."""
+
+import hashlib
 import json
 from dataclasses import dataclass
+import os
+import shutil
 from pathlib import Path
 
-import networkx as nx
 import pytest
 from click.testing import CliRunner
 
 import queries.build as qb
-from callgraph import BuildSummary, ProjectGraph
-from callgraph._index import MethodInfo
+from queries._docs import build_graph as real_build_graph
 from queries.build import BuildDeps, BuildOptions, build_dataset, find_leaks, sample_id
 from queries.projects import ProjectSpec, Selection
 from queries.schema import ApiRecord, SampleRecord
 
-# ---------------------------------------------------------------- a stand-in ProjectGraph
+REPO = Path(__file__).resolve().parents[2]
+PIPELINE = REPO / "fixtures/java/build-pipeline"
+JAR = Path("/usr/share/java/commons-lang3.jar")
+LANG3 = "org.apache.commons:commons-lang3:3.12.0"
 
-
-
-def FakeGraph(g):
-    """The real ``callgraph.ProjectGraph`` (its ``reach``, ``Target`` and
-    ``MethodInfo``) over a call graph written by hand: the builder sees
-    exactly what ``build_project_graph`` hands it, without parsing Java."""
-    infos = {}
-    for n, d in g.nodes(data=True):
-        if d["kind"] != "method":
-            continue
-        head, _, params = n.partition("(")
-        cls, _, name = head.rpartition(".")
-        infos[n] = MethodInfo(id=n, file=d["file"], start_line=d["start_line"], end_line=d["end_line"], loc=d["loc"],
-                              comment=d.get("comment"), source_set=d["source_set"], declaring_type=cls, name=name,
-                              params=tuple(p for p in params.rstrip(")").split(",") if p))
-    summary = BuildSummary(files=len({i.file for i in infos.values()}), lines=0, methods=len(infos),
-                           call_sites=g.number_of_edges(), resolved={}, unresolved=0, top_reasons=(), cha_edges=0,
-                           parse_errors=(), decoded_with_fallback=(), skipped=())
-    return ProjectGraph(g, summary, infos, root="/fake")
-
-
-def m(g, mid, file, start, end, comment=None, source_set="main"):
-    g.add_node(mid, kind="method", file=file, start_line=start, end_line=end, loc=end - start + 1,
-               comment=comment, source_set=source_set, third_party=False)
-
-
-def api(g, node, library="org.apache.commons:commons-lang3:3.12.0", third_party=True):
-    g.add_node(node, kind="api", third_party=third_party, library=library if third_party else None)
-
+pytestmark = pytest.mark.skipif(not JAR.is_file(), reason="Debian commons-lang3 jar (scripts/install-test-deps.sh)")
 
 SU = "org.apache.commons.lang3.StringUtils"
 CS = "com.acme.CommentService"
 
+# static String -> String methods of commons-lang3's StringUtils: fan_java's distinct APIs
+STRING_METHODS = ("trim", "strip", "upperCase", "lowerCase", "capitalize", "uncapitalize", "swapCase", "reverse",
+                  "chomp", "chop")
 
-def comment_service_graph():
-    """The Q-ARE example (fixtures/java/qare-example CommentService) by hand."""
-    g = nx.DiGraph()
-    f = "src/main/java/com/acme/CommentService.java"
-    m(g, f"{CS}.processComment(java.lang.String)", f, 22, 28,
-      "/**\n * Processes a user comment: empty comments are rejected,\n * the others are stored.\n *\n * @param comment the comment text\n */")
-    m(g, f"{CS}.isCommentEmpty(java.lang.String)", f, 32, 35,
-      "/**\n * Checks whether a comment is empty.\n * A comment of whitespace only counts as empty.\n */")
-    m(g, f"{CS}.count()", f, 38, 38, "/** Returns how many comments were stored. */")
-    m(g, f"{CS}.summary()", f, 41, 46, "/** Describes the stored comments. */")
-    m(g, f"{CS}.uncommented()", f, 48, 50)
-    m(g, f"{CS}Test.testIt()", "src/test/java/com/acme/CommentServiceTest.java", 5, 9,
-      "/** Tests trimming of a comment. */", source_set="test")
-    api(g, f"{SU}.isBlank(java.lang.CharSequence)")
-    api(g, f"{SU}.join(*)")
-    api(g, "java.util.List.add(java.lang.Object)", third_party=False)
-    api(g, f"{SU}.trim(java.lang.String)")
-    g.add_edge(f"{CS}.processComment(java.lang.String)", f"{CS}.isCommentEmpty(java.lang.String)", lines=[23], resolution="exact")
-    g.add_edge(f"{CS}.processComment(java.lang.String)", "java.util.List.add(java.lang.Object)", lines=[26], resolution="exact")
-    g.add_edge(f"{CS}.isCommentEmpty(java.lang.String)", f"{SU}.isBlank(java.lang.CharSequence)", lines=[34], resolution="exact")
-    g.add_edge(f"{CS}.summary()", f"{CS}.count()", lines=[44], resolution="exact")
-    g.add_edge(f"{CS}.summary()", f"{SU}.join(*)", lines=[45], resolution="arity")
-    g.add_edge(f"{CS}.uncommented()", f"{SU}.trim(java.lang.String)", lines=[49], resolution="exact")
-    g.add_edge(f"{CS}Test.testIt()", f"{SU}.trim(java.lang.String)", lines=[7], resolution="exact")
-    return FakeGraph(g)
+
+def fan_java(counts):
+    """Java source of class ``p.C``: one method ``m<i>(String)`` with a doc
+    comment per entry of ``counts``, calling the first ``counts[i]`` of
+    ``STRING_METHODS`` (``counts[i]`` distinct documented third-party APIs), and
+    ``bare(String)``, which calls ``trim`` but has no comment (no candidate)."""
+    out = ["package p;", "", "import org.apache.commons.lang3.StringUtils;", "", "public class C {"]
+    for i, n in enumerate(counts):
+        out += [f"    /** Method number {i}. */", f"    public String m{i}(String s) {{"]
+        out += [f"        s = StringUtils.{STRING_METHODS[k]}(s);" for k in range(n)]
+        out += ["        return s;", "    }", ""]
+    out += ["    public String bare(String s) {", "        return StringUtils.trim(s);", "    }", "}", ""]
+    return "\n".join(out)
+
+
+def fan(i):
+    return f"p.C.m{i}(java.lang.String)"
 
 
 @dataclass
@@ -113,69 +93,80 @@ DOCS = [
     doc(f"{SU}.join(java.lang.Iterable,java.lang.String)", "Joins the elements of an Iterable."),
     doc(f"{SU}.trim(java.lang.String)", "Removes control characters from both ends."),
 ]
+ALL_DOCS = DOCS + [doc(f"{SU}.{name}(java.lang.String)", f"Does {name}.") for name in STRING_METHODS[1:]]
 
 
 # The builder's dependencies (queries.build.BuildDeps), as module-level functions so a
-# process pool (fork) pickles them by name; GRAPHS/CALLS are filled by each test.
-GRAPHS: dict = {}
+# process pool (fork) pickles them by name; FAULTS/CALLS are filled by each test.
+FAULTS: dict = {}
 CALLS: list = []
-KILL = "os._exit"  # GRAPHS[name] = KILL: the worker dies as under the kernel's OOM killer
+KILL = "os._exit"  # FAULTS[name] = KILL: the worker dies as under the kernel's OOM killer
 
 
-def fake_build_graph(root, classpath, opts, progress, **kw):
+def graph_with_faults(root, classpath, opts, progress, **kw):
+    """The real graph build (queries._docs.build_graph), unless ``FAULTS`` names the project."""
     CALLS.append(Path(root).name)
-    g = GRAPHS[Path(root).name]
-    if g == KILL:
-        __import__("os")._exit(9)  # no exception, no cleanup
-    if isinstance(g, Exception):
-        raise g
-    return g
+    fault = FAULTS.get(Path(root).name)
+    if fault == KILL:
+        os._exit(9)  # no exception, no cleanup
+    if isinstance(fault, Exception):
+        raise fault
+    return real_build_graph(root, classpath, opts, progress, **kw)
 
 
-def fake_discover_classpath(root, *args):
-    return []
+def lang3_classpath(root, *args):
+    """Maven's resolution stands in: every project's one library is commons-lang3."""
+    return [str(JAR)]
 
 
-def fake_fetch_doc_jars(*args, **kw):
+def no_doc_jars(*args, **kw):
     from callgraph.classpath import DocFetch
 
     return DocFetch()
 
 
-def fake_open_docs(paths):
+def open_docs(paths):
     return FakeDocIndex(DOCS)
 
 
-FAKE_DEPS = BuildDeps(build_graph=fake_build_graph, discover_classpath=fake_discover_classpath,
-                      fetch_doc_jars=fake_fetch_doc_jars, open_docs=fake_open_docs)
+DEPS = BuildDeps(build_graph=graph_with_faults, discover_classpath=lang3_classpath,
+                 fetch_doc_jars=no_doc_jars, open_docs=open_docs)
 
 
 def use_deps(monkeypatch, **changes):
-    """Make the build (and ``qare build``) use FAKE_DEPS with ``changes``: the
+    """Make the build (and ``qare build``) use DEPS with ``changes``: the
     default dependencies are the one seam the CLI goes through."""
     from dataclasses import replace
 
-    monkeypatch.setattr(qb, "DEFAULT_DEPS", replace(FAKE_DEPS, **changes))
+    monkeypatch.setattr(qb, "DEFAULT_DEPS", replace(DEPS, **changes))
 
 
 @pytest.fixture
-def fake_env(tmp_path, monkeypatch):
-    """Project folders on disk (for selection) whose graphs come from ``graphs[name]``."""
-    GRAPHS.clear()
+def env(tmp_path, monkeypatch):
+    """``project(name, fixture)`` copies ``fixtures/java/build-pipeline/<fixture>``
+    (or writes ``fan_java(fan)``) to a project folder and returns its spec."""
+    FAULTS.clear()
     CALLS.clear()
-    graphs, calls = GRAPHS, CALLS
     use_deps(monkeypatch)
 
-    def project(name, *, tests=True, imports="org.apache.commons.lang3.StringUtils"):
+    def project(name, fixture=None, *, fan=None, tests=True, imports=SU):
         root = tmp_path / "projects" / name
+        if fixture:
+            shutil.copytree(PIPELINE / fixture, root)
+        if fan is not None:
+            (root / "src/main/java/p").mkdir(parents=True, exist_ok=True)
+            (root / "src/main/java/p/C.java").write_text(fan_java(fan))
+        # one more source file, whose import decides --require-libs (selection)
         (root / "src/main/java/com/acme").mkdir(parents=True, exist_ok=True)
         (root / "src/main/java/com/acme/A.java").write_text(f"package com.acme;\nimport {imports};\nclass A {{}}\n")
-        if tests:
-            (root / "src/test/java/com/acme").mkdir(parents=True, exist_ok=True)
-            (root / "src/test/java/com/acme/ATest.java").write_text("class ATest {}\n")
+        if not tests:
+            shutil.rmtree(root / "src/test", ignore_errors=True)
+        elif not (root / "src/test").exists():
+            (root / "src/test/java/com/acme").mkdir(parents=True)
+            (root / "src/test/java/com/acme/ATest.java").write_text("package com.acme;\nclass ATest {}\n")
         return ProjectSpec(source=str(root), name=name, javadoc=(str(tmp_path / "docs"),))
 
-    return graphs, calls, project
+    return FAULTS, CALLS, project
 
 
 def read_jsonl(path):
@@ -185,14 +176,14 @@ def read_jsonl(path):
 # ---------------------------------------------------------------- tests
 
 
-def test_samples_targets_depth_density(fake_env, tmp_path):
-    graphs, calls, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    spec = project("svc")
+def test_samples_targets_depth_density(env, tmp_path):
+    faults, calls, project = env
+    spec = project("svc", "svc")
     res = build_dataset([spec], tmp_path / "out", BuildOptions(api_count_range=(0, 10)), quiet=True)
     samples = [SampleRecord.from_dict(d) for d in read_jsonl(tmp_path / "out/samples.jsonl")]
     by_method = {s.method[len(CS) + 1:]: s for s in samples}
-    # count() reaches nothing; the test method and uncommented() are not candidates
+    # CommentService.java by hand: count() reaches only JDK List.size; the test method and
+    # uncommented() (no comment) are not candidates
     assert sorted(by_method) == ["isCommentEmpty(java.lang.String)", "processComment(java.lang.String)", "summary()"]
     pc = by_method["processComment(java.lang.String)"]
     assert pc.query == "Processes a user comment: empty comments are rejected, the others are stored."
@@ -205,16 +196,18 @@ def test_samples_targets_depth_density(fake_env, tmp_path):
                   f"{SU}.isBlank(java.lang.CharSequence)"],
         "chain_loc": 11, "density": 1 / 11, "resolution": "exact"}]
     assert (pc.depth_max, pc.depth_min, pc.density) == (3, 3, 1 / 11)
-    assert (pc.file, pc.start_line, pc.end_line, pc.loc) == ("src/main/java/com/acme/CommentService.java", 22, 28, 7)
-    assert pc.id == sample_id("svc", None, pc.method) == sample_id("svc", None, pc.method)
-    assert len(pc.id) == 16
+    assert (pc.file, pc.start_line, pc.end_line, pc.loc) == ("src/main/java/com/acme/CommentService.java", 23, 29, 7)
+    # the id as documented (docs/dataset.md): SHA-1 of "project NUL commit NUL method", 16 hex digits
+    assert pc.id == hashlib.sha1(f"svc\0\0{CS}.processComment(java.lang.String)".encode()).hexdigest()[:16]
+    assert pc.id == sample_id("svc", None, pc.method) != sample_id("svc", "c0ffee", pc.method)
     ice = by_method["isCommentEmpty(java.lang.String)"]
     assert ice.query == "Checks whether a comment is empty. A comment of whitespace only counts as empty."
     assert (ice.n_direct_apis, ice.depth_max, ice.density) == (1, 2, 1 / 4)
-    # summary(): count() is on no chain, so the union is summary() alone (6 lines)
+    # summary(): the feed's type is not on the classpath, so join's overload is open (arity);
+    # count() is on no chain, so the union is summary() alone (lines 44-48)
     su = by_method["summary()"]
     assert [(t.api, t.signature, t.depth, t.resolution) for t in su.targets] == [(f"{SU}.join", None, 2, "arity")]
-    assert su.density == 1 / 6
+    assert su.density == 1 / 5
     # apis.jsonl: the (*) target joins its docs by name (its name's only documented overload;
     # several that differ attach none: test_build_comments_javadoc.py)
     apis = {a["api"]: ApiRecord.from_dict(a) for a in read_jsonl(tmp_path / "out/apis.jsonl")}
@@ -233,37 +226,18 @@ def test_samples_targets_depth_density(fake_env, tmp_path):
     assert man["counts"]["samples"] == 3 and man["started"] <= man["ended"]
 
 
-def test_include_tests_adds_test_methods(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    build_dataset([project("svc")], tmp_path / "out", BuildOptions(include_tests=True, api_count_range=(0, 9)), quiet=True)
+def test_include_tests_adds_test_methods(env, tmp_path):
+    faults, _, project = env
+    build_dataset([project("svc", "svc")], tmp_path / "out", BuildOptions(include_tests=True, api_count_range=(0, 9)), quiet=True)
     methods = {d["method"] for d in read_jsonl(tmp_path / "out/samples.jsonl")}
     assert f"{CS}Test.testIt()" in methods
 
 
-def fan_graph(counts):
-    """One commented method per entry of ``counts`` calling that many distinct documented APIs."""
-    g = nx.DiGraph()
-    for i, n in enumerate(counts):
-        mid = f"p.C.m{i}()"
-        m(g, mid, "C.java", 10 * i + 1, 10 * i + 3, f"/** Method number {i}. */")
-        for k in range(n):
-            node = f"{SU}.trim(java.lang.String)" if k == 0 else f"lib.L{k}.f()"
-            api(g, node)
-            g.add_edge(mid, node, lines=[10 * i + 2], resolution="exact")
-    # one extra method with no comment: not a candidate, not in the IQR
-    m(g, "p.C.bare()", "C.java", 500, 501)
-    return FakeGraph(g)
-
-
-def test_iqr_over_all_candidates_of_the_build(fake_env, tmp_path, monkeypatch):
-    graphs, _, project = fake_env
+def test_iqr_over_all_candidates_of_the_build(env, tmp_path, monkeypatch):
+    faults, _, project = env
     # counts over the build (both projects): [0, 1, 2, 3, 4] ∪ [5, 6, 8]
-    graphs["a"] = fan_graph([0, 1, 2, 3, 4])
-    graphs["b"] = fan_graph([5, 6, 8])
-    all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
-    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(all_docs))
-    specs = [project("a"), project("b")]
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(ALL_DOCS))
+    specs = [project("a", fan=[0, 1, 2, 3, 4]), project("b", fan=[5, 6, 8])]
     # default population: methods calling >= 1 API, [1,2,3,4,5,6,8] (n=7);
     # numpy linear: Q1 at position 1.5 → 2.5, Q3 at 4.5 → 5.5
     res = build_dataset(specs, tmp_path / "out", BuildOptions(), quiet=True)
@@ -283,40 +257,32 @@ def test_iqr_over_all_candidates_of_the_build(fake_env, tmp_path, monkeypatch):
     assert man["api_count_range"]["low"] == 1.75 and man["parameters"]["iqr_over"] == "all"
 
 
-def test_require_docs_drops_samples_reaching_undocumented_apis(fake_env, tmp_path, monkeypatch):
-    graphs, _, project = fake_env
-    graphs["svc"] = graphs["svc-again"] = comment_service_graph()
+def test_require_docs_drops_samples_reaching_undocumented_apis(env, tmp_path, monkeypatch):
+    faults, _, project = env
     no_blank = [d for d in DOCS if "isBlank" not in d["api"]]
     use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(no_blank))
-    res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
+    res = build_dataset([project("svc", "svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     methods = [d["method"] for d in read_jsonl(tmp_path / "out/samples.jsonl")]
     assert methods == [f"{CS}.summary()"]
     assert res.counts["undocumented_apis"] == 1 and res.counts["dropped_undocumented"] == 2
     assert [a["api"] for a in read_jsonl(tmp_path / "out/apis.jsonl")] == [f"{SU}.join"]
     # --no-require-docs keeps them; the API is listed without documentation
-    res = build_dataset([project("svc-again")], tmp_path / "out2",
+    res = build_dataset([project("svc-again", "svc")], tmp_path / "out2",
                         BuildOptions(api_count_range=(0, 9), require_docs=False), quiet=True)
     assert res.counts["samples"] == 3
     blank = [a for a in read_jsonl(tmp_path / "out2/apis.jsonl") if a["api"] == f"{SU}.isBlank"]
     assert blank[0]["doc_source"] is None and blank[0]["description"] is None
 
 
-def test_leaks_flagged_and_dropped(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** Trims the input with StringUtils.trim first. */")
-    m(g, "p.C.b()", "C.java", 5, 7, "/** Removes surrounding blanks (trimmed text). */")
-    api(g, f"{SU}.trim(java.lang.String)")
-    g.add_edge("p.C.a()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="exact")
-    g.add_edge("p.C.b()", f"{SU}.trim(java.lang.String)", lines=[6], resolution="exact")
-    graphs["leaky"] = FakeGraph(g)
-    spec = project("leaky")
+def test_leaks_flagged_and_dropped(env, tmp_path):
+    faults, _, project = env
+    spec = project("leaky", "leaky")
     build_dataset([spec], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     leaks = {d["method"]: d["leaks"] for d in read_jsonl(tmp_path / "out/samples.jsonl")}
     # "trim" is a common English word: only the class name gives the target away (queries/leaks.py)
-    assert leaks == {"p.C.a()": ["StringUtils"], "p.C.b()": []}
+    assert leaks == {"p.C.a(java.lang.String)": ["StringUtils"], "p.C.b(java.lang.String)": []}
     res = build_dataset([spec], tmp_path / "out2", BuildOptions(api_count_range=(0, 9), drop_leaky=True), quiet=True)
-    assert [d["method"] for d in read_jsonl(tmp_path / "out2/samples.jsonl")] == ["p.C.b()"]
+    assert [d["method"] for d in read_jsonl(tmp_path / "out2/samples.jsonl")] == ["p.C.b(java.lang.String)"]
     assert res.counts["leaky"] == 1 and res.counts["dropped_leaky"] == 1
 
 
@@ -327,25 +293,21 @@ def test_find_leaks_whole_words_and_constructors():
     assert find_leaks("uses isBlanked", [{"api": "a.B.isBlank", "class": "a.B"}]) == []
 
 
-def test_unresolved_edges_need_keep_unresolved(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** Does a thing. */")
-    api(g, f"{SU}.trim(java.lang.String)")
-    g.add_edge("p.C.a()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="name")
-    graphs["u"] = FakeGraph(g)
-    res = build_dataset([project("u")], tmp_path / "o1", BuildOptions(api_count_range=(0, 9)), quiet=True)
+def test_unresolved_edges_need_keep_unresolved(env, tmp_path, monkeypatch):
+    faults, _, project = env
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([doc("org.unknown.Texts.pad(java.lang.String,int)", "Pads.")]))
+    # unresolved/C.java: pad comes from an on-demand static import not on the classpath
+    spec = project("u", "unresolved")
+    res = build_dataset([spec], tmp_path / "o1", BuildOptions(api_count_range=(0, 9)), quiet=True)
     assert res.counts["samples"] == 0 and res.counts["dropped_no_targets"] == 1
-    res = build_dataset([project("u")], tmp_path / "o2", BuildOptions(api_count_range=(0, 9), keep_unresolved=True), quiet=True)
+    res = build_dataset([spec], tmp_path / "o2", BuildOptions(api_count_range=(0, 9), keep_unresolved=True), quiet=True)
     (s,) = read_jsonl(tmp_path / "o2/samples.jsonl")
-    assert s["targets"][0]["resolution"] == "name"
+    assert [(t["api"], t["signature"], t["resolution"]) for t in s["targets"]] == [("org.unknown.Texts.pad", None, "name")]
 
 
-def test_resume_skips_finished_projects(fake_env, tmp_path):
-    graphs, calls, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    graphs["other"] = fan_graph([1, 2])
-    specs = [project("svc"), project("other")]
+def test_resume_skips_finished_projects(env, tmp_path):
+    faults, calls, project = env
+    specs = [project("svc", "svc"), project("other", fan=[1, 2])]
     opts = BuildOptions(api_count_range=(0, 9), require_docs=False)
     # an interrupted build: only "svc" finished (its part file exists)
     first = build_dataset(specs[:1], tmp_path / "out", opts, quiet=True)
@@ -364,11 +326,11 @@ def test_resume_skips_finished_projects(fake_env, tmp_path):
     assert calls == ["svc", "other", "svc", "other"]
 
 
-def test_crashing_project_is_recorded_and_others_finish(fake_env, tmp_path):
-    graphs, calls, project = fake_env
-    graphs["boom"] = RecursionError("maximum recursion depth exceeded")
-    graphs["svc"] = comment_service_graph()
-    (tmp_path / "list.txt").write_text(f"{project('boom').source}\n{project('svc').source}\n# a comment\n\n")
+def test_crashing_project_is_recorded_and_others_finish(env, tmp_path):
+    faults, calls, project = env
+    faults["boom"] = RecursionError("maximum recursion depth exceeded")
+    boom, svc = project("boom", fan=[1]), project("svc", "svc")
+    (tmp_path / "list.txt").write_text(f"{boom.source}\n{svc.source}\n# a comment\n\n")
     result = CliRunner().invoke(
         __import__("qare.cli", fromlist=["main"]).main,
         ["build", str(tmp_path / "list.txt"), "--out", str(tmp_path / "out"), "-q", "--api-count-range", "0:9", "--no-require-docs"],
@@ -381,7 +343,7 @@ def test_crashing_project_is_recorded_and_others_finish(fake_env, tmp_path):
     assert rows["svc"]["verdict"] == "kept" and rows["svc"]["counts"]["samples"] == 3
     assert "failed  boom" in result.output.replace("failed  ", "failed  ")
     # a failed project is retried on resume; the finished one is not
-    graphs["boom"] = fan_graph([1])
+    del faults["boom"]
     calls.clear()
     result = CliRunner().invoke(
         __import__("qare.cli", fromlist=["main"]).main,
@@ -391,34 +353,29 @@ def test_crashing_project_is_recorded_and_others_finish(fake_env, tmp_path):
     assert calls == ["boom"]
 
 
-def test_missing_folder_fails_that_project_only(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    specs = [ProjectSpec(source=str(tmp_path / "nowhere"), name="nowhere"), project("svc")]
+def test_missing_folder_fails_that_project_only(env, tmp_path):
+    faults, _, project = env
+    specs = [ProjectSpec(source=str(tmp_path / "nowhere"), name="nowhere"), project("svc", "svc")]
     res = build_dataset(specs, tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     rows = {r["project"]: r for r in res.projects}
     assert rows["nowhere"]["verdict"] == "failed" and "no such folder" in rows["nowhere"]["error"]
     assert res.failed == 1 and res.counts["samples"] == 3
 
 
-def test_selection_verdicts(fake_env, tmp_path):
-    graphs, calls, project = fake_env
-    graphs["spring"] = comment_service_graph()
-    graphs["notests"] = comment_service_graph()
-    graphs["nolib"] = comment_service_graph()
+def test_selection_verdicts(env, tmp_path):
+    faults, calls, project = env
     import datetime as dt
 
     specs = [
-        project("spring", imports="org.springframework.web.bind.annotation.GetMapping"),
-        project("notests", tests=False, imports="org.springframework.stereotype.Service"),
-        project("nolib", imports="java.util.List"),
+        project("spring", "svc", imports="org.springframework.web.bind.annotation.GetMapping"),
+        project("notests", "svc", tests=False, imports="org.springframework.stereotype.Service"),
+        project("nolib", "svc", imports="java.util.List"),
     ]
     specs.append(ProjectSpec(source=specs[0].source, commit=None, name="few-stars", stars=3))
     specs.append(ProjectSpec(source=specs[0].source, name="old", stars=50, created_at=dt.date(2020, 1, 1)))
     specs.append(ProjectSpec(source=specs[0].source + "/", name="nometa"))
     sel = Selection(min_stars=20, created_after=dt.date(2025, 2, 6), created_before=dt.date(2025, 12, 31),
                     require_metadata=False, require_tests=True, require_libs=("org.springframework",))
-    graphs["nometa"] = comment_service_graph()
     res = build_dataset(specs, tmp_path / "out", BuildOptions(selection=sel, api_count_range=(0, 9)), quiet=True)
     rows = {r["project"]: (r["verdict"], r["reason"]) for r in res.projects}
     assert rows["spring"] == ("kept", "stars unknown; created_at unknown")
@@ -434,32 +391,24 @@ def test_selection_verdicts(fake_env, tmp_path):
     assert res.projects[0]["reason"] == "no stars metadata (--require-metadata)"
 
 
-def test_translate_cmd_translates_non_english_queries(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** 去掉首尾空白。 */")
-    m(g, "p.C.b()", "C.java", 5, 7, "/** 这个命令会失败。 */")
-    api(g, f"{SU}.trim(java.lang.String)")
-    g.add_edge("p.C.a()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="exact")
-    g.add_edge("p.C.b()", f"{SU}.trim(java.lang.String)", lines=[6], resolution="exact")
-    graphs["zh"] = FakeGraph(g)
+def test_translate_cmd_translates_non_english_queries(env, tmp_path):
+    faults, _, project = env
     tr = tmp_path / "tr.py"
     tr.write_text("import sys\nt = sys.stdin.read()\n"
                   "if '失败' in t: sys.exit('no model')\nprint('Strips surrounding whitespace.')\n")
-    res = build_dataset([project("zh")], tmp_path / "out",
+    res = build_dataset([project("zh", "zh")], tmp_path / "out",
                         BuildOptions(api_count_range=(0, 9), translate_cmd=f"python3 {tr}"), quiet=True)
     got = {d["method"]: (d["query"], d["lang"], d["comment"]) for d in read_jsonl(tmp_path / "out/samples.jsonl")}
-    assert got["p.C.a()"] == ("Strips surrounding whitespace.", "zh", "/** 去掉首尾空白。 */")
-    assert got["p.C.b()"][0] == "这个命令会失败。"
+    assert got["p.C.a(java.lang.String)"] == ("Strips surrounding whitespace.", "zh", "/** 去掉首尾空白。 */")
+    assert got["p.C.b(java.lang.String)"][0] == "这个命令会失败。"
     assert res.counts["translated"] == 1
-    assert res.merge["translation_errors"] == ["zh p.C.b(): translator failed: no model"]
+    assert res.merge["translation_errors"] == ["zh p.C.b(java.lang.String): translator failed: no model"]
 
 
-def test_parquet_copies(fake_env, tmp_path):
+def test_parquet_copies(env, tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    graphs, _, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)),
+    faults, _, project = env
+    build_dataset([project("svc", "svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)),
                   formats=("jsonl", "parquet"), quiet=True)
     t = pq.read_table(tmp_path / "out/samples.parquet")
     assert t.num_rows == 3
@@ -469,13 +418,11 @@ def test_parquet_copies(fake_env, tmp_path):
     assert pq.read_table(tmp_path / "out/projects.parquet").num_rows == 1
 
 
-def test_dying_worker_fails_only_its_project(fake_env, tmp_path, monkeypatch):
+def test_dying_worker_fails_only_its_project(env, tmp_path, monkeypatch):
     """--jobs 2: a worker killed mid-analysis breaks the pool; the others are re-run and finish."""
-    graphs, _, project = fake_env
-    for name in ("p1", "p2", "p3"):
-        graphs[name] = comment_service_graph()
-    graphs["killed"] = KILL
-    specs = [project(n) for n in ("p1", "killed", "p2", "p3")]
+    faults, _, project = env
+    faults["killed"] = KILL
+    specs = [project(n, "svc") for n in ("p1", "killed", "p2", "p3")]
     res = build_dataset(specs, tmp_path / "out", BuildOptions(api_count_range=(0, 9), require_docs=False),
                         jobs=2, quiet=True)
     rows = {r["project"]: r for r in res.projects}
@@ -484,15 +431,14 @@ def test_dying_worker_fails_only_its_project(fake_env, tmp_path, monkeypatch):
     assert res.counts["samples"] == 9 and res.failed == 1
 
 
-def test_unopenable_docs_are_a_warning_not_a_failure(fake_env, tmp_path, monkeypatch):
-    graphs, _, project = fake_env
-    graphs["svc"] = comment_service_graph()
+def test_unopenable_docs_are_a_warning_not_a_failure(env, tmp_path, monkeypatch):
+    faults, _, project = env
 
     def boom(paths):
         raise OSError("corrupt archive")
 
     use_deps(monkeypatch, open_docs=boom)
-    res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
+    res = build_dataset([project("svc", "svc")], tmp_path / "out", BuildOptions(api_count_range=(0, 9)), quiet=True)
     (row,) = res.projects
     assert row["verdict"] == "kept" and any("corrupt archive" in w for w in row["warnings"])
     assert res.counts["samples"] == 0 and res.counts["dropped_undocumented"] == 3
@@ -507,10 +453,9 @@ def _cli(*args):
     return CliRunner().invoke(main, ["build", *map(str, args)])
 
 
-def test_zero_samples_all_undocumented_warns_and_exits_1(fake_env, tmp_path):
-    graphs, calls, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    project("svc")
+def test_zero_samples_all_undocumented_warns_and_exits_1(env, tmp_path):
+    faults, calls, project = env
+    project("svc", "svc")
     # no javadoc given: every reached API is undocumented under the default --require-docs
     (tmp_path / "projects/list.txt").write_text("svc\n")
     r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q")
@@ -533,26 +478,11 @@ def test_zero_samples_all_undocumented_warns_and_exits_1(fake_env, tmp_path):
     assert row["no_samples_reason"] is None and row["counts"]["samples"] == 2
 
 
-def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
-    graphs, _, project = fake_env
-    all_docs = DOCS + [doc(f"lib.L{k}.f()", f"F{k}.") for k in range(1, 8)]
-    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(all_docs))
-    g = nx.DiGraph()
-    m(g, "p.C.bare()", "C.java", 1, 2)
-    graphs["nocomment"] = FakeGraph(g)
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** Adds to a list. */")
-    api(g, "java.util.List.add(java.lang.Object)", third_party=False)
-    g.add_edge("p.C.a()", "java.util.List.add(java.lang.Object)", lines=[2], resolution="exact")
-    graphs["jdkonly"] = FakeGraph(g)
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** Calls StringUtils.trim on the text. */")
-    api(g, f"{SU}.trim(java.lang.String)")
-    g.add_edge("p.C.a()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="exact")
-    graphs["leaky"] = FakeGraph(g)
-    graphs["small"] = fan_graph([1, 1, 1])
-    graphs["big"] = fan_graph([5])
-    specs = [project(n) for n in ("nocomment", "leaky", "small", "big")]
+def test_zero_samples_reason_per_stage(env, tmp_path, monkeypatch):
+    faults, _, project = env
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex(ALL_DOCS))
+    specs = [project("nocomment", "nocomment"), project("leaky", "leaky-only"), project("small", fan=[1, 1, 1]),
+             project("big", fan=[5])]
     res = build_dataset(specs, tmp_path / "out", BuildOptions(drop_leaky=True), quiet=True)
     why = {r["project"]: r["no_samples_reason"] for r in res.projects}
     # calling counts [1 (leaky), 1, 1, 1 (small), 5 (big)]: linear Q1 = 1, Q3 = 1 → [1, 1]
@@ -564,7 +494,7 @@ def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
     }
     assert res.counts["samples"] == 3
     # alone (no candidate calls a third-party API, so no IQR): the target stage removes it
-    res = build_dataset([project("jdkonly")], tmp_path / "out1", BuildOptions(), quiet=True)
+    res = build_dataset([project("jdkonly", "jdkonly")], tmp_path / "out1", BuildOptions(), quiet=True)
     assert res.projects[0]["no_samples_reason"] == (
         "0 samples: none of the 1 candidates in range reaches a third-party API; "
         "give the classpath or use --keep-unresolved")
@@ -572,24 +502,22 @@ def test_zero_samples_reason_per_stage(fake_env, tmp_path, monkeypatch):
     assert res.projects[1]["no_samples_reason"] == (
         "0 samples: no method within the --api-count-range [6, 9] (all 1 candidates outside)")
     # some documented, some not: the count of undocumented ones
-    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([d for d in all_docs if "L2" not in d["api"]]))
-    graphs["half"] = fan_graph([3])
-    res = build_dataset([project("half")], tmp_path / "out3", BuildOptions(), quiet=True)
+    use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([d for d in ALL_DOCS if "upperCase" not in d["api"]]))
+    res = build_dataset([project("half", fan=[3])], tmp_path / "out3", BuildOptions(), quiet=True)
     assert res.projects[0]["no_samples_reason"] == (
         "0 samples: 1 of 3 reached APIs undocumented and every candidate reaches one — "
         "give javadoc/sources jars or use --no-require-docs")
 
 
-def test_no_progress_codes_when_stderr_is_not_a_terminal(fake_env, tmp_path, monkeypatch):
-    graphs, calls, project = fake_env
+def test_no_progress_codes_when_stderr_is_not_a_terminal(env, tmp_path, monkeypatch):
+    faults, calls, project = env
     seen = []
     def spy(root, classpath, opts, progress, **kw):
         seen.append(progress)
-        return fake_build_graph(root, classpath, opts, progress, **kw)
+        return graph_with_faults(root, classpath, opts, progress, **kw)
 
     use_deps(monkeypatch, build_graph=spy)
-    graphs["svc"] = comment_service_graph()
-    project("svc")
+    project("svc", "svc")
     (tmp_path / "projects/list.txt").write_text("svc\n")
     r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "--no-require-docs")  # no --quiet
     assert r.exit_code == 0, r.output
@@ -604,10 +532,9 @@ def test_no_progress_codes_when_stderr_is_not_a_terminal(fake_env, tmp_path, mon
     assert seen == [False, True, False]
 
 
-def test_parquet_without_pyarrow_names_the_package(fake_env, tmp_path, monkeypatch):
-    graphs, _, project = fake_env
-    graphs["svc"] = comment_service_graph()
-    project("svc")
+def test_parquet_without_pyarrow_names_the_package(env, tmp_path, monkeypatch):
+    faults, _, project = env
+    project("svc", "svc")
     (tmp_path / "projects/list.txt").write_text("svc\n")
     monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)  # import pyarrow → ImportError
     r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "-q", "--format", "parquet")
@@ -615,19 +542,40 @@ def test_parquet_without_pyarrow_names_the_package(fake_env, tmp_path, monkeypat
     assert "--format parquet needs the package pyarrow, which is not installed: pip install -e '.[parquet]'" in r.stderr
 
 
-def test_summary_names_undocumented_apis_and_counts_candidates_without_targets(fake_env, tmp_path, monkeypatch):
+def test_summary_names_undocumented_apis_and_counts_candidates_without_targets(env, tmp_path, monkeypatch):
     from queries.build import summary_table
 
-    graphs, _, project = fake_env
-    graphs["svc"] = graphs["svc2"] = comment_service_graph()
+    faults, _, project = env
     use_deps(monkeypatch, open_docs=lambda paths: FakeDocIndex([d for d in DOCS if "isBlank" not in d["api"]]))
     # candidates: processComment (isBlank at depth 3, 0 direct), isCommentEmpty (isBlank, 1 direct),
     # count() (no target), summary() (join(*), 1 direct); the IQR over calling methods is [1, 1]
-    res = build_dataset([project("svc")], tmp_path / "out", BuildOptions(), quiet=True)
+    res = build_dataset([project("svc", "svc")], tmp_path / "out", BuildOptions(), quiet=True)
     text = summary_table(res)
     assert "  without targets 1 (1 already outside the API-count range): dropped 0\n" in text
     assert "  undocumented APIs 1: samples dropped 1\n    org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)\n" in text
     # a range that keeps count(): the targets stage drops it
-    res = build_dataset([project("svc2")], tmp_path / "out2", BuildOptions(api_count_range=(0, 9)), quiet=True)
+    res = build_dataset([project("svc2", "svc")], tmp_path / "out2", BuildOptions(api_count_range=(0, 9)), quiet=True)
     assert "  without targets 1: dropped 1\n" in summary_table(res)
     assert res.merge["undocumented_apis"] == ("org.apache.commons.lang3.StringUtils.isBlank(java.lang.CharSequence)",)
+
+
+# ---------------------------------------------------------------- the fixtures are Java
+
+
+@pytest.mark.skipif(not shutil.which("javac"), reason="javac (a JDK) is not installed")
+@pytest.mark.parametrize("fixture", ["svc", "leaky", "leaky-only", "zh", "zh-llm", "unresolved", "nocomment", "jdkonly", "fan"])
+def test_fixture_compiles_with_javac(fixture, tmp_path):
+    """Every fixture (and fan_java's output) is Java javac 17 accepts, with commons-lang3
+    and the compile-only ``stubs/`` (org.unknown, never on a graph's classpath)."""
+    import subprocess
+
+    if fixture == "fan":
+        (tmp_path / "p").mkdir()
+        (tmp_path / "p/C.java").write_text(fan_java([0, 3, len(STRING_METHODS)]))
+        sources = [tmp_path / "p/C.java"]
+    else:
+        sources = sorted((PIPELINE / fixture).rglob("*.java"))
+    stubs = sorted((PIPELINE / "stubs").rglob("*.java"))
+    proc = subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp_path / "classes"),
+                           "-cp", str(JAR), *map(str, sources + stubs)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

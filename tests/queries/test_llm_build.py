@@ -1,10 +1,10 @@
 """`qare build --translate llm` / `--describe-undocumented llm` against the
 local fake endpoint: which samples are translated, the record fields, the
-manifest, failures recorded while the build goes on."""
+manifest, failures recorded while the build goes on. The project is
+fixtures/java/build-pipeline/zh-llm on its real call graph (test_build_pipeline.env)."""
 
 import json
 
-import networkx as nx
 import pytest
 
 pytest.importorskip("openai", reason="extra 'llm' (openai) not installed: pip install -e '.[llm]'")
@@ -13,23 +13,9 @@ import queries.build as qb
 from queries.build import BuildOptions, build_dataset
 from queries.llm import load_prompt
 from tests.llm_fake import FakeLLM, ok, status, user_text
-from tests.queries.test_build_pipeline import (  # noqa: F401 - fake_env is a fixture
-    DOCS, SU, FakeDocIndex, FakeGraph, api, fake_env, m, read_jsonl,
-)
+from tests.queries.test_build_pipeline import env, read_jsonl  # noqa: F401 - env is a fixture
 
 ZH = {"去掉首尾空白。": "Strips surrounding whitespace.", "连接所有元素。": "Joins all elements."}
-
-
-def zh_graph():
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** 去掉首尾空白。 */")
-    m(g, "p.C.b()", "C.java", 5, 7, "/** 连接所有元素。 */")
-    m(g, "p.C.c()", "C.java", 9, 11, "/** Trims it. */")
-    m(g, "p.C.d()", "C.java", 13, 15, "/** 这个请求会失败。 */")
-    api(g, f"{SU}.trim(java.lang.String)")
-    for meth in "abcd":
-        g.add_edge(f"p.C.{meth}()", f"{SU}.trim(java.lang.String)", lines=[2], resolution="exact")
-    return FakeGraph(g)
 
 
 def translator(body, i):
@@ -42,29 +28,28 @@ def opts(url, tmp_path, **kw):
                         llm_cache=str(tmp_path / "llm.sqlite"), **kw)
 
 
-def test_translate_llm(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    graphs["zh"] = zh_graph()
-    graphs["zh2"] = zh_graph()
+def test_translate_llm(env, tmp_path):
+    _, _, project = env
     with FakeLLM(translator) as srv:
-        res = build_dataset([project("zh")], tmp_path / "out", opts(srv.url, tmp_path, translate="llm"), quiet=True)
+        res = build_dataset([project("zh", "zh-llm")], tmp_path / "out", opts(srv.url, tmp_path, translate="llm"), quiet=True)
         sent = len(srv.requests)
         # a re-run is served from the cache: only the request that failed (failures are not cached) is sent again
-        build_dataset([project("zh2")], tmp_path / "out2", opts(srv.url, tmp_path, translate="llm"), quiet=True)
+        build_dataset([project("zh2", "zh-llm")], tmp_path / "out2", opts(srv.url, tmp_path, translate="llm"), quiet=True)
         again = len(srv.requests) - sent
     got = {d["method"]: d for d in read_jsonl(tmp_path / "out/samples.jsonl")}
-    a = got["p.C.a()"]
+    a = got["p.C.a(java.lang.String)"]
     assert (a["query"], a["query_original"], a["query_source"], a["lang"], a["comment"]) == (
         "Strips surrounding whitespace.", "去掉首尾空白。", "translated", "zh", "/** 去掉首尾空白。 */")
-    assert got["p.C.b()"]["query"] == "Joins all elements."
+    assert got["p.C.b(java.lang.String)"]["query"] == "Joins all elements."
     # English is not sent; the failed one keeps its query, says why, and the build goes on
-    assert (got["p.C.c()"]["query"], got["p.C.c()"]["query_original"], got["p.C.c()"]["query_source"]) == (
+    c = got["p.C.c(java.lang.String)"]
+    assert (c["query"], c["query_original"], c["query_source"]) == (
         "Trims it.", "Trims it.", "comment")
-    assert (got["p.C.d()"]["query"], got["p.C.d()"]["query_source"]) == ("这个请求会失败。", "comment")
+    assert (got["p.C.d(java.lang.String)"]["query"], got["p.C.d(java.lang.String)"]["query_source"]) == ("这个请求会失败。", "comment")
     assert sent == 3 and again == 1
     assert res.counts["translated"] == 2
     [err] = res.merge["translation_errors"]
-    assert err.startswith("zh p.C.d(): server_error: HTTP 500")
+    assert err.startswith("zh p.C.d(java.lang.String): server_error: HTTP 500")
     man = json.loads((tmp_path / "out/manifest.json").read_text())
     llm = man["llm"]
     assert llm["endpoint"] == srv.url and llm["model"] == "fake-mt"
@@ -74,29 +59,27 @@ def test_translate_llm(fake_env, tmp_path):
     assert json.loads((tmp_path / "out2/manifest.json").read_text())["llm"]["cache_hits"] == 2
 
 
-def test_budget_leaves_the_rest_untranslated(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    graphs["zh"] = zh_graph()
+def test_budget_leaves_the_rest_untranslated(env, tmp_path):
+    _, _, project = env
     with FakeLLM(translator) as srv:
-        res = build_dataset([project("zh")], tmp_path / "out",
+        res = build_dataset([project("zh", "zh-llm")], tmp_path / "out",
                             opts(srv.url, tmp_path, translate="llm", llm_budget=1, llm_concurrency=1), quiet=True)
     assert len(srv.requests) == 1 and res.counts["translated"] == 1
     errs = res.merge["translation_errors"]
     assert len(errs) == 2 and all("budget_exhausted" in e for e in errs)
 
 
-def test_unreachable_endpoint_keeps_queries_and_finishes(fake_env, tmp_path):
-    graphs, _, project = fake_env
-    graphs["zh"] = zh_graph()
-    res = build_dataset([project("zh")], tmp_path / "out",
+def test_unreachable_endpoint_keeps_queries_and_finishes(env, tmp_path):
+    _, _, project = env
+    res = build_dataset([project("zh", "zh-llm")], tmp_path / "out",
                         opts("http://127.0.0.1:9/v1", tmp_path, translate="llm"), quiet=True)
     assert res.counts["samples"] == 4 and res.counts["translated"] == 0
     assert all("unreachable" in e for e in res.merge["translation_errors"])
     assert {d["query_source"] for d in read_jsonl(tmp_path / "out/samples.jsonl")} == {"comment"}
 
 
-def test_llm_steps_need_url_and_model(fake_env, tmp_path):
-    graphs, _, project = fake_env
+def test_llm_steps_need_url_and_model(env, tmp_path):
+    _, _, project = env
     with pytest.raises(qb.BuildError, match="--llm-url"):
         build_dataset([project("x")], tmp_path / "out", BuildOptions(translate="llm"), quiet=True)
 

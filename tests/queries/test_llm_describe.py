@@ -7,8 +7,8 @@ import json
 import shutil
 import subprocess
 import zipfile
+from pathlib import Path
 
-import networkx as nx
 import pytest
 
 import queries.describe as qd
@@ -53,7 +53,7 @@ public class Util {
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    """``lib-1.0.jar`` compiled by javac from UTIL, and ``lib-1.0-sources.jar``."""
+    """``lib-1.0.jar`` compiled by javac from UTIL (with its pom.properties), and ``lib-1.0-sources.jar``."""
     if shutil.which("javac") is None:
         pytest.skip("javac not installed")
     d = tmp_path_factory.mktemp("lib")
@@ -65,6 +65,8 @@ def lib(tmp_path_factory):
     with zipfile.ZipFile(jar, "w") as zf:
         for f in sorted((d / "classes").rglob("*.class")):
             zf.write(f, f.relative_to(d / "classes").as_posix())
+        # the coordinates a Maven-built jar carries (→ the graph's library org.lib:lib:1.0)
+        zf.writestr("META-INF/maven/org.lib/lib/pom.properties", "groupId=org.lib\nartifactId=lib\nversion=1.0\n")
     sources = d / "sources" / "lib-1.0-sources.jar"
     sources.parent.mkdir()
     with zipfile.ZipFile(sources, "w") as zf:
@@ -168,21 +170,35 @@ def needs_openai():
     pytest.importorskip("openai", reason="extra 'llm' (openai) not installed: pip install -e '.[llm]'")
 
 from tests.llm_fake import FakeLLM, ok, status, user_text  # noqa: E402
-from tests.queries.test_build_pipeline import FakeGraph, api, fake_env, m, read_jsonl, use_deps  # noqa: E402,F401
+from tests.queries.test_build_pipeline import env, read_jsonl, use_deps  # noqa: E402,F401
 
 SHOUT = "org.lib.Util.shout(java.lang.String)"
 TWICE = "org.lib.Util.Inner.twice(int)"
 
 
-def lib_graph():
-    g = nx.DiGraph()
-    m(g, "p.C.a()", "C.java", 1, 3, "/** Shouts. */")
-    m(g, "p.C.b()", "C.java", 5, 7, "/** Doubles. */")
-    api(g, SHOUT, library="org.lib:lib:1.0")
-    api(g, TWICE, library="org.lib:lib:1.0")
-    g.add_edge("p.C.a()", SHOUT, lines=[2], resolution="exact")
-    g.add_edge("p.C.b()", TWICE, lines=[6], resolution="exact")
-    return FakeGraph(g)
+# the project calling the library: its real call graph (lib-1.0.jar on the classpath)
+# has p.C.a(java.lang.String) → SHOUT (line 6) and p.C.b(org.lib.Util.Inner,int) → TWICE (line 11)
+USER = """package p;
+
+public class C {
+    /** Shouts. */
+    public String a(String s) {
+        return org.lib.Util.shout(s);
+    }
+
+    /** Doubles. */
+    public int b(org.lib.Util.Inner inner, int x) {
+        return inner.twice(x);
+    }
+}
+"""
+
+
+def lib_project(project):
+    spec = project("lib")
+    (Path(spec.source) / "src/main/java/p").mkdir(parents=True)
+    (Path(spec.source) / "src/main/java/p/C.java").write_text(USER)
+    return spec
 
 
 def describer(body, i):
@@ -192,18 +208,17 @@ def describer(body, i):
     return status(503)
 
 
-def test_build_describes_undocumented_apis(needs_openai, fake_env, tmp_path, monkeypatch, lib):
-    graphs, _, project = fake_env
+def test_build_describes_undocumented_apis(needs_openai, env, tmp_path, monkeypatch, lib):
+    _, _, project = env
     jar, sources = lib
     # the sources jar beside the library jar, as a Maven repository lays it out
     shutil.copy(jar, tmp_path / "lib-1.0.jar")
     shutil.copy(sources, tmp_path / "lib-1.0-sources.jar")
     use_deps(monkeypatch, discover_classpath=lambda root, *a: [str(tmp_path / "lib-1.0.jar")])
-    graphs["lib"] = lib_graph()
     with FakeLLM(describer) as srv:
         o = BuildOptions(api_count_range=(0, 9), describe_undocumented="llm", llm_url=srv.url, llm_model="fake-coder",
                          llm_retries=0, llm_cache=str(tmp_path / "llm.sqlite"))
-        res = build_dataset([project("lib")], tmp_path / "out", o, quiet=True)
+        res = build_dataset([lib_project(project)], tmp_path / "out", o, quiet=True)
     # the shout request carried the member's source from the sources jar
     shout_req = next(user_text(b) for b in srv.requests if "shout" in user_text(b))
     assert 'return s.toUpperCase() + "!";' in shout_req and "Source (sources):" in shout_req
@@ -212,7 +227,7 @@ def test_build_describes_undocumented_apis(needs_openai, fake_env, tmp_path, mon
     assert apis[SHOUT]["first_sentence"] == "Returns the string in upper case followed by an exclamation mark."
     assert apis[SHOUT]["library"] == "org.lib:lib:1.0"
     # the sample reaching it is kept; the one whose API could not be described is dropped as undocumented
-    assert [s["method"] for s in read_jsonl(tmp_path / "out/samples.jsonl")] == ["p.C.a()"]
+    assert [s["method"] for s in read_jsonl(tmp_path / "out/samples.jsonl")] == ["p.C.a(java.lang.String)"]
     assert res.counts["dropped_undocumented"] == 1
     llm = json.loads((tmp_path / "out/manifest.json").read_text())["llm"]
     assert llm["described_apis"] == 1 and llm["described_from"] == {"sources": 1}
@@ -221,18 +236,17 @@ def test_build_describes_undocumented_apis(needs_openai, fake_env, tmp_path, mon
 
 
 @pytest.mark.slow
-def test_build_describes_from_decompiled_class(needs_openai, fake_env, tmp_path, monkeypatch, lib):
+def test_build_describes_from_decompiled_class(needs_openai, env, tmp_path, monkeypatch, lib):
     vineflower_or_skip()
-    graphs, _, project = fake_env
+    _, _, project = env
     jar, _ = lib  # no sources jar beside it
     use_deps(monkeypatch, discover_classpath=lambda root, *a: [str(jar)])
-    graphs["lib"] = lib_graph()
 
     def answer(body, i):
         return ok("Returns twice the given number.") if "twice" in user_text(body) else ok("Shouts the text.")
 
     with FakeLLM(answer) as srv:
-        build_dataset([project("lib")], tmp_path / "out",
+        build_dataset([lib_project(project)], tmp_path / "out",
                       BuildOptions(api_count_range=(0, 9), describe_undocumented="llm", llm_url=srv.url,
                                    llm_model="fake-coder", llm_cache=None), quiet=True)
     twice_req = next(user_text(b) for b in srv.requests if "twice" in user_text(b))

@@ -113,3 +113,19 @@ def test_a_field_of_the_wrong_type_is_a_bad_line_not_a_crash(tmp_path, line, fie
         r = CliRunner().invoke(main, ["slices", str(gold), "--by", by, "--out", str(tmp_path / f"sl-{by}")])
         assert r.exit_code == 1 and r.exception is None or isinstance(r.exception, SystemExit), r.output
         assert "problem: " in r.output and field in r.output
+
+
+def test_eval_report_lists_skipped_lines_through_report_problems(tmp_path):
+    # qare eval's report text uses records.io.report_problems: the first 20 as
+    # file:line: reason, then the count (one more: singular)
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    _jsonl(gold / "samples.jsonl", MINIMAL + ["not json"] * 21)
+    preds = _jsonl(tmp_path / "p.jsonl", PREDS)
+    r = CliRunner().invoke(main, ["eval", str(preds), "--gold", str(gold)])
+    assert r.exit_code == 1, r.output
+    f = gold / "samples.jsonl"
+    problems = [ln for ln in r.output.splitlines() if ln.startswith("problem: ")]
+    assert problems[0] == f"problem: {f}:3: not JSON: Expecting value (column 1)"
+    assert len(problems) == 20 and problems[-1].startswith(f"problem: {f}:22: ")
+    assert r.output.rstrip().endswith("\n... 1 more problem (see --json)")

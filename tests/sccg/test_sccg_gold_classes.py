@@ -235,3 +235,22 @@ def test_classify_rules_precisely():
     req = {"host": "h.example.org", "url": "https://h.example.org/", "method": "GET"}
     sc = {**SCORES, "request": req, "stage": "host"}
     assert classify(called, _ex(stand_ins=["global:helper"]), sc, GOLD)[0] is GoldClass.ANNOTATION_MISMATCH
+
+
+def test_classify_parses_the_code_once(monkeypatch):
+    # every rule of classify reads one syntax tree (it was parsed up to three times)
+    import ast
+
+    calls = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda src, *a, **k: calls.append(1) or real(src, *a, **k))
+    code = "import requests\ndef f(a):\n    x = {}[a]\n    requests.get('https://h.example.org/')\n"
+    assert classify(code, _ex(), SCORES, GOLD)[0] is GoldClass.ARGUMENT_DEPENDENT  # no request captured
+    assert len(calls) == 1
+    calls.clear()
+    req = {"method": "GET", "url": f"https://{HOST}/currents", "host": HOST}
+    sent = code.replace("'https://h.example.org/'", f"'https://{HOST}/currents'")
+    got = classify(sent, _ex(), {**SCORES, "request": req, "stage": "endpoint"},
+                   {**GOLD, "api_metadata": {"route": "/tides", "method": "GET"}})
+    assert got == (GoldClass.ANNOTATION_MISMATCH, f"endpoint: code sends GET https://{HOST}/currents")
+    assert len(calls) == 1

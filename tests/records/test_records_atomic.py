@@ -1,0 +1,53 @@
+"""records.io's one atomic writer, the temporary-file name it uses, and the one
+"is this process alive" rule (used by queries' stale-temp cleanup and metrics'
+stale-cgroup cleanup)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from records.io import atomic_writer, pid_alive, tmp_owner, write_text_atomic
+
+
+def test_atomic_writer_replaces_only_on_success(tmp_path):
+    out = tmp_path / "g.json"
+    out.write_text("old")
+    with atomic_writer(out) as fh:
+        fh.write("new ü")
+        # until the block ends, readers see the old file; the new one is the pid-named temp
+        assert out.read_text() == "old"
+        assert sorted(os.listdir(tmp_path)) == sorted(["g.json", f".g.json.{os.getpid()}.tmp"])
+    assert out.read_text(encoding="utf-8") == "new ü" and os.listdir(tmp_path) == ["g.json"]
+    with pytest.raises(RuntimeError):
+        with atomic_writer(out, fsync=False) as fh:
+            fh.write("half")
+            raise RuntimeError("interrupted")
+    assert out.read_text(encoding="utf-8") == "new ü" and os.listdir(tmp_path) == ["g.json"]
+
+
+def test_atomic_writer_never_writes_through_a_planted_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / f".g.json.{os.getpid()}.tmp").symlink_to(victim)
+    write_text_atomic(tmp_path / "g.json", "data")
+    assert victim.read_text() == "keep" and (tmp_path / "g.json").read_text() == "data"
+
+
+def test_tmp_owner_reads_the_pid_of_the_writers_names_only():
+    assert tmp_owner(".samples.jsonl.4242.tmp") == 4242
+    assert tmp_owner(".x-0123456789.json.7.tmp") == 7
+    for name in ("samples.jsonl.4242.tmp", ".samples.jsonl.tmp", ".a.42.tmp.bak", ".a.4２.tmp", ".a.-1.tmp"):
+        assert tmp_owner(name) is None, name
+
+
+def test_pid_alive():
+    assert pid_alive(os.getpid()) and pid_alive(os.getppid())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    assert not pid_alive(dead.pid)
+    # ids no process can have: 0 and -1 would signal a process group / every process
+    assert not pid_alive(0) and not pid_alive(-1) and not pid_alive(10 ** 30)
+    if os.getuid() != 0:
+        assert pid_alive(1)  # another user's process: EPERM, still alive
