@@ -545,11 +545,23 @@ def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
     if home is not None:
         for part in ("release", "lib/modules", "jmods"):
             h.update(_stat_sig(Path(home) / part).encode() + b"\n")
-    # the effective lombok.config settings of each source folder, read as the
-    # index reads them (one reader, one bubbling rule): a comment edit is no change
+    # the directives of every lombok.config a source folder can see, read as
+    # the index reads them (one reader): a comment edit is no change, and a new
+    # folder without a config of its own changes nothing (each folder's
+    # effective settings follow from these files and the bubbling rule)
     lombok = LombokConfig(root)
-    for folder in sorted({sf.rel.rsplit("/", 1)[0] if "/" in sf.rel else "" for sf in kept_files}):
-        h.update(f"lombok:{folder}\0{sorted(lombok.settings(folder).items())!r}\n".encode())
+    dirs = set()
+    for sf in kept_files:
+        d = sf.rel.rsplit("/", 1)[0] if "/" in sf.rel else ""
+        while d not in dirs:
+            dirs.add(d)
+            if not d:
+                break
+            d = d.rsplit("/", 1)[0] if "/" in d else ""
+    for d in sorted(dirs):
+        directives = lombok._read(d)
+        if directives:
+            h.update(f"lombok:{d}\0{directives!r}\n".encode())
     return h.hexdigest()[:32]
 
 
