@@ -100,9 +100,11 @@ class DocSetStore:
         from callgraph.safefs import FolderNotPrivate, check_private
 
         self.folder = Path(folder)
+        top = trusted_root or self.folder
         try:
+            check_private(top, self.folder)  # before mkdir: nothing is made in a folder others can write
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            check_private(trusted_root or self.folder, self.folder)
+            check_private(top, self.folder)
         except FolderNotPrivate as e:
             raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
                                   "change the documentation", e.filename) from None

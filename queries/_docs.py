@@ -51,6 +51,31 @@ each (DocIndex's own cache keeps archives only, never folders)."""
 _DOCS_MEMO_SIZE = 32
 
 
+DOC_STORE_DIR = "javadoc-index"
+"""The per-jar doc-index cache's folder under the qare cache (docs/javadoc.md "Doc-index cache")."""
+
+_STORE: list = []  # [DocSetStore or None], made once per process
+
+
+def doc_store():
+    """This process's :class:`javadoc.DocSetStore` at ``<qare cache>/javadoc-index``,
+    or ``None`` when the qare cache is off (``QARE_CACHE_DIR=off``) or its folder
+    is not private (noted once)."""
+    if not _STORE:
+        from callgraph.classpath import cache_dir
+        from javadoc import DocSetStore, StoreRefused
+
+        base = cache_dir()
+        store = None
+        if base is not None:
+            try:
+                store = DocSetStore(base / DOC_STORE_DIR, trusted_root=base)
+            except StoreRefused as e:
+                _progress.note(f"doc-index cache not used: {e.filename}: {e.strerror}")
+        _STORE.append(store)
+    return _STORE[0]
+
+
 def open_docs(paths: list[str]):
     from javadoc import DocIndex
 
@@ -60,9 +85,12 @@ def open_docs(paths: list[str]):
         one = _DOCS_MEMO.get(key)
         if one is None:
             t = time.perf_counter()
-            one = DocIndex.open(p)
+            store = doc_store()
+            hits = store.hits if store is not None else 0
+            one = DocIndex.open(p, store=store)
+            how = "from the doc-index cache" if store is not None and store.hits > hits else "once per build"
             _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
-                           f"loaded in {time.perf_counter() - t:.1f} s (once per build)")
+                           f"loaded in {time.perf_counter() - t:.1f} s ({how})")
             _DOCS_MEMO[key] = one
             while len(_DOCS_MEMO) > _DOCS_MEMO_SIZE:
                 _DOCS_MEMO.popitem(last=False)
