@@ -40,6 +40,7 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 16
+_CACHE_MEMBERS = 400_000  # members held at most beyond the newest archive: memory stays bounded
 
 
 def _read_cached(path: str, limits: ZipLimits | None, workers: int | None, store=None) -> DocSet:
@@ -58,8 +59,9 @@ def _read_cached(path: str, limits: ZipLimits | None, workers: int | None, store
         ds = _read_stored(path, limits or ZipLimits(), workers, store) if store is not None \
             else read_any(path, limits=limits, workers=workers)
         _CACHE[key] = ds
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        held = sum(len(d.members) for d in _CACHE.values())
+        while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or held > _CACHE_MEMBERS):
+            held -= len(_CACHE.popitem(last=False)[1].members)
     else:
         _CACHE.move_to_end(key)
     return ds

@@ -49,6 +49,10 @@ _DOCS_MEMO: "OrderedDict[str, Any]" = OrderedDict()
 it): projects sharing a javadoc site or source folder load it once, not once
 each (DocIndex's own cache keeps archives only, never folders)."""
 _DOCS_MEMO_SIZE = 32
+_DOCS_MEMO_MEMBERS = 400_000
+"""Members held in the memo at most (beyond the newest entry): a list of projects
+with many large javadoc jars must not keep them all in a worker; the doc-index
+cache on disk makes a re-open cheap."""
 
 
 DOC_STORE_DIR = "javadoc-index"
@@ -92,8 +96,7 @@ def open_docs(paths: list[str]):
             _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
                            f"loaded in {time.perf_counter() - t:.1f} s ({how})")
             _DOCS_MEMO[key] = one
-            while len(_DOCS_MEMO) > _DOCS_MEMO_SIZE:
-                _DOCS_MEMO.popitem(last=False)
+            _trim_memo()
         else:
             _DOCS_MEMO.move_to_end(key)
         docsets += one.docsets
@@ -103,6 +106,19 @@ def open_docs(paths: list[str]):
     index = DocIndex(docsets, warnings)
     index.failed = tuple(failed)
     return index
+
+
+def _members(index) -> int:
+    return sum(len(d.members) for d in index.docsets)
+
+
+def _trim_memo() -> None:
+    """Evict the oldest entries past :data:`_DOCS_MEMO_SIZE` entries or
+    :data:`_DOCS_MEMO_MEMBERS` members (the newest entry always stays)."""
+    held = sum(_members(x) for x in _DOCS_MEMO.values())
+    while len(_DOCS_MEMO) > 1 and (len(_DOCS_MEMO) > _DOCS_MEMO_SIZE or held > _DOCS_MEMO_MEMBERS):
+        _key, old = _DOCS_MEMO.popitem(last=False)
+        held -= _members(old)
 
 
 @dataclass(frozen=True, slots=True)

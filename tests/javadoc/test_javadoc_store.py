@@ -241,3 +241,18 @@ def test_inflating_past_the_bound_is_a_miss(tmp_path, sources_jar, monkeypatch):
     got = DocIndex.open(str(sources_jar), store=store).docsets[0]
     assert store.rebuilt == 1 and store.hits == 0
     assert got == read_any(str(sources_jar))
+
+
+def test_the_in_process_cache_is_bounded_in_members(tmp_path, sources_jar, monkeypatch):
+    n = len(read_any(str(sources_jar)).members)
+    monkeypatch.setattr(_index, "_CACHE_MEMBERS", 2 * n)  # room for two archives of this size
+    copies = []
+    for i in range(4):
+        c = tmp_path / f"copy{i}-sources.jar"
+        shutil.copy(sources_jar, c)
+        copies.append(str(c))
+        DocIndex.open(str(c))
+    assert [k[0] for k in _index._CACHE] == [os.path.realpath(c) for c in copies[-2:]]
+    monkeypatch.setattr(_index, "_CACHE_MEMBERS", 1)  # the newest archive always stays
+    DocIndex.open(copies[0])
+    assert [k[0] for k in _index._CACHE] == [os.path.realpath(copies[0])]

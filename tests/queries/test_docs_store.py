@@ -100,3 +100,32 @@ def test_no_store_when_the_qare_cache_is_off(tmp_path, doc_jar_list, monkeypatch
     res = _build(doc_jar_list, tmp_path / "out")
     assert res.counts["samples"] > 0
     assert not (qc / _docs.DOC_STORE_DIR).exists() or not list((qc / _docs.DOC_STORE_DIR).glob("*.json.z"))
+
+
+def test_the_memo_is_bounded_in_members(monkeypatch):
+    from collections import OrderedDict
+
+    from javadoc import ApiDoc, DocSet, SiteLayout
+
+    class Index:
+        def __init__(self, n):
+            members = tuple(ApiDoc(id=f"p.C.m{i}()", api=f"p.C.m{i}", class_="p.C", kind="method",
+                                   signature_text="", description="d", first_sentence="d", params=(), returns=None,
+                                   throws=(), deprecated=None, doc_source="sources", layout=SiteLayout.SOURCES,
+                                   location="p/C.java") for i in range(n))
+            self.docsets = [DocSet(source="x", layout=SiteLayout.SOURCES, classes=(), members=members)]
+            self.failed, self.warnings = (), []
+
+    made = iter([Index(100), Index(100), Index(100), Index(250)])
+    monkeypatch.setattr(_docs, "_DOCS_MEMO", OrderedDict())
+    monkeypatch.setattr(_docs, "_DOCS_MEMO_MEMBERS", 250)
+    monkeypatch.setattr(_docs, "_STORE", [None])
+    import javadoc
+
+    monkeypatch.setattr(javadoc.DocIndex, "open", classmethod(lambda cls, p, store=None: next(made)))
+    monkeypatch.setattr(_docs._progress, "note", lambda *a: None)
+    for p in ("/a", "/b", "/c"):
+        _docs.open_docs([p])
+    assert list(_docs._DOCS_MEMO) == ["/b", "/c"]  # 300 members > 250: the oldest went
+    _docs.open_docs(["/d"])
+    assert list(_docs._DOCS_MEMO) == ["/d"]  # alone over the budget, still kept
