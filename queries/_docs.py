@@ -58,26 +58,27 @@ cache on disk makes a re-open cheap."""
 DOC_STORE_DIR = "javadoc-index"
 """The per-jar doc-index cache's folder under the qare cache (docs/javadoc.md "Doc-index cache")."""
 
-_STORE: list = []  # [DocSetStore or None], made once per process
+_STORE: dict = {}  # qare cache folder (None: off) -> its DocSetStore or None, made once per process
 
 
 def doc_store():
     """This process's :class:`javadoc.DocSetStore` at ``<qare cache>/javadoc-index``,
     or ``None`` when the qare cache is off (``QARE_CACHE_DIR=off``) or its folder
-    is not private (noted once)."""
-    if not _STORE:
-        from callgraph.classpath import cache_dir
+    is not private (noted once). Looked up again when ``QARE_CACHE_DIR`` changes."""
+    from callgraph.classpath import cache_dir
+
+    base = cache_dir()
+    if base not in _STORE:
         from javadoc import DocSetStore, StoreRefused
 
-        base = cache_dir()
         store = None
         if base is not None:
             try:
                 store = DocSetStore(base / DOC_STORE_DIR, trusted_root=base)
             except StoreRefused as e:
                 _progress.note(f"doc-index cache not used: {e.filename}: {e.strerror}")
-        _STORE.append(store)
-    return _STORE[0]
+        _STORE[base] = store
+    return _STORE[base]
 
 
 def open_docs(paths: list[str]):

@@ -40,7 +40,7 @@ def qare_cache(tmp_path, monkeypatch) -> Path:
     qc = tmp_path / "qare-cache"
     qc.mkdir(mode=0o700)
     monkeypatch.setenv("QARE_CACHE_DIR", str(qc))
-    monkeypatch.setattr(_docs, "_STORE", [])
+    monkeypatch.setattr(_docs, "_STORE", {})
     _index._CACHE.clear()
     yield qc
     _index._CACHE.clear()
@@ -63,7 +63,7 @@ def test_a_build_from_the_cache_writes_the_same_bytes(tmp_path, doc_jar_list, qa
     monkeypatch.setattr(_index, "read_any", lambda *a, **k: reads.append(a) or real(*a, **k))
     warm = _build(doc_jar_list, tmp_path / "warm")
     assert reads == []  # the jar came from the cache
-    assert _docs._STORE[0].hits == 1
+    assert _docs.doc_store().hits == 1
     for name in ("samples.jsonl", "apis.jsonl"):
         assert (tmp_path / "warm" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
     assert warm.counts["samples"] == cold.counts["samples"]
@@ -75,7 +75,7 @@ def test_a_corrupt_cache_file_is_rebuilt_in_a_build(tmp_path, doc_jar_list, qare
     good = entry.read_bytes()
     entry.write_bytes(b"\x78\x9c garbage")
     _build(doc_jar_list, tmp_path / "two")
-    assert _docs._STORE[0].rebuilt == 1
+    assert _docs.doc_store().rebuilt == 1
     assert entry.read_bytes() == good
     for name in ("samples.jsonl", "apis.jsonl"):
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
@@ -83,9 +83,9 @@ def test_a_corrupt_cache_file_is_rebuilt_in_a_build(tmp_path, doc_jar_list, qare
 
 def test_no_store_when_the_qare_cache_is_off(tmp_path, doc_jar_list, monkeypatch):
     monkeypatch.setenv("QARE_CACHE_DIR", "off")
-    monkeypatch.setattr(_docs, "_STORE", [])
+    monkeypatch.setattr(_docs, "_STORE", {})
     assert _docs.doc_store() is None
-    monkeypatch.setattr(_docs, "_STORE", [])
+    monkeypatch.setattr(_docs, "_STORE", {})
     qc = tmp_path / "shared"
     qc.mkdir()
     os.chmod(qc, 0o777)  # anyone could plant entries: not used
@@ -94,7 +94,7 @@ def test_no_store_when_the_qare_cache_is_off(tmp_path, doc_jar_list, monkeypatch
     monkeypatch.setattr(_docs._progress, "note", notes.append)
     assert _docs.doc_store() is None
     assert any("doc-index cache not used" in n and "writable by group or others" in n for n in notes)
-    monkeypatch.setattr(_docs, "_STORE", [])
+    monkeypatch.setattr(_docs, "_STORE", {})
     _index._CACHE.clear()
     # the build still documents its APIs, reading the jar itself
     res = _build(doc_jar_list, tmp_path / "out")
@@ -119,7 +119,7 @@ def test_the_memo_is_bounded_in_members(monkeypatch):
     made = iter([Index(100), Index(100), Index(100), Index(250)])
     monkeypatch.setattr(_docs, "_DOCS_MEMO", OrderedDict())
     monkeypatch.setattr(_docs, "_DOCS_MEMO_MEMBERS", 250)
-    monkeypatch.setattr(_docs, "_STORE", [None])
+    monkeypatch.setattr(_docs, "doc_store", lambda: None)
     import javadoc
 
     monkeypatch.setattr(javadoc.DocIndex, "open", classmethod(lambda cls, p, store=None: next(made)))
@@ -129,3 +129,16 @@ def test_the_memo_is_bounded_in_members(monkeypatch):
     assert list(_docs._DOCS_MEMO) == ["/b", "/c"]  # 300 members > 250: the oldest went
     _docs.open_docs(["/d"])
     assert list(_docs._DOCS_MEMO) == ["/d"]  # alone over the budget, still kept
+
+
+def test_the_store_follows_the_qare_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(_docs, "_STORE", {})
+    monkeypatch.setenv("QARE_CACHE_DIR", "off")
+    assert _docs.doc_store() is None
+    a, b = tmp_path / "a", tmp_path / "b"
+    monkeypatch.setenv("QARE_CACHE_DIR", str(a))
+    sa = _docs.doc_store()
+    monkeypatch.setenv("QARE_CACHE_DIR", str(b))
+    sb = _docs.doc_store()
+    assert sa.folder == a / _docs.DOC_STORE_DIR and sb.folder == b / _docs.DOC_STORE_DIR
+    assert _docs.doc_store() is sb
