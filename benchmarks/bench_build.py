@@ -17,7 +17,8 @@ cache in ``OUT/.cache`` — every copy is really analysed, none resumed or
 deduplicated — and runs one whole ``qare build`` process per (N, jobs) into a
 fresh ``--out``. Printed per run: process wall, CPU seconds of all processes,
 peak RSS (the largest single process, and the sum over the process tree
-sampled every 0.1 s), the seconds the build itself reports (manifest), the
+sampled every 0.1 s — an upper bound: pages a forked worker, or a subprocess
+before its exec, shares with the parent count twice), the seconds the build itself reports (manifest), the
 process start-up and exit around it, the sum of every project's per-stage
 seconds from projects.jsonl, the speed-up of jobs J over jobs 1, and the
 raw-parse floor of the same files (``bench_callgraph.parse_floor``, one core,
