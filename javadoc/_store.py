@@ -9,8 +9,9 @@ once per machine, not once per project and process.
 
 Safety (the folder may be shared and its files come from earlier runs):
 
-- the folder must be private (:func:`callgraph.safefs.check_private`: owned
-  by the user, not writable by others), else the store is not used;
+- the folder must be private (the ``check_private`` given, in qare
+  :func:`callgraph.safefs.check_private`: owned by the user, not writable by
+  others), else the store is not used;
 - entries are zlib-compressed JSON decoded into the frozen dataclasses only —
   never pickle, nothing in a file can run code;
 - an entry is read as a regular file inside the folder (no symlink out of
@@ -88,6 +89,12 @@ class DocSetStore:
     trusted_root : path-like, optional
         The folder privacy is checked from (every folder from it down to
         ``folder``); default ``folder`` itself.
+    check_private : callable
+        ``check_private(top, below)`` raising ``OSError`` (``strerror`` the
+        reason, ``filename`` the folder) when a folder from ``top`` down to
+        ``below`` could be written by someone else —
+        :func:`callgraph.safefs.check_private`, passed in because this
+        package imports only ``records`` (tests/records/test_records_layer.py).
 
     Raises
     ------
@@ -96,21 +103,25 @@ class DocSetStore:
         another user or writable by others, or cannot be created.
     """
 
-    def __init__(self, folder: str | os.PathLike, trusted_root: str | os.PathLike | None = None):
-        from callgraph.safefs import FolderNotPrivate, check_private
-
+    def __init__(self, folder: str | os.PathLike, trusted_root: str | os.PathLike | None = None, *,
+                 check_private):
         self.folder = Path(folder)
         top = trusted_root or self.folder
         try:
             check_private(top, self.folder)  # before mkdir: nothing is made in a folder others can write
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            check_private(top, self.folder)
-        except FolderNotPrivate as e:
+        except OSError as e:
             raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
                                   "change the documentation", e.filename) from None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as e:
             raise StoreRefused(0, f"doc-index cache folder cannot be made ({e.strerror or e})",
                                str(self.folder)) from None
+        try:
+            check_private(top, self.folder)  # again: the folder made (or found) is the one checked
+        except OSError as e:
+            raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
+                                  "change the documentation", e.filename) from None
         self.hits = 0
         self.misses = 0
         self.rebuilt = 0  # entries present but unreadable (corrupt, foreign, older format)

@@ -69,12 +69,13 @@ def doc_store():
 
     base = cache_dir()
     if base not in _STORE:
+        from callgraph.safefs import check_private
         from javadoc import DocSetStore, StoreRefused
 
         store = None
         if base is not None:
             try:
-                store = DocSetStore(base / DOC_STORE_DIR, trusted_root=base)
+                store = DocSetStore(base / DOC_STORE_DIR, trusted_root=base, check_private=check_private)
             except StoreRefused as e:
                 _progress.note(f"doc-index cache not used: {e.filename}: {e.strerror}")
         _STORE[base] = store

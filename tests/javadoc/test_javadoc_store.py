@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from javadoc import DocIndex, DocSetStore, StoreRefused, read_any
+from callgraph.safefs import check_private
+from javadoc import DocIndex, DocSetStore as _Store, StoreRefused, read_any
 from javadoc import _index
 from javadoc._archive import ZipLimits
 from javadoc._store import FORMAT
@@ -28,6 +29,10 @@ def _zip_folder(folder: Path, dest: Path, extra: dict[str, bytes] | None = None)
         for name, data in (extra or {}).items():
             z.writestr(name, data)
     return dest
+
+
+def DocSetStore(folder, trusted_root=None):
+    return _Store(folder, trusted_root, check_private=check_private)
 
 
 @pytest.fixture
