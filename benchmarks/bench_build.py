@@ -1,47 +1,94 @@
-"""Times `qare build` stages on a project list; prints figures, asserts nothing.
+"""Times `qare build` on a project list; prints figures, asserts nothing.
+
+Two modes::
 
     python3 benchmarks/bench_build.py [LIST] [--jobs N] [--repeat R]
+    python3 benchmarks/bench_build.py --project DIR --copies 1,10,100 [--jobs 1,2] [--doc-cache cold|warm]
 
-LIST defaults to the bundled examples/projects.txt. Each repeat builds into a
-fresh folder (no resume), then once more into the same folder to time a
-resumed build (merge only). Per project: files, candidates, samples, and the
-fetch/graph/methods/docs/total seconds from projects.jsonl.
+The first (LIST defaults to the bundled examples/projects.txt) builds in this
+process: each repeat into a fresh folder (no resume), then once more into the
+same folder to time a resumed build (merge only); per project: files,
+candidates, samples, and the fetch/graph/methods/docs/total seconds from
+projects.jsonl.
+
+The second (scaling) copies DIR (without ``.git``) to N folders at distinct
+paths, so each copy is its own list entry with its own key and its own warm
+cache in ``OUT/.cache`` — every copy is really analysed, none resumed or
+deduplicated — and runs one whole ``qare build`` process per (N, jobs) into a
+fresh ``--out``. Printed per run: process wall, CPU seconds of all processes,
+peak RSS (the largest single process, and the sum over the process tree
+sampled every 0.1 s — an upper bound: pages a forked worker, or a subprocess
+before its exec, shares with the parent count twice), the seconds the build itself reports (manifest), the
+process start-up and exit around it, the sum of every project's per-stage
+seconds from projects.jsonl, the speed-up of jobs J over jobs 1, and the
+raw-parse floor of the same files (``bench_callgraph.parse_floor``, one core,
+times N). ``--doc-cache cold`` gives every run an empty qare cache folder
+(``QARE_CACHE_DIR``; the Maven repository stays the usual one through
+``--maven-repo-local``), so the per-jar javadoc index cache starts empty;
+``warm`` (default) uses the user's qare cache as it is. ``--check`` compares
+``samples.jsonl``/``apis.jsonl`` of every run with the first run of the same N
+(they must be byte-identical whatever the jobs).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-from queries.build import BuildOptions, build_dataset
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # measure this checkout, not whatever is installed
+
+STAGES = ("fetch", "classpath", "graph", "methods", "docs", "total")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("list", nargs="?", default=str(Path(__file__).resolve().parents[1] / "examples/projects.txt"))
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("list", nargs="?", default=str(ROOT / "examples/projects.txt"))
+    ap.add_argument("--jobs", default="1", help="jobs (scaling mode: comma-separated, e.g. 1,2)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-require-docs", action="store_true")
+    ap.add_argument("--project", help="scaling mode: the project folder to copy")
+    ap.add_argument("--copies", default="1,10", help="scaling mode: comma-separated N")
+    ap.add_argument("--doc-cache", choices=("cold", "warm"), default="warm")
+    ap.add_argument("--check", action="store_true", help="scaling mode: compare samples/apis bytes across jobs")
+    ap.add_argument("--keep", help="scaling mode: copy each run's --out here (for comparisons)")
     args = ap.parse_args()
+    if args.project:
+        scaling(args)
+    else:
+        in_process(args)
+
+
+def in_process(args) -> None:
+    from queries.build import BuildOptions, build_dataset
+
+    jobs = int(args.jobs)
     opts = BuildOptions(require_docs=not args.no_require_docs)
     walls, resumed = [], []
     last = None
+    rows: list = []
     for _ in range(args.repeat):
         out = Path(tempfile.mkdtemp(prefix="qare-bench-"))
         t = time.perf_counter()
-        last = build_dataset(args.list, out, opts, jobs=args.jobs, quiet=True)
+        last = build_dataset(args.list, out, opts, jobs=jobs, quiet=True)
         walls.append(time.perf_counter() - t)
         t = time.perf_counter()
-        build_dataset(args.list, out, opts, jobs=args.jobs, quiet=True)
+        build_dataset(args.list, out, opts, jobs=jobs, quiet=True)
         resumed.append(time.perf_counter() - t)
         rows = [json.loads(x) for x in (out / "projects.jsonl").read_text().splitlines()]
         shutil.rmtree(out)
-    print(f"list {args.list}  jobs {args.jobs}  repeats {args.repeat}")
+    print(f"list {args.list}  jobs {jobs}  repeats {args.repeat}")
     print(f"full build   median {statistics.median(walls):.2f} s  (min {min(walls):.2f}, max {max(walls):.2f})")
     print(f"resumed      median {statistics.median(resumed):.2f} s  (merge only)")
     print(f"samples {last.counts.get('samples', 0)}  APIs {last.counts.get('apis', 0)}  "
@@ -51,6 +98,130 @@ def main() -> None:
         c, tm = r["counts"], r["timings"]
         print(f"{r['project'][:40]:<40} {c.get('files', 0):>6} {c.get('candidates', 0):>6} {c.get('samples', 0):>7} "
               + " ".join(f"{tm.get(k, 0):>6.2f}" for k in ("fetch", "graph", "methods", "docs", "total")))
+
+
+# ------------------------------------------------------------------ scaling
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """Summed VmRSS (KiB) of ``pid`` and all its descendants, from /proc."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as fh:
+                    todo.extend(int(x) for x in fh.read().split())
+        except (OSError, ValueError):
+            continue  # the process ended between two reads
+    return total
+
+
+def _run_build(listfile: Path, out: Path, jobs: int, env: dict, extra: list[str]) -> dict:
+    cmd = [sys.executable, "-m", "qare", "build", str(listfile), "--out", str(out), "-q", "--jobs", str(jobs),
+           *extra]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+            stop.wait(0.1)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    stdout, stderr = proc.communicate()
+    wall = time.perf_counter() - t
+    stop.set()
+    th.join()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"qare build failed ({proc.returncode}): {stderr[-2000:]}")
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = [json.loads(x) for x in (out / "projects.jsonl").read_text().splitlines()]
+    stages = {k: sum(r["timings"].get(k, 0) or 0 for r in rows) for k in STAGES}
+    return {
+        "wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
+        "rss_max_mb": r1.ru_maxrss / 1024, "rss_tree_mb": peak[0] / 1024, "build_s": manifest["seconds"],
+        "stages": stages, "samples": manifest["counts"].get("samples", 0),
+        "kept": manifest["counts"].get("kept", 0), "failed": manifest["counts"].get("failed", 0),
+        "digest": {n: hashlib.sha256((out / n).read_bytes()).hexdigest()[:12] for n in ("samples.jsonl", "apis.jsonl")},
+    }
+
+
+def scaling(args) -> None:
+    from bench_callgraph import parse_floor  # same folder: the floor code lives there
+
+    copies = [int(x) for x in args.copies.split(",") if x.strip()]
+    jobs_list = [int(x) for x in args.jobs.split(",") if x.strip()]
+    src = Path(args.project).resolve()
+    with tempfile.TemporaryDirectory(prefix="qare-bench-scale-") as tmp:
+        tmp = Path(tmp)
+        base = tmp / "copies"
+        one = base / "p000"
+        shutil.copytree(src, one, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        floor_cpu, files, lines = parse_floor(one)
+        for i in range(1, max(copies)):
+            shutil.copytree(one, base / f"p{i:03d}", symlinks=True)
+        print(f"project {src}: {files} .java files, {lines} lines; raw-parse floor {floor_cpu:.2f} CPU-s per copy (1 core)")
+        print(f"load average {os.getloadavg()[0]:.1f} (2-core machine shared with other work: wall times inflated "
+              f"under load); doc-index cache {args.doc_cache}")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        extra: list[str] = []
+        if args.doc_cache == "cold":
+            from callgraph.classpath import cache_dir
+
+            repo = (cache_dir() or Path.home() / ".cache/qare") / "m2" / "repository"
+            extra = ["--maven-repo-local", str(repo)]
+        head = (f"{'N':>4} {'jobs':>4} {'wall s':>7} {'CPU s':>7} {'speedup':>7} {'RSS max':>7} {'RSS sum':>7} "
+                f"{'build s':>7} {'start+exit':>10} {'floor xN':>8}  per-stage sums (s)  samples  digest")
+        results = []
+        for n in copies:
+            listfile = tmp / f"list-{n}.txt"
+            listfile.write_text("".join(f"{base / f'p{i:03d}'}\n" for i in range(n)))
+            first = None
+            for j in jobs_list:
+                out = tmp / f"out-{n}-{j}"
+                run_env = dict(env)
+                if args.doc_cache == "cold":
+                    qc = tmp / f"qare-cache-{n}-{j}"
+                    qc.mkdir(mode=0o700)
+                    run_env["QARE_CACHE_DIR"] = str(qc)
+                r = _run_build(listfile, out, j, run_env, extra)
+                if args.keep:
+                    shutil.copytree(out, Path(args.keep) / out.name, dirs_exist_ok=True)
+                first = first or r
+                r["speedup"] = first["wall"] / r["wall"] if j != jobs_list[0] else 1.0
+                r["same"] = r["digest"] == first["digest"]
+                results.append((n, j, r))
+                print(_row(n, j, r, floor_cpu), flush=True)
+                shutil.rmtree(out)
+        print(head)
+        for n, j, r in results:
+            print(_row(n, j, r, floor_cpu))
+        if args.check:
+            bad = [(n, j) for n, j, r in results if not r["same"]]
+            print("samples/apis identical across jobs: " + ("yes" if not bad else f"NO for {bad}"))
+        print(f"load average after {os.getloadavg()[0]:.1f}")
+
+
+def _row(n: int, j: int, r: dict, floor_cpu: float) -> str:
+    st = " ".join(f"{k} {r['stages'][k]:.1f}" for k in STAGES)
+    return (f"{n:>4} {j:>4} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['speedup']:>6.2f}x {r['rss_max_mb']:>7.0f} "
+            f"{r['rss_tree_mb']:>7.0f} {r['build_s']:>7.1f} {r['wall'] - r['build_s']:>10.1f} "
+            f"{floor_cpu * n:>8.2f}  {st}  {r['samples']} ({r['kept']} kept, {r['failed']} failed)  "
+            f"{r['digest']['samples.jsonl']}/{r['digest']['apis.jsonl']}")
 
 
 if __name__ == "__main__":

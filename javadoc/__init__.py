@@ -7,6 +7,8 @@ Public API
   ``get_class(fqn)``, ``by_name(api_name)``, ``warnings``.
 - :func:`read_site` — one javadoc site (JDK 8, 11, 17+, 25 layouts) → :class:`DocSet`.
 - :func:`read_sources` — one sources jar/folder → :class:`DocSet`.
+- :class:`DocSetStore` — on-disk cache of read archives keyed by content
+  digest (``DocIndex.open(..., store=)``).
 - :class:`ApiDoc`, :class:`ClassDoc`, :class:`DocSet`, :class:`SiteLayout`,
   :class:`ZipLimits`, :class:`JavadocError`.
 
@@ -20,14 +22,17 @@ from ._index import DocIndex, read_any
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 from ._site import read_site
 from ._sources import read_sources
+from ._store import DocSetStore, StoreRefused
 
 __all__ = [
     "ApiDoc",
     "ClassDoc",
     "DocIndex",
     "DocSet",
+    "DocSetStore",
     "JavadocError",
     "SiteLayout",
+    "StoreRefused",
     "ZipLimits",
     "read_any",
     "read_site",

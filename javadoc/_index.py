@@ -40,25 +40,42 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 16
+_CACHE_MEMBERS = 400_000  # members held at most beyond the newest archive: memory stays bounded
 
 
-def _read_cached(path: str, limits: ZipLimits | None, workers: int | None) -> DocSet:
+def _read_cached(path: str, limits: ZipLimits | None, workers: int | None, store=None) -> DocSet:
     """``read_any`` with a small in-process LRU cache of archives, keyed by
     path, size and modification time (``qare build`` opens the same
-    library jars for many projects). Folders are not cached (a changed file
-    inside does not change the folder's stamp)."""
+    library jars for many projects), and below it the on-disk ``store``
+    (:class:`~javadoc._store.DocSetStore`, keyed by content digest) when
+    given. Folders are not cached (a changed file inside does not change the
+    folder's stamp)."""
     if not os.path.isfile(path):
         return read_any(path, limits=limits, workers=workers)
     st = os.stat(path)
     key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, limits)
     ds = _CACHE.get(key)
     if ds is None:
-        ds = read_any(path, limits=limits, workers=workers)
+        ds = _read_stored(path, limits or ZipLimits(), workers, store) if store is not None \
+            else read_any(path, limits=limits, workers=workers)
         _CACHE[key] = ds
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        held = sum(len(d.members) for d in _CACHE.values())
+        while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or held > _CACHE_MEMBERS):
+            held -= len(_CACHE.popitem(last=False)[1].members)
     else:
         _CACHE.move_to_end(key)
+    return ds
+
+
+def _read_stored(path: str, limits: ZipLimits, workers: int | None, store) -> DocSet:
+    try:
+        skey = store.key(path, limits)
+    except OSError:  # unreadable: read_any names the problem
+        return read_any(path, limits=limits, workers=workers)
+    ds = store.load(path, limits, skey)
+    if ds is None:
+        ds = read_any(path, limits=limits, workers=workers)
+        store.save(path, limits, ds, skey)
     return ds
 
 
@@ -100,7 +117,7 @@ class DocIndex:
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
-             workers: int | None = None, cache: bool = True) -> DocIndex:
+             workers: int | None = None, cache: bool = True, store=None) -> DocIndex:
         """Read every path (javadoc jar, zip of a site, site folder,
         ``*-sources.jar``, source folder).
 
@@ -109,12 +126,15 @@ class DocIndex:
         With ``cache`` (default) archives already read in this process and
         unchanged since (same size and modification time) are not read
         again; the records are immutable, so sharing them is safe.
+        ``store`` (a :class:`~javadoc._store.DocSetStore`, with ``cache``)
+        keeps archives read on disk, keyed by their content digest, for
+        other processes and later runs (docs/javadoc.md "Doc-index cache").
         """
         docsets, warnings, failed = [], [], []
         for p in paths:
             p = os.fspath(p)
             try:
-                docsets.append(_read_cached(p, limits, workers) if cache
+                docsets.append(_read_cached(p, limits, workers, store) if cache
                                else read_any(p, limits=limits, workers=workers))
             except JavadocError as exc:
                 reason = str(exc)

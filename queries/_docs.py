@@ -49,6 +49,37 @@ _DOCS_MEMO: "OrderedDict[str, Any]" = OrderedDict()
 it): projects sharing a javadoc site or source folder load it once, not once
 each (DocIndex's own cache keeps archives only, never folders)."""
 _DOCS_MEMO_SIZE = 32
+_DOCS_MEMO_MEMBERS = 400_000
+"""Members held in the memo at most (beyond the newest entry): a list of projects
+with many large javadoc jars must not keep them all in a worker; the doc-index
+cache on disk makes a re-open cheap."""
+
+
+DOC_STORE_DIR = "javadoc-index"
+"""The per-jar doc-index cache's folder under the qare cache (docs/javadoc.md "Doc-index cache")."""
+
+_STORE: dict = {}  # qare cache folder (None: off) -> its DocSetStore or None, made once per process
+
+
+def doc_store():
+    """This process's :class:`javadoc.DocSetStore` at ``<qare cache>/javadoc-index``,
+    or ``None`` when the qare cache is off (``QARE_CACHE_DIR=off``) or its folder
+    is not private (noted once). Looked up again when ``QARE_CACHE_DIR`` changes."""
+    from callgraph.classpath import cache_dir
+
+    base = cache_dir()
+    if base not in _STORE:
+        from callgraph.safefs import check_private
+        from javadoc import DocSetStore, StoreRefused
+
+        store = None
+        if base is not None:
+            try:
+                store = DocSetStore(base / DOC_STORE_DIR, trusted_root=base, check_private=check_private)
+            except StoreRefused as e:
+                _progress.note(f"doc-index cache not used: {e.filename}: {e.strerror}")
+        _STORE[base] = store
+    return _STORE[base]
 
 
 def open_docs(paths: list[str]):
@@ -60,12 +91,14 @@ def open_docs(paths: list[str]):
         one = _DOCS_MEMO.get(key)
         if one is None:
             t = time.perf_counter()
-            one = DocIndex.open(p)
+            store = doc_store()
+            hits = store.hits if store is not None else 0
+            one = DocIndex.open(p, store=store)
+            how = "from the doc-index cache" if store is not None and store.hits > hits else "once per build"
             _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
-                           f"loaded in {time.perf_counter() - t:.1f} s (once per build)")
+                           f"loaded in {time.perf_counter() - t:.1f} s ({how})")
             _DOCS_MEMO[key] = one
-            while len(_DOCS_MEMO) > _DOCS_MEMO_SIZE:
-                _DOCS_MEMO.popitem(last=False)
+            _trim_memo()
         else:
             _DOCS_MEMO.move_to_end(key)
         docsets += one.docsets
@@ -75,6 +108,19 @@ def open_docs(paths: list[str]):
     index = DocIndex(docsets, warnings)
     index.failed = tuple(failed)
     return index
+
+
+def _members(index) -> int:
+    return sum(len(d.members) for d in index.docsets)
+
+
+def _trim_memo() -> None:
+    """Evict the oldest entries past :data:`_DOCS_MEMO_SIZE` entries or
+    :data:`_DOCS_MEMO_MEMBERS` members (the newest entry always stays)."""
+    held = sum(_members(x) for x in _DOCS_MEMO.values())
+    while len(_DOCS_MEMO) > 1 and (len(_DOCS_MEMO) > _DOCS_MEMO_SIZE or held > _DOCS_MEMO_MEMBERS):
+        _key, old = _DOCS_MEMO.popitem(last=False)
+        held -= _members(old)
 
 
 @dataclass(frozen=True, slots=True)

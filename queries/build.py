@@ -154,6 +154,14 @@ def _load_part(path: Path, fingerprint: str) -> ProjectPart | None:
         return None
 
 
+def _light(part: ProjectPart) -> ProjectPart:
+    """``part`` without what grows with the project (candidates, documentation,
+    library and jar lists, warnings): the verdict, key, counts and timings the
+    build needs until its end."""
+    return replace(part, candidates=[], apis={}, warnings=[], classpath=None, docs=None, doc_paths=[],
+                   classpath_jars=[], traceback=None)
+
+
 def _stderr_is_tty() -> bool:
     try:
         return sys.stderr.isatty()
@@ -261,13 +269,17 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     for s in specs:
         seen.setdefault(s.key, s)
     unique = list(seen.values())
-    light: dict[str, ProjectPart] = {}  # parts without candidates and docs (held for the whole build)
+    # held for the whole build, so only what is small and fixed in size per project: the
+    # candidates, documentation, library records and warnings stay in the part files and
+    # are read back one part at a time (the parent's memory must not grow with the
+    # libraries of every project of a long list)
+    light: dict[str, ProjectPart] = {}
     counts_of: dict[str, list[int]] = {}  # each part's candidates' API counts (the IQR population)
     resumed = []
 
     def keep_light(part: ProjectPart) -> None:
         counts_of[part.key] = [c.api_count(opts.api_count) for c in part.candidates]
-        light[part.key] = replace(part, candidates=[], apis={})
+        light[part.key] = _light(part)
 
     if resume:
         for s in unique:
@@ -311,20 +323,20 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
 
     ordered = [light[s.key] for s in unique]
 
+    def read_back(lp: ProjectPart) -> ProjectPart:
+        path = parts_dir / f"{lp.key}.json"
+        try:
+            return ProjectPart.from_dict(_read_part(path))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise BuildError(f"{path}: cannot read back the project's results ({e})") from None
+
     def full_parts():
         for lp in ordered:
-            if lp.verdict is not Verdict.KEPT:
-                yield lp
-                continue
-            path = parts_dir / f"{lp.key}.json"
-            try:
-                yield ProjectPart.from_dict(_read_part(path))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-                raise BuildError(f"{path}: cannot read back the project's results ({e})") from None
+            yield read_back(lp) if lp.verdict is Verdict.KEPT else lp
 
     api_counts = [n for p in ordered if p.verdict is Verdict.KEPT for n in counts_of[p.key]]
     merge = merge_parts(full_parts(), opts, out, api_counts=api_counts)
-    rows = [_project_row(p, merge).to_dict() for p in ordered]
+    rows = [_project_row(read_back(p), merge).to_dict() for p in ordered]
     write_jsonl(out / PROJECTS_FILE, rows)
     verdicts = Counter(r["verdict"] for r in rows)
     counts = {

@@ -1,0 +1,274 @@
+"""A per-archive cache of read :class:`DocSet`\\ s on disk, keyed by the
+archive's content digest (docs/javadoc.md "Doc-index cache").
+
+Reading a javadoc jar is the costly part of documenting a project's APIs
+(spring-core's site: 5,000 members, seconds of HTML parsing); ``qare build``
+reads the same library jars for many projects and in every worker process.
+This store keeps what was read, one file per archive, so the jar is parsed
+once per machine, not once per project and process.
+
+Safety (the folder may be shared and its files come from earlier runs):
+
+- the folder must be private (the ``check_private`` given, in qare
+  :func:`callgraph.safefs.check_private`: owned by the user, not writable by
+  others), else the store is not used;
+- entries are zlib-compressed JSON decoded into the frozen dataclasses only —
+  never pickle, nothing in a file can run code;
+- an entry is read as a regular file inside the folder (no symlink out of
+  it, no FIFO or device), bounded in
+  bytes read and bytes inflated;
+- a corrupt, foreign or older-format entry is a miss: the archive is read
+  again and the entry rewritten (atomically, mode 0600).
+
+The key is the SHA-256 of the archive's bytes, the :class:`ZipLimits` and the
+reader's code version (a digest of this package's sources), so a changed jar
+at the same path, other limits, or a changed reader never hit a stale entry.
+Paths inside the stored record (``DocSet.source`` and warning locations) are
+rewritten to the archive's current path on loading, so a jar copied to
+another place gives the same records as reading it there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zlib
+from dataclasses import astuple
+from pathlib import Path
+
+from records.safefs import FileRefused, read_regular
+
+from ._archive import ZipLimits
+from ._model import ApiDoc, ClassDoc, DocSet, SiteLayout
+
+__all__ = ["DocSetStore", "StoreRefused"]
+
+FORMAT = "qare-docset 1"
+_MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
+_MAX_JSON = 2 << 30  # inflated bytes at most (a jar's limits allow 2 GiB of text)
+_HASH_CHUNK = 1 << 20
+
+
+class StoreRefused(OSError):
+    """The store's folder cannot be trusted (another user could write it) or made."""
+
+
+def _code_version() -> str:
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted(here.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+_CODE = _code_version()
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 (hex) of a regular file's bytes, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
+                h.update(chunk)
+    finally:
+        os.close(fd)
+    return h.hexdigest()
+
+
+class DocSetStore:
+    """DocSets of archives, one compressed JSON file each under ``folder``.
+
+    Parameters
+    ----------
+    folder : path-like
+        Where entries live; created mode 0700 when missing.
+    trusted_root : path-like, optional
+        The folder privacy is checked from (every folder from it down to
+        ``folder``); default ``folder`` itself.
+    check_private : callable
+        ``check_private(top, below)`` raising ``OSError`` (``strerror`` the
+        reason, ``filename`` the folder) when a folder from ``top`` down to
+        ``below`` could be written by someone else —
+        :func:`callgraph.safefs.check_private`, passed in because this
+        package imports only ``records`` (tests/records/test_records_layer.py).
+
+    Raises
+    ------
+    StoreRefused
+        The folder (or one above it up to ``trusted_root``) is owned by
+        another user or writable by others, or cannot be created.
+    """
+
+    def __init__(self, folder: str | os.PathLike, trusted_root: str | os.PathLike | None = None, *,
+                 check_private):
+        self.folder = Path(folder)
+        top = trusted_root or self.folder
+        try:
+            check_private(top, self.folder)  # before mkdir: nothing is made in a folder others can write
+        except OSError as e:
+            raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
+                                  "change the documentation", e.filename) from None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as e:
+            raise StoreRefused(0, f"doc-index cache folder cannot be made ({e.strerror or e})",
+                               str(self.folder)) from None
+        try:
+            check_private(top, self.folder)  # again: the folder made (or found) is the one checked
+        except OSError as e:
+            raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
+                                  "change the documentation", e.filename) from None
+        self.hits = 0
+        self.misses = 0
+        self.rebuilt = 0  # entries present but unreadable (corrupt, foreign, older format)
+
+    def key(self, path: str, limits: ZipLimits) -> str:
+        """The entry key of the archive at ``path`` read within ``limits``."""
+        h = hashlib.sha256()
+        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path)}\0".encode())
+        h.update(json.dumps(astuple(limits)).encode())
+        return h.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / f"{key}.json.z"
+
+    def load(self, path: str, limits: ZipLimits, key: str | None = None) -> DocSet | None:
+        """The stored DocSet of the archive at ``path``, or ``None`` (missing,
+        corrupt, foreign: counted in :attr:`misses`/:attr:`rebuilt`)."""
+        key = key or self.key(path, limits)
+        entry = self._entry(key)
+        try:
+            raw = read_regular(entry, _MAX_FILE, root=self.folder)  # a link out of the folder is refused
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except (FileRefused, OSError):
+            self.misses += 1
+            self.rebuilt += 1
+            return None
+        try:
+            ds = _decode(raw, key, path)
+        except (ValueError, TypeError, KeyError, IndexError, zlib.error, RecursionError):
+            self.misses += 1
+            self.rebuilt += 1
+            return None
+        self.hits += 1
+        return ds
+
+    def save(self, path: str, limits: ZipLimits, docset: DocSet, key: str | None = None) -> None:
+        """Store ``docset`` (read from the archive at ``path``) atomically;
+        an ``OSError`` (disk full, folder gone) is swallowed: the cache is an
+        optimisation, the records are already in hand."""
+        key = key or self.key(path, limits)
+        data = _encode(docset, key, path)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".z", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self._entry(key))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------- the data format
+
+
+def _rel(loc: str, source: str) -> list:
+    """A warning location relative to the archive's path (``[1, suffix]``) or absolute (``[0, loc]``)."""
+    if loc == source or loc.startswith(source + "!") or loc.startswith(source + "/"):
+        return [1, loc[len(source):]]
+    return [0, loc]
+
+
+def _encode(ds: DocSet, key: str, path: str) -> bytes:
+    source = ds.source
+    obj = {
+        "format": FORMAT,
+        "key": key,
+        "layout": ds.layout.value if ds.layout is not None else None,
+        "pages": ds.pages,
+        "source_is_path": source == path,
+        "source": None if source == path else source,
+        "warnings": [[*_rel(f, source), r] for f, r in ds.warnings],
+        "classes": [[c.fqn, c.kind, c.signature_text, c.description, c.first_sentence, c.deprecated,
+                     c.doc_source, c.layout.value, c.location, list(c.members), c.package] for c in ds.classes],
+        "members": [[m.id, m.api, m.class_, m.kind, m.signature_text, m.description, m.first_sentence,
+                     [list(p) for p in m.params], m.returns, [list(t) for t in m.throws], m.deprecated,
+                     m.doc_source, m.layout.value, m.location, m.anchor] for m in ds.members],
+    }
+    return zlib.compress(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+
+
+def _str(x) -> str:
+    if type(x) is not str:
+        raise TypeError("not a string")
+    return x
+
+
+def _opt(x) -> str | None:
+    return None if x is None else _str(x)
+
+
+def _pairs(x) -> tuple[tuple[str, str], ...]:
+    if type(x) is not list:
+        raise TypeError("not a list")
+    out = []
+    for p in x:
+        if type(p) is not list or len(p) != 2:
+            raise TypeError("not a pair")
+        out.append((_str(p[0]), _str(p[1])))
+    return tuple(out)
+
+
+def _decode(raw: bytes, key: str, path: str) -> DocSet:
+    d = zlib.decompressobj()
+    text = d.decompress(raw, _MAX_JSON)
+    if d.unconsumed_tail or not d.eof:
+        raise ValueError("entry inflates past the limit or is truncated")
+    obj = json.loads(text.decode("utf-8"))
+    if type(obj) is not dict or obj.get("format") != FORMAT or obj.get("key") != key:
+        raise ValueError("not an entry of this format and key")
+    layouts = {x.value: x for x in SiteLayout}
+    lay = obj["layout"]
+    layout = None if lay is None else layouts[_str(lay)]
+    pages = obj["pages"]
+    if type(pages) is not int:
+        raise TypeError("pages")
+    stored_source = None if obj["source_is_path"] is True else _str(obj["source"])
+    source = path if stored_source is None else stored_source
+    warnings = []
+    for w in obj["warnings"]:
+        if type(w) is not list or len(w) != 3 or w[0] not in (0, 1):
+            raise TypeError("warning")
+        loc = _str(w[1])
+        warnings.append(((source + loc) if w[0] == 1 else loc, _str(w[2])))
+    classes = []
+    for c in obj["classes"]:
+        if type(c) is not list or len(c) != 11 or type(c[9]) is not list:
+            raise TypeError("class")
+        classes.append(ClassDoc(fqn=_str(c[0]), kind=_str(c[1]), signature_text=_str(c[2]), description=_opt(c[3]),
+                                first_sentence=_opt(c[4]), deprecated=_opt(c[5]), doc_source=_str(c[6]),
+                                layout=layouts[_str(c[7])], location=_str(c[8]),
+                                members=tuple(_str(m) for m in c[9]), package=_str(c[10])))
+    members = []
+    for m in obj["members"]:
+        if type(m) is not list or len(m) != 15:
+            raise TypeError("member")
+        members.append(ApiDoc(id=_str(m[0]), api=_str(m[1]), class_=_str(m[2]), kind=_str(m[3]),
+                              signature_text=_str(m[4]), description=_opt(m[5]), first_sentence=_opt(m[6]),
+                              params=_pairs(m[7]), returns=_opt(m[8]), throws=_pairs(m[9]), deprecated=_opt(m[10]),
+                              doc_source=_str(m[11]), layout=layouts[_str(m[12])], location=_str(m[13]),
+                              anchor=_str(m[14])))
+    return DocSet(source=source, layout=layout, classes=tuple(classes), members=tuple(members),
+                  warnings=tuple(warnings), pages=pages)

@@ -1,0 +1,263 @@
+"""javadoc._store: the per-archive doc-index cache on disk (docs/javadoc.md "Doc-index cache")."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+
+from callgraph.safefs import check_private
+from javadoc import DocIndex, DocSetStore as _Store, StoreRefused, read_any
+from javadoc import _index
+from javadoc._archive import ZipLimits
+from javadoc._store import FORMAT
+
+from .conftest import FIXTURE_SRC
+
+
+def _zip_folder(folder: Path, dest: Path, extra: dict[str, bytes] | None = None) -> Path:
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                z.write(p, p.relative_to(folder).as_posix())
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    return dest
+
+
+def DocSetStore(folder, trusted_root=None):
+    return _Store(folder, trusted_root, check_private=check_private)
+
+
+@pytest.fixture
+def sources_jar(tmp_path) -> Path:
+    # an unsafe entry name gives the DocSet a warning located inside the jar
+    return _zip_folder(FIXTURE_SRC, tmp_path / "acme-sources.jar", {"../evil.java": b"class Evil {}"})
+
+
+@pytest.fixture
+def site_jar(tmp_path, generated_sites) -> Path:
+    return _zip_folder(generated_sites["jdk17"], tmp_path / "acme-javadoc.jar")
+
+
+@pytest.fixture(autouse=True)
+def _empty_lru():
+    _index._CACHE.clear()
+    yield
+    _index._CACHE.clear()
+
+
+def _records(ds) -> str:
+    """Every record of a DocSet as JSON text (what apis.jsonl would get), plus the rest."""
+    return json.dumps({"members": [m.to_dict() for m in ds.members],
+                       "raw": [repr(m) for m in ds.members], "classes": [repr(c) for c in ds.classes],
+                       "warnings": list(ds.warnings), "source": ds.source, "pages": ds.pages,
+                       "layout": str(ds.layout)}, sort_keys=True)
+
+
+def _no_reading(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("the archive was read although the store had it")
+
+    monkeypatch.setattr(_index, "read_any", refuse)
+
+
+@pytest.mark.parametrize("kind", ["sources", "site"])
+def test_hit_gives_the_same_records_as_a_miss(tmp_path, monkeypatch, request, kind):
+    jar = str(request.getfixturevalue(f"{kind}_jar"))
+    fresh = read_any(jar)
+    assert len(fresh.members) > 20
+    if kind == "sources":
+        assert any(f == f"{jar}!../evil.java" for f, _ in fresh.warnings)
+    store = DocSetStore(tmp_path / "store")
+    first = DocIndex.open(jar, store=store)
+    assert (store.hits, store.misses) == (0, 1)
+    assert len(list((tmp_path / "store").glob("*.json.z"))) == 1
+    _index._CACHE.clear()
+    _no_reading(monkeypatch)
+    second = DocIndex.open(jar, store=store)
+    assert (store.hits, store.misses) == (1, 1)
+    assert second.docsets[0] == fresh == first.docsets[0]
+    assert _records(second.docsets[0]) == _records(fresh)
+
+
+def test_a_copied_jar_hits_and_names_its_own_path(tmp_path, sources_jar, monkeypatch):
+    store = DocSetStore(tmp_path / "store")
+    DocIndex.open(str(sources_jar), store=store)
+    other = tmp_path / "elsewhere" / "copy-sources.jar"
+    other.parent.mkdir()
+    shutil.copy(sources_jar, other)
+    expected = read_any(str(other))
+    _index._CACHE.clear()
+    _no_reading(monkeypatch)
+    got = DocIndex.open(str(other), store=store).docsets[0]
+    assert store.hits == 1
+    assert got.source == str(other)
+    assert got == expected
+    assert any(f == f"{other}!../evil.java" for f, _ in got.warnings)
+
+
+def test_changed_content_same_size_and_mtime_is_read_again(tmp_path, sources_jar):
+    store = DocSetStore(tmp_path / "store")
+    before = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    st = os.stat(sources_jar)
+    data = bytearray(sources_jar.read_bytes())
+    # rename one documented type in place (same length): a different archive
+    i = data.find(b"Widget")
+    assert i > 0
+    with zipfile.ZipFile(sources_jar) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    entries = {n: v.replace(b"Widget", b"Gadget") for n, v in entries.items()}
+    with zipfile.ZipFile(sources_jar, "w", zipfile.ZIP_STORED) as z:
+        for n, v in entries.items():
+            z.writestr(n.replace("Widget", "Gadget"), v)
+    os.utime(sources_jar, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _index._CACHE.clear()
+    after = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    assert store.hits == 0 and store.misses == 2
+    assert after == read_any(str(sources_jar))
+    assert {m.class_ for m in after.members} != {m.class_ for m in before.members}
+
+
+def _entry(store_dir: Path) -> Path:
+    (entry,) = list(store_dir.glob("*.json.z"))
+    return entry
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign-format", "other-key", "wrong-type",
+                                    "deep-nesting", "empty"])
+def test_a_corrupt_or_foreign_entry_is_rebuilt(tmp_path, sources_jar, damage):
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    DocIndex.open(str(sources_jar), store=store)
+    entry = _entry(sd)
+    good = entry.read_bytes()
+    obj = json.loads(zlib.decompress(good))
+    if damage == "garbage":
+        entry.write_bytes(b"\x00not zlib at all" * 10)
+    elif damage == "truncated":
+        entry.write_bytes(good[: len(good) // 2])
+    elif damage == "foreign-format":
+        entry.write_bytes(zlib.compress(json.dumps(dict(obj, format="someone else 9")).encode()))
+    elif damage == "other-key":
+        entry.write_bytes(zlib.compress(json.dumps(dict(obj, key="0" * 64)).encode()))
+    elif damage == "wrong-type":
+        obj["members"][0][0] = 42
+        entry.write_bytes(zlib.compress(json.dumps(obj).encode()))
+    elif damage == "deep-nesting":  # json's recursion limit, not a crash
+        entry.write_bytes(zlib.compress(b"[" * 100_000))
+    elif damage == "empty":
+        entry.write_bytes(b"")
+    _index._CACHE.clear()
+    got = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    assert got == read_any(str(sources_jar))
+    assert store.rebuilt == 1 and store.hits == 0
+    assert entry.read_bytes() == good  # rewritten
+    _index._CACHE.clear()
+    DocIndex.open(str(sources_jar), store=store)
+    assert store.hits == 1
+
+
+def test_a_pickle_entry_is_never_unpickled(tmp_path, sources_jar):
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    DocIndex.open(str(sources_jar), store=store)
+    entry = _entry(sd)
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    for payload in (pickle.dumps(Evil()), zlib.compress(pickle.dumps(Evil()))):
+        entry.write_bytes(payload)
+        _index._CACHE.clear()
+        got = DocIndex.open(str(sources_jar), store=store).docsets[0]
+        assert got == read_any(str(sources_jar))
+    assert not marker.exists()
+    assert store.rebuilt == 2
+
+
+@pytest.mark.parametrize("what", ["fifo", "symlink"])
+def test_an_entry_that_is_no_regular_file_is_not_read(tmp_path, sources_jar, what):
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    DocIndex.open(str(sources_jar), store=store)
+    entry = _entry(sd)
+    good = entry.read_bytes()
+    entry.unlink()
+    if what == "fifo":
+        os.mkfifo(entry)  # a blocking read would hang the test
+    else:
+        target = tmp_path / "planted"
+        target.write_bytes(good)
+        entry.symlink_to(target)
+    _index._CACHE.clear()
+    got = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    assert got == read_any(str(sources_jar))
+    assert store.hits == 0 and store.rebuilt == 1
+    assert entry.is_file() and not entry.is_symlink() and entry.read_bytes() == good
+
+
+def test_a_folder_others_can_write_is_refused(tmp_path):
+    sd = tmp_path / "store"
+    sd.mkdir()
+    os.chmod(sd, 0o777)
+    with pytest.raises(StoreRefused, match="writable by group or others"):
+        DocSetStore(sd)
+    top = tmp_path / "top"
+    (top / "below").mkdir(parents=True)
+    os.chmod(top, 0o757)
+    with pytest.raises(StoreRefused):
+        DocSetStore(top / "below", trusted_root=top)
+
+
+def test_made_private_and_entries_0600(tmp_path, sources_jar):
+    sd = tmp_path / "new" / "store"
+    store = DocSetStore(sd)
+    assert (os.stat(sd).st_mode & 0o777) == 0o700
+    DocIndex.open(str(sources_jar), store=store)
+    assert (os.stat(_entry(sd)).st_mode & 0o777) == 0o600
+
+
+def test_other_limits_are_another_entry(tmp_path, sources_jar):
+    store = DocSetStore(tmp_path / "store")
+    DocIndex.open(str(sources_jar), store=store)
+    _index._CACHE.clear()
+    DocIndex.open(str(sources_jar), store=store, limits=ZipLimits(max_entries=100_000))
+    assert store.hits == 0 and len(list((tmp_path / "store").glob("*.json.z"))) == 2
+    assert FORMAT.startswith("qare-docset")
+
+
+def test_inflating_past_the_bound_is_a_miss(tmp_path, sources_jar, monkeypatch):
+    from javadoc import _store
+
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    DocIndex.open(str(sources_jar), store=store)
+    monkeypatch.setattr(_store, "_MAX_JSON", 1000)  # the real bound is 2 GiB: too big to build here
+    _index._CACHE.clear()
+    got = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    assert store.rebuilt == 1 and store.hits == 0
+    assert got == read_any(str(sources_jar))
+
+
+def test_the_in_process_cache_is_bounded_in_members(tmp_path, sources_jar, monkeypatch):
+    n = len(read_any(str(sources_jar)).members)
+    monkeypatch.setattr(_index, "_CACHE_MEMBERS", 2 * n)  # room for two archives of this size
+    copies = []
+    for i in range(4):
+        c = tmp_path / f"copy{i}-sources.jar"
+        shutil.copy(sources_jar, c)
+        copies.append(str(c))
+        DocIndex.open(str(c))
+    assert [k[0] for k in _index._CACHE] == [os.path.realpath(c) for c in copies[-2:]]
+    monkeypatch.setattr(_index, "_CACHE_MEMBERS", 1)  # the newest archive always stays
+    DocIndex.open(copies[0])
+    assert [k[0] for k in _index._CACHE] == [os.path.realpath(copies[0])]
