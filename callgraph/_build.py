@@ -45,33 +45,39 @@ KEEP_TREES_SOURCE_BYTES = 48 << 20
 
 
 def _pass1(item, keep: list | None = None):
-    """Parse one file. ``(facts, digest, None)`` or ``(None, None, (rel, reason))``;
-    with ``as_blob`` (a worker) the facts come back encoded (callgraph._codec):
-    compact bytes between processes. ``keep`` (one job): ``(src, tree)`` is
-    appended to it for pass 2."""
-    sf, loc_mode, max_bytes, as_blob, want_digest = item
+    """Parse one file. ``(facts, blob, digest, None)`` or ``(None, None, None,
+    (rel, reason))``; with ``for_cache`` the declaration digest and the facts
+    encoded for the cache (callgraph._codec) come too, else None. ``keep``
+    (one job): ``(src, tree)`` is appended to it for pass 2."""
+    sf, loc_mode, max_bytes, for_cache = item
     try:
         src, enc = _read(sf.path, max_bytes)
         tree = _facts.parse(src)
         ff = _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode)
-        digest = _codec.declaration_digest(ff) if want_digest else None
+        digest = _codec.declaration_digest(ff) if for_cache else None
         if keep is not None:
             keep.append((src, tree))
-        return (_codec.encode_facts(ff) if as_blob else ff), digest, None
+        return ff, (_codec.encode_facts(ff) if for_cache else None), digest, None
     except RecursionError:
-        return None, None, (sf.rel, "declarations nested too deeply")
+        return None, None, None, (sf.rel, "declarations nested too deeply")
     except MemoryError:
-        return None, None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
+        return None, None, None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
     except OSError as e:
-        return None, None, (sf.rel, f"unreadable: {e.strerror or e}")
+        return None, None, None, (sf.rel, f"unreadable: {e.strerror or e}")
     except Exception as e:  # never lose the whole build to one file
-        return None, None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
+        return None, None, None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
 
 
-def _pass2(fi: int, as_blob: bool = True):
-    """Resolve one file: ``(fi, result, err)``; ``result`` is the
-    ``_codec.encode_resolution`` blob (``as_blob``, a worker) or the tuple
-    ``(FileResult, made, classpath warnings)``."""
+def _pass2(fi: int, for_cache: bool = False):
+    """Resolve one file: ``(fi, result, blob, err)``; ``result`` is the tuple
+    ``(FileResult, made, classpath warnings)``, ``blob`` its
+    ``_codec.encode_resolution`` bytes (``for_cache``) or None.
+
+    A worker hands back the objects themselves (the pool pickles them, as
+    everything it passes between this process and its own forked children;
+    nothing read from the cache is ever unpickled): decoding the cache blob in
+    the parent instead cost it 3 times the unpickling (java/util: 1.07 against
+    0.34 CPU-s), serial work while the workers wait."""
     # classpath warnings raised while resolving (a corrupt class, a bad CRC)
     # are appended to the index's list of this process: hand back the new
     # ones, a forked worker's list is lost with it
@@ -80,11 +86,11 @@ def _pass2(fi: int, as_blob: bool = True):
     fi, fr, err, made = _resolve_file(fi)
     warnings = [tuple(w) for w in cp.warnings[n0:]] if cp is not None else []
     if err is not None:
-        return fi, None, err
-    return fi, (_codec.encode_resolution(fr, made, warnings) if as_blob else (fr, made, warnings)), None
+        return fi, None, None, err
+    return fi, (fr, made, warnings), (_codec.encode_resolution(fr, made, warnings) if for_cache else None), None
 
 
-def _pass2_blob(fi: int):
+def _pass2_cached(fi: int):
     return _pass2(fi, True)
 
 
@@ -253,10 +259,10 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             facts[i], digests[i] = hit
         else:
             todo.append(i)
-    want_digest = store is not None
+    for_cache = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
-    items = [(files[i], loc_mode, max_file_bytes, pooled, want_digest) for i in todo]
+    items = [(files[i], loc_mode, max_file_bytes, for_cache) for i in todo]
     trees: dict = {}  # file index → (src, tree) kept for pass 2 (one job, within the budget)
     budget = [KEEP_TREES_SOURCE_BYTES]
 
@@ -270,16 +276,13 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
 
     with (_pool(jobs) if pooled else _nullpool()) as pool:
         results = pool.imap(_pass1, items, chunksize=8) if pooled else map(parse_here, todo, items)
-        for i, (ff, digest, err) in zip(todo, results):
+        for i, (ff, blob, digest, err) in zip(todo, results):
             if ff is None:
                 facts[i] = err
             else:
-                blob = None
-                if pooled:
-                    blob, ff = ff, _codec.decode_facts(ff)
                 facts[i], digests[i] = ff, digest
                 if store is not None and fkeys[i]:
-                    store.put_facts(fkeys[i], digest, blob if blob is not None else _codec.encode_facts(ff))
+                    store.put_facts(fkeys[i], digest, blob)
             bar.update(1)
     bar.close()
     kept: list[_facts.FileFacts] = []
@@ -340,16 +343,11 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     pooled = jobs > 1 and len(todo) > 16
     try:
         with (_pool(jobs) if pooled else _nullpool()) as pool:
-            rs = pool.imap_unordered(_pass2_blob, todo, chunksize=4) if pooled else \
-                (_pass2(fi, False) for fi in todo)
-            for fi, res, err in rs:
-                if res is not None:
-                    if pooled:
-                        blob, res = res, _codec.decode_resolution(res)
-                    elif store is not None:
-                        blob = _codec.encode_resolution(*res)
-                    if store is not None and rkeys[fi]:
-                        store.put_resolved(rkeys[fi], blob)
+            work = _pass2_cached if store is not None else _pass2
+            rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
+            for fi, res, blob, err in rs:
+                if res is not None and store is not None and rkeys[fi]:
+                    store.put_resolved(rkeys[fi], blob)
                 results.append((fi, res, err))
                 bar.update(1)
     finally:
