@@ -19,7 +19,7 @@ files on one core; ``cold`` = empty warm cache (``--cache`` in a temporary
 folder); ``warm`` = the same again; ``edit`` = one method body changed (a
 statement added to the first method of one file) — the cache counts say how
 many files were re-parsed and re-resolved. ``--project`` benchmarks a folder
-(e.g. spring-framework, with ``--no-discover-classpath``) instead of src.zip.
+(e.g. spring-framework; its libraries with ``--discover-classpath``) instead of src.zip.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", help="write a cProfile of the main process here")
     ap.add_argument("--modes", help="comma-separated floor,cold,warm,edit: whole-process timings (see above)")
     ap.add_argument("--project", help="with --modes: a project folder instead of src.zip")
+    ap.add_argument("--discover-classpath", action="store_true",
+                    help="with --project: let qare resolve the project's libraries (default: sources and JDK only)")
     a = ap.parse_args(argv)
     if a.modes:
         return run_modes(a)
@@ -241,7 +243,7 @@ def run_modes(a) -> int:
 
             root = tmp / "src"
             shutil.copytree(a.project, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-            extra = ["--no-discover-classpath"]
+            extra = [] if a.discover_classpath else ["--no-discover-classpath"]
         else:
             root = tmp / "src"
             extract(Path(a.src_zip), root, None if a.all else a.module)
