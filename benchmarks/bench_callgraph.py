@@ -19,7 +19,7 @@ files on one core; ``cold`` = empty warm cache (``--cache`` in a temporary
 folder); ``warm`` = the same again; ``edit`` = one method body changed (a
 statement added to the first method of one file) — the cache counts say how
 many files were re-parsed and re-resolved. ``--project`` benchmarks a folder
-(e.g. spring-framework, with ``--no-discover-classpath``) instead of src.zip.
+(e.g. spring-framework; its libraries with ``--discover-classpath``) instead of src.zip.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", help="write a cProfile of the main process here")
     ap.add_argument("--modes", help="comma-separated floor,cold,warm,edit: whole-process timings (see above)")
     ap.add_argument("--project", help="with --modes: a project folder instead of src.zip")
+    ap.add_argument("--discover-classpath", action="store_true",
+                    help="with --project: let qare resolve the project's libraries (default: sources and JDK only)")
     a = ap.parse_args(argv)
     if a.modes:
         return run_modes(a)
@@ -179,7 +181,12 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
            "--cache", str(cache), *extra]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+        proc = subprocess.Popen(cmd, env=env, stdout=so, stderr=se, text=True)
+        total_rss = _sample_tree_rss(proc)
+        so.seek(0)
+        se.seek(0)
+        r = subprocess.CompletedProcess(cmd, proc.returncode, so.read(), se.read())
     wall = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode not in (0, 1):
@@ -188,8 +195,37 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
     import sqlite3  # noqa: F401  (the counts come from the summary line below)
 
     return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
-            "rss": r1.ru_maxrss / 1024, "phases": phases, "sha": _sha(out),
+            "rss": r1.ru_maxrss / 1024, "rss_all": total_rss / (1 << 20), "phases": phases, "sha": _sha(out),
             "edges": re.search(r"graph: \d+ nodes, (\d+) edges", r.stdout).group(1)}
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants now (Linux /proc; 0 elsewhere)."""
+    pids, seen, total = [pid], set(), 0
+    while pids:
+        p = pids.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/statm") as fh:
+                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{p}/task/{p}/children") as fh:
+                pids.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _sample_tree_rss(proc, every: float = 0.1) -> int:
+    """Wait for ``proc``; the largest resident size of it and its workers
+    together, sampled every ``every`` seconds (pages shared after fork count
+    once per process, as RSS counts them: an upper bound)."""
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss(proc.pid))
+        time.sleep(every)
+    return peak
 
 
 def _sha(p: Path) -> str:
@@ -207,7 +243,7 @@ def run_modes(a) -> int:
 
             root = tmp / "src"
             shutil.copytree(a.project, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-            extra = ["--no-discover-classpath"]
+            extra = [] if a.discover_classpath else ["--no-discover-classpath"]
         else:
             root = tmp / "src"
             extract(Path(a.src_zip), root, None if a.all else a.module)
@@ -228,10 +264,11 @@ def run_modes(a) -> int:
             if m == "cold" and cache.exists():
                 cache.unlink()
             r = _qare_graph(root, tmp / f"{m}.json", cache, a.jobs, extra)
-            rows.append((f"{m} (jobs {a.jobs})", r["wall"], r["cpu"], r["rss"], f"{r['edges']} edges sha {r['sha']}",
-                         r["phases"]))
+            rows.append((f"{m} (jobs {a.jobs})", r["wall"], r["cpu"], r["rss"],
+                         f"{r['edges']} edges sha {r['sha']}; all processes {r['rss_all']:.0f} MB", r["phases"]))
         # xfloor compares CPU seconds (all processes) with the floor's CPU seconds:
         # on a shared machine wall times measure the load as much as the tool
+        # RSS MB: the largest single process; "all processes" in the output column
         print(f"{'mode':16s} {'wall s':>8s} {'CPU s':>8s} {'CPU xfloor':>10s} {'RSS MB':>7s}  output")
         for name, wall, cpu, rss, what, _ph in rows:
             ratio = f"{cpu / floor:.2f}" if floor else "-"

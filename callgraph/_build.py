@@ -10,6 +10,7 @@ import os
 import sqlite3
 import time
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 
 import networkx as nx
@@ -38,32 +39,47 @@ def _read(path: str, max_bytes: int):
     return text.encode("utf-8", "surrogatepass"), enc
 
 
-def _pass1(item):
-    """Parse one file. ``(facts, digest, None)`` or ``(None, None, (rel, reason))``;
-    with ``as_blob`` (a worker) the facts come back encoded (callgraph._codec):
-    compact bytes between processes."""
-    sf, loc_mode, max_bytes, as_blob, want_digest = item
+# Source bytes whose trees one process keeps from pass 1 for pass 2 (one
+# job): a tree-sitter tree takes about 12 times its source (java.base: 52 MB
+# of source, 624 MB of trees); files past the budget are parsed again
+KEEP_TREES_SOURCE_BYTES = 48 << 20
+
+
+def _pass1(item, keep: list | None = None):
+    """Parse one file. ``(facts, blob, digest, None)`` or ``(None, None, None,
+    (rel, reason))``; with ``for_cache`` the declaration digest and the facts
+    encoded for the cache (callgraph._codec) come too, else None. ``keep``
+    (one job): ``(src, tree)`` is appended to it for pass 2."""
+    sf, loc_mode, max_bytes, for_cache = item
     try:
         src, enc = _read(sf.path, max_bytes)
         tree = _facts.parse(src)
         ff = _facts.extract(src, tree, sf.rel, sf.source_set, enc, loc_mode)
-        digest = _codec.declaration_digest(ff) if want_digest else None
-        return (_codec.encode_facts(ff) if as_blob else ff), digest, None
+        digest = _codec.declaration_digest(ff) if for_cache else None
+        if keep is not None:
+            keep.append((src, tree))
+        return ff, (_codec.encode_facts(ff) if for_cache else None), digest, None
     except RecursionError:
-        return None, None, (sf.rel, "declarations nested too deeply")
+        return None, None, None, (sf.rel, "declarations nested too deeply")
     except MemoryError:
-        return None, None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
+        return None, None, None, (sf.rel, f"out of memory while parsing it ({sf.size} bytes)")
     except OSError as e:
-        return None, None, (sf.rel, f"unreadable: {e.strerror or e}")
+        return None, None, None, (sf.rel, f"unreadable: {e.strerror or e}")
     except Exception as e:  # never lose the whole build to one file
-        return None, None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
+        return None, None, None, (sf.rel, f"internal error while extracting declarations: {type(e).__name__}: {e}")
 
 
-def _pass2(fi: int, as_blob: bool = True):
-    """Resolve one file: ``(fi, result, err, deps)``; ``result`` is the
-    ``_codec.encode_resolution`` blob (``as_blob``, a worker) or the tuple
-    ``(FileResult, made, classpath warnings)``; ``deps`` the look-ups it
-    made of the index (``_deps.encode``; None when not recorded)."""
+def _pass2(fi: int, for_cache: bool = False):
+    """Resolve one file: ``(fi, result, blob, err, deps)``; ``result`` is the
+    tuple ``(FileResult, made, classpath warnings)``, ``blob`` its
+    ``_codec.encode_resolution`` bytes (``for_cache``) or None, ``deps`` the
+    look-ups it made of the index (``_deps.encode``; None when not recorded).
+
+    A worker hands back the objects themselves (the pool pickles them, as
+    everything it passes between this process and its own forked children;
+    nothing read from the cache is ever unpickled): decoding the cache blob in
+    the parent instead cost it 3 times the unpickling (java/util: 1.07 against
+    0.34 CPU-s), serial work while the workers wait."""
     # classpath warnings raised while resolving (a corrupt class, a bad CRC)
     # are appended to the index's list of this process: hand back the new
     # ones, a forked worker's list is lost with it
@@ -72,11 +88,11 @@ def _pass2(fi: int, as_blob: bool = True):
     fi, fr, err, made, deps = _resolve_file(fi)
     warnings = [tuple(w) for w in cp.warnings[n0:]] if cp is not None else []
     if err is not None:
-        return fi, None, err, None
-    return fi, (_codec.encode_resolution(fr, made, warnings) if as_blob else (fr, made, warnings)), None, deps
+        return fi, None, None, err, None
+    return fi, (fr, made, warnings), (_codec.encode_resolution(fr, made, warnings) if for_cache else None), None, deps
 
 
-def _pass2_blob(fi: int):
+def _pass2_cached(fi: int):
     return _pass2(fi, True)
 
 
@@ -85,8 +101,12 @@ def _resolve_file(fi: int):
     path = _STATE["paths"][fi]
     fps = _STATE.get("fingerprints")
     try:
-        src, _ = _read(path, _STATE["max_bytes"])
-        tree = _facts.parse(src)
+        kept = _STATE.get("trees", {}).pop(fi, None)  # pass 1's tree (one job), used once
+        if kept is not None:
+            src, tree = kept
+        else:
+            src, _ = _read(path, _STATE["max_bytes"])
+            tree = _facts.parse(src)
         # with a cache, the resolver sees the index through a recorder: what
         # it looked up is stored with the row (per-dependent invalidation)
         view = _deps.RecordingIndex(idx, fi, _STATE["rels"]) if fps is not None else idx
@@ -246,30 +266,41 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             facts[i], digests[i] = hit
         else:
             todo.append(i)
-    want_digest = store is not None
+    for_cache = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
-    items = [(files[i], loc_mode, max_file_bytes, pooled, want_digest) for i in todo]
+    items = [(files[i], loc_mode, max_file_bytes, for_cache) for i in todo]
+    trees: dict = {}  # file index → (src, tree) kept for pass 2 (one job, within the budget)
+    budget = [KEEP_TREES_SOURCE_BYTES]
+
+    def parse_here(i, item):
+        keep = [] if budget[0] >= files[i].size else None
+        r = _pass1(item, keep)
+        if keep:
+            trees[i] = keep[0]
+            budget[0] -= len(keep[0][0])
+        return r
+
     with (_pool(jobs) if pooled else _nullpool()) as pool:
-        results = pool.imap(_pass1, items, chunksize=8) if pooled else map(_pass1, items)
-        for i, (ff, digest, err) in zip(todo, results):
+        results = pool.imap(_pass1, items, chunksize=8) if pooled else map(parse_here, todo, items)
+        for i, (ff, blob, digest, err) in zip(todo, results):
             if ff is None:
                 facts[i] = err
             else:
-                blob = None
-                if pooled:
-                    blob, ff = ff, _codec.decode_facts(ff)
                 facts[i], digests[i] = ff, digest
                 if store is not None and fkeys[i]:
-                    store.put_facts(fkeys[i], digest, blob if blob is not None else _codec.encode_facts(ff))
+                    store.put_facts(fkeys[i], digest, blob)
             bar.update(1)
     bar.close()
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
     kept_keys: list = []
     kept_digests: list = []
+    kept_trees: dict = {}
     for i, (sf, ff) in enumerate(zip(files, facts)):
         if isinstance(ff, _facts.FileFacts):
+            if i in trees:
+                kept_trees[len(kept)] = trees.pop(i)
             kept.append(ff)
             kept_files.append(sf)
             kept_keys.append(fkeys[i])
@@ -304,20 +335,20 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     _STATE["rels"] = rels
     _STATE["fingerprints"] = fps
     _STATE["max_bytes"] = max_file_bytes
+    # trees of files whose resolution comes from the cache are dropped here
+    todo_set = set(todo)
+    _STATE["trees"] = {fi: t for fi, t in kept_trees.items() if fi in todo_set}
+    kept_trees.clear()
+    trees.clear()
     bar = tqdm(total=len(kept), desc="resolve", unit="file", initial=len(kept) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
     try:
         with (_pool(jobs) if pooled else _nullpool()) as pool:
-            rs = pool.imap_unordered(_pass2_blob, todo, chunksize=4) if pooled else \
-                (_pass2(fi, False) for fi in todo)
-            for fi, res, err, deps in rs:
-                if res is not None:
-                    if pooled:
-                        blob, res = res, _codec.decode_resolution(res)
-                    elif store is not None:
-                        blob = _codec.encode_resolution(*res)
-                    if store is not None and rkeys[fi]:
-                        store.put_resolved(rkeys[fi], blob, deps, pkey)
+            work = _pass2_cached if store is not None else _pass2
+            rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
+            for fi, res, blob, err, deps in rs:
+                if res is not None and store is not None and rkeys[fi]:
+                    store.put_resolved(rkeys[fi], blob, deps, pkey)
                 results.append((fi, res, err))
                 bar.update(1)
     finally:
@@ -374,33 +405,38 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
                "comment": None, "third_party": bool(a.third_party), "library": a.library, "source_set": None})
         for aid, a in sorted(apis.items()) if aid not in infos)
-    edge_rows.sort(key=lambda r: (r[0], r[1]))
+    edge_rows.sort(key=itemgetter(0, 1))
     # an edge's source is a method of the file that produced it, so rows of
     # different files never collide; a cha edge gets its rta witnesses as it
-    # is added (one attribute dict per edge, the witnesses once per target)
+    # is added (one attribute dict per edge, the witnesses once per target).
+    # The rows go straight into the adjacency dicts ``add_edges_from`` fills
+    # (``_succ``/``_pred``, the same dicts in the same order): it made and
+    # copied a second dict per edge, 1.3 of java.base's 2 CPU-s of adding edges
     cha = 0
     rta = 0
     instantiated = InstantiatedSet(idx, made)
     witnesses: dict = {}
-    nodes = g._node
+    nodes, succ, pred = g._node, g._succ, g._pred
     cha_kind = Resolution.CHA
-
-    def edges():
-        nonlocal cha, rta
-        for s, d, kind, lines in edge_rows:
-            if d not in nodes:
-                continue
-            if kind is cha_kind:
-                w = witnesses.get(d)
-                if w is None:
-                    w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
-                cha += 1
-                rta += bool(w)
-                yield s, d, {"lines": list(lines), "resolution": VALUE[kind], "rta": w}
-            else:
-                yield s, d, {"lines": list(lines), "resolution": VALUE[kind]}
-
-    g.add_edges_from(edges())
+    value = VALUE
+    for s, d, kind, lines in edge_rows:
+        if d not in nodes:
+            continue
+        if kind is cha_kind:
+            w = witnesses.get(d)
+            if w is None:
+                w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
+            cha += 1
+            rta += bool(w)
+            attrs = {"lines": list(lines), "resolution": value[kind], "rta": w}
+        else:
+            attrs = {"lines": list(lines), "resolution": value[kind]}
+        out = succ.get(s)
+        if out is None or d in out:  # a missing source node or a repeated pair: networkx's own merge
+            g.add_edge(s, d, **attrs)
+        else:
+            out[d] = attrs
+            pred[d][s] = attrs
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}

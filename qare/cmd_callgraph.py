@@ -395,28 +395,109 @@ def _key(k) -> str:
     return json.dumps({k: 0}, ensure_ascii=False)[1:].rpartition(": ")[0]  # json's own key coercion
 
 
-def write_node_link_json(g, fh) -> None:
-    """Write ``g`` as node-link JSON, one node or edge at a time.
+def write_node_link_json(g, fh, skip=frozenset()) -> None:
+    """Write ``g`` as node-link JSON, a few thousand nodes or edges at a time.
 
     The text is exactly ``json.dumps(networkx.node_link_data(g, edges="edges"),
     ensure_ascii=False, indent=1)``, without building that dict or string
-    (on a large project they took 4x the graph's own memory).
+    (on a large project they took 4x the graph's own memory). Nodes in
+    ``skip``, and the edges touching them, are left out, as if removed from
+    ``g`` first (without copying it).
     """
     fh.write("{\n")
     fh.write(f' "directed": {json.dumps(g.is_directed())},\n')
     fh.write(f' "multigraph": {json.dumps(g.is_multigraph())},\n')
     fh.write(f' "graph": {_indented(g.graph, " ")},\n')
-    for i, (key, items) in enumerate((
-            ("nodes", ({**d, "id": n} for n, d in g.nodes(data=True))),
-            ("edges", ({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))))):
+    strings: dict = {}  # encoded keys and a few thousand repeated values
+    nodes = ((d, (("id", n),)) for n, d in g.nodes(data=True) if n not in skip)
+    edges = ((d, (("source", u), ("target", v))) for u, v, d in g.edges(data=True)
+             if u not in skip and v not in skip)
+    for i, (key, items, text) in enumerate((("nodes", nodes, _item_text), ("edges", edges, _edge_text))):
         fh.write(f' "{key}": [')
+        buf: list = []
         first = True
-        for item in items:
-            fh.write(("\n" if first else ",\n") + "  " + _indented(item, "  "))
+        for d, tail in items:
+            buf.append(text(d, tail, strings))
+            if len(buf) >= 256:
+                fh.write(("\n" if first else ",\n") + ",\n".join(buf))
+                first, buf = False, []
+        if buf:
+            fh.write(("\n" if first else ",\n") + ",\n".join(buf))
             first = False
         fh.write("]" if first else "\n ]")
         fh.write(",\n" if i == 0 else "\n")
     fh.write("}")
+
+
+# values written often enough to keep their encoded text (kinds, source sets,
+# libraries: a few thousand at most are kept, so memory stays bounded)
+_REPEATED = frozenset({"kind", "resolution", "source_set", "library"})
+
+
+_EDGE_KEYS = frozenset({("lines", "resolution"), ("lines", "resolution", "rta")})  # in this order
+
+
+def _edge_text(d: dict, tail: tuple, strings: dict) -> str:
+    """``_item_text`` for the edges ``build_project_graph`` makes (``lines``
+    ints, ``resolution`` and ``rta`` strings), in one format call; any other
+    edge goes through ``_item_text``."""
+    lines, res = d.get("lines"), d.get("resolution")
+    if tuple(d) not in _EDGE_KEYS or lines.__class__ is not list or not lines \
+            or res.__class__ is not str or not set(map(type, lines)) <= _INT:
+        return _item_text(d, tail, strings)
+    rta = d.get("rta", ())
+    if rta.__class__ is not tuple and rta.__class__ is not list or not set(map(type, rta)) <= _STR:
+        return _item_text(d, tail, strings)
+    (_s, u), (_t, v) = tail
+    if u.__class__ is not str or v.__class__ is not str:
+        return _item_text(d, tail, strings)
+    r = strings.get(res)
+    if r is None:
+        r = strings[res] = _ENC_STR(res)
+    head = '  {\n   "lines": [\n    ' + ",\n    ".join(map(int.__repr__, lines)) + '\n   ],\n   "resolution": ' + r
+    if "rta" in d:
+        head += ',\n   "rta": ' + ("[\n    " + ",\n    ".join(map(_ENC_STR, rta)) + "\n   ]" if rta else "[]")
+    return f'{head},\n   "source": {_ENC_STR(u)},\n   "target": {_ENC_STR(v)}\n  }}'
+
+
+_INT, _STR = frozenset({int}), frozenset({str})
+
+
+def _item_text(d: dict, tail: tuple, strings: dict) -> str:
+    """``"  " + _indented({**d, **dict(tail)}, "  ")`` for one node or edge,
+    without the merged dict: scalars and flat lists of str/int are written
+    here, anything else by ``_indented``."""
+    if any(k in d for k, _ in tail):  # a tail key would replace d's value in place: keep json's order
+        return "  " + _indented({**d, **dict(tail)}, "  ")
+    parts = []
+    for k, v in (*d.items(), *tail):
+        kt = strings.get(k)
+        if kt is None:
+            kt = strings[k] = _key(k)
+        c = v.__class__
+        if c is str:
+            if k in _REPEATED:
+                t = strings.get(v)
+                if t is None:
+                    t = _ENC_STR(v)
+                    if len(strings) < 4096:
+                        strings[v] = t
+            else:
+                t = _ENC_STR(v)
+        elif v is None:
+            t = "null"
+        elif c is bool:
+            t = "true" if v else "false"
+        elif c is int:
+            t = int.__repr__(v)
+        elif (c is list or c is tuple) and all(x.__class__ is int for x in v):
+            t = "[\n    " + ",\n    ".join(map(int.__repr__, v)) + "\n   ]" if v else "[]"
+        elif (c is list or c is tuple) and all(x.__class__ is str for x in v):
+            t = "[\n    " + ",\n    ".join(map(_ENC_STR, v)) + "\n   ]" if v else "[]"
+        else:
+            t = _indented(v, "   ")
+        parts.append(f"   {kt}: {t}")
+    return "  {\n" + ",\n".join(parts) + "\n  }" if parts else "  {}"
 
 
 def _unknown_owner(node: str) -> bool:
@@ -424,6 +505,11 @@ def _unknown_owner(node: str) -> bool:
     head = node.partition("(")[0]
     owner = head.rpartition(".")[0]
     return not owner or any(part.startswith("?") for part in owner.split("."))
+
+
+def _unresolved_nodes(g) -> list:
+    """API nodes whose declaring type is unknown (see ``export_graph``)."""
+    return [n for n, d in g.nodes(data=True) if d.get("kind") == "api" and _unknown_owner(n)]
 
 
 def export_graph(g, include_unresolved: bool = False):
@@ -434,7 +520,7 @@ def export_graph(g, include_unresolved: bool = False):
     could not be found, so the node names no real API). ``unresolved`` nodes
     and their edges are left out unless ``include_unresolved``. Returns
     ``(graph, number of nodes left out)``; ``g`` is not changed."""
-    bad = [n for n, d in g.nodes(data=True) if d.get("kind") == "api" and _unknown_owner(n)]
+    bad = _unresolved_nodes(g)
     if not bad:
         return g, 0
     h = g.copy()
@@ -446,15 +532,19 @@ def export_graph(g, include_unresolved: bool = False):
     return h, len(bad)
 
 
-def _write_graph(g, out: Path) -> None:
+def _write_graph(g, out: Path, skip=frozenset()) -> None:
+    """Write ``g`` to ``out`` (format by suffix); ``skip`` (nodes left out
+    with their edges) only for ``.json``."""
     import networkx as nx
 
     suffix = out.suffix.lower()
+    if skip and suffix != ".json":
+        raise ValueError("skip is for .json output only")
     if suffix == ".json":
         from records.io import atomic_writer
 
         with atomic_writer(out, fsync=False) as fh:  # as before: renamed into place, not fsynced
-            write_node_link_json(g, fh)
+            write_node_link_json(g, fh, skip)
     elif suffix == ".graphml":
         # GraphML has no null and no lists: drop None, join lines with ","; XML 1.0
         # cannot hold most control characters (form feeds occur in comments)
@@ -530,9 +620,20 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         import time
 
         t_out = time.perf_counter()
-        exported, dropped = export_graph(pg.graph, include_unresolved)
+        g = pg.graph
         try:
-            _write_graph(_dispatch_view(exported, dispatch), out)
+            if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+                # the common case writes the graph as it is, leaving the
+                # unresolved nodes out as it goes: no copy of the whole graph
+                bad = frozenset(_unresolved_nodes(g))
+                dropped = len(bad)
+                cut = {e for n in bad for e in (*g.in_edges(n), *g.out_edges(n))}
+                n_nodes, n_edges = g.number_of_nodes() - dropped, g.number_of_edges() - len(cut)
+                _write_graph(g, out, bad)
+            else:
+                exported, dropped = export_graph(g, include_unresolved)
+                n_nodes, n_edges = exported.number_of_nodes(), exported.number_of_edges()
+                _write_graph(_dispatch_view(exported, dispatch), out)
         except (OSError, ValueError) as e:
             click.echo(f"error: cannot write {out}: {e}", err=True)
             sys.exit(FATAL)
@@ -540,7 +641,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
     click.echo(_summary_text(pg.summary))
     if out is not None:
         left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""
-        click.echo(f"graph: {exported.number_of_nodes()} nodes, {exported.number_of_edges()} edges → {out}{left_out}")
+        click.echo(f"graph: {n_nodes} nodes, {n_edges} edges → {out}{left_out}")
     if pg.summary.skipped or pg.summary.parse_errors or cp_failed or (
             pg.resolution is not None and pg.resolution.unresolved):
         sys.exit(PARTIAL)

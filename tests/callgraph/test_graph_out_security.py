@@ -74,3 +74,44 @@ def test_fast_writer_matches_json_on_every_value_shape(tmp_path):
     out = tmp_path / "g.json"
     _write_graph(g, out)
     assert out.read_bytes() == _reference(g)
+
+
+def test_edge_fast_path_falls_back_on_every_other_shape(tmp_path):
+    # edges the build makes take a one-format path; an edge of any other shape
+    # (bools or floats among the lines, an empty list, other keys, a key the
+    # writer adds itself, a non-string resolution or rta) must come out as json writes it
+    g = nx.DiGraph()
+    shapes = [dict(lines=[True, 2], resolution="exact"), dict(lines=[1.5], resolution="exact"),
+              dict(lines=[], resolution="exact"), dict(lines=(1, 2), resolution="exact"),
+              dict(lines=[1], resolution="cha", rta=["main", "test"]), dict(lines=[1], resolution=None),
+              dict(lines=[1], resolution="cha", rta=("main", 3)), dict(lines=[1], resolution="exact", source="s"),
+              dict(lines=[1], resolution="exact", extra={"k": [1]}), dict(resolution="exact", lines=[1]),
+              dict(lines=[1, 10 ** 20], resolution="name", rta=[])]
+    for i, d in enumerate(shapes):
+        g.add_edge(f"m{i}()", "t\u2028é()", **d)
+    g.add_edge(3, "t\u2028é()", lines=[1], resolution="exact")  # a non-string node id
+    out = tmp_path / "g.json"
+    _write_graph(g, out)
+    assert out.read_bytes() == _reference(g)
+
+
+def test_skipped_nodes_are_left_out_as_if_removed(tmp_path):
+    # `qare graph --out g.json` leaves unresolved API nodes out while writing,
+    # without a copy: the bytes are those of the graph with them removed
+    from qare.cmd_callgraph import _unresolved_nodes, export_graph
+
+    g = nx.DiGraph()
+    g.add_node("p.A.m()", kind="method", file="A.java")
+    for n in ("?.add(*)", "?Foo.bar(*)", "java.util.List.add(java.lang.Object)"):
+        g.add_node(n, kind="api", file=None)
+    g.add_edge("p.A.m()", "?.add(*)", lines=[3], resolution="name")
+    g.add_edge("p.A.m()", "java.util.List.add(java.lang.Object)", lines=[4], resolution="exact")
+    g.add_edge("?Foo.bar(*)", "?.add(*)", lines=[5], resolution="exact")
+    bad = frozenset(_unresolved_nodes(g))
+    assert bad == {"?.add(*)", "?Foo.bar(*)"}
+    out = tmp_path / "g.json"
+    _write_graph(g, out, bad)
+    h, dropped = export_graph(g)
+    assert dropped == 2 and h.number_of_edges() == 1
+    assert out.read_bytes() == _reference(h)
+    assert g.number_of_nodes() == 4  # the graph itself is left as it was
