@@ -231,7 +231,7 @@ def test_class_folder_fifo_is_a_warning_not_a_hang(tmp_path, good_classes):
     idx = ClasspathIndex.open([folder], jdk=None)
     assert idx.lookup("bad.pkg.Good") is not None
     r = idx.lookup_result("bad.pkg.Pipe")
-    assert isinstance(r, Unsolved) and "not a regular file (FIFO)" in r.reason
+    assert isinstance(r, Unsolved) and "not a regular file (FIFO)" in r.text
     assert any("Pipe.class" in w and "FIFO" in w for _, w in idx.warnings)
 
 
@@ -249,4 +249,4 @@ def test_class_folder_link_out_of_the_folder_is_not_indexed(tmp_path, good_class
     assert idx.lookup("bad.pkg.Good") is None
     assert isinstance(idx.lookup_result("bad.pkg.Good"), Unsolved)
     r = idx.lookup_result("evil.Leak")
-    assert isinstance(r, Unsolved) and "outside" in r.reason
+    assert isinstance(r, Unsolved) and "outside" in r.text
