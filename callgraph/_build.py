@@ -15,12 +15,15 @@ from pathlib import Path
 
 import networkx as nx
 
+from records.codeversion import code_version
+
 from . import _codec, _deps, _facts
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
+from ._graphstore import CODE_DISTRIBUTIONS
 from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver
@@ -493,26 +496,22 @@ def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
     return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{_code_version()}"
 
 
-_CODE: list = []
-
-
 def _code_version() -> str:
-    """A fingerprint of this package's code (each module's name, size and
-    mtime): an upgraded or edited resolver never reads results of the old one."""
-    if not _CODE:
-        h = hashlib.sha256()
-        for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            h.update(_stat_sig(p).encode())
-        _CODE.append(h.hexdigest()[:16])
-    return _CODE[0]
+    """A fingerprint of the code (callgraph's and records' modules, by content,
+    and the parser's versions): an upgraded or edited resolver never reads
+    results of the old one (records.codeversion)."""
+    return code_version(Path(__file__).resolve().parent, distributions=CODE_DISTRIBUTIONS)
 
 
 def _stat_sig(p: Path) -> str:
+    # ctime and inode besides size and mtime: `cp -p`, `rsync -t` or `touch -r`
+    # give changed bytes the old size and mtime, but a write always sets ctime
+    # (no user call can set it back) and a replaced file has another inode
     try:
         st = p.stat()
     except OSError:
         return f"{p}:missing"
-    return f"{p}:{st.st_size}:{st.st_mtime_ns}"
+    return f"{p}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
 
 
 def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results) -> list:
@@ -560,7 +559,7 @@ def _project_key(ekey: str, kept_files, digests) -> str:
 
 def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
     """What every file's resolution depends on besides its own bytes and the
-    project's declarations: the classpath (entries by path, size and mtime;
+    project's declarations: the classpath (entries by path, size, mtime, ctime and inode;
     class folders file by file), the JDK and the lombok.config files of the
     source folders (docs/callgraph.md "Warm cache")."""
     h = hashlib.sha256(f"{_codec.FORMAT}:{loc_mode}\n".encode())

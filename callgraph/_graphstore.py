@@ -170,22 +170,19 @@ def _lombok_configs(root: Path, files) -> list:
     return out
 
 
-_CODE: list = []
+# besides the code itself, what decides a file's facts and call sites: the
+# grammar, the parser, the row codec (callgraph._build uses the same list)
+CODE_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-java-orchard", "msgpack")
 
 
 def code_version() -> str:
-    """Size and mtime of every ``callgraph`` module: another resolver never
-    answers from a graph the old one built."""
-    if not _CODE:
-        h = hashlib.sha256(FORMAT.encode())
-        for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            try:
-                st = p.stat()
-                h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-            except OSError:
-                h.update(f"{p.name}:missing\n".encode())
-        _CODE.append(h.hexdigest()[:16])
-    return _CODE[0]
+    """The store's format and the code that builds graphs (callgraph's and
+    records' modules by content, the parser's versions; records.codeversion):
+    another resolver never answers from a graph the old one built."""
+    from records.codeversion import code_version as _code
+
+    return hashlib.sha256(f"{FORMAT}:{_code(Path(__file__).resolve().parent, distributions=CODE_DISTRIBUTIONS)}"
+                          .encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ import pickle
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -279,7 +280,7 @@ def test_other_code_never_reads_these_rows(tmp_path, monkeypatch):
 
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     _build(root, cache)
-    monkeypatch.setattr(b, "_CODE", ["an-upgraded-resolver"])
+    monkeypatch.setattr(b, "_code_version", lambda: "an-upgraded-resolver")
     again = _build(root, cache)
     assert again.summary.cache["facts_misses"] == 4 and again.summary.cache["resolved_misses"] == 4
 
@@ -389,3 +390,27 @@ def test_lombok_settings_key_the_cache_not_the_config_bytes(tmp_path):
     (root / "p" / "lombok.config").write_text("config.stopBubbling = true\nlombok.accessors.fluent = true\n")
     assert _build(root, cache).summary.cache["resolved_misses"] == 4
     assert _bytes(_build(root, cache)) == _bytes(_build(root, None))
+
+
+def test_classpath_jar_rewritten_with_its_old_size_and_mtime_changes_the_key(tmp_path):
+    """`cp -p`, `rsync -t`, `touch -r` give new bytes the old size and mtime:
+    the environment key must still change (it used to key jars on path, size
+    and mtime only, so a warm build served the old jar's resolutions)."""
+    from callgraph._build import _stat_sig
+
+    jar = tmp_path / "lib.jar"
+    jar.write_bytes(b"PK-one-version-")
+    st = jar.stat()
+    before = _stat_sig(jar)
+    time.sleep(0.01)
+    jar.write_bytes(b"PK-two-version-")
+    os.utime(jar, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert jar.stat().st_size == st.st_size and jar.stat().st_mtime_ns == st.st_mtime_ns
+    assert _stat_sig(jar) != before
+    # replaced by another file of the same stamp (a new inode): also a change
+    other = tmp_path / "other.jar"
+    other.write_bytes(b"PK-two-version-")
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    mid = _stat_sig(jar)
+    os.replace(other, jar)
+    assert _stat_sig(jar) != mid
