@@ -338,7 +338,10 @@ class MemberLookup:
         a different erasure match a generic declaration (``save(T)`` ← ``save(Item)``
         in ``ItemRepo implements Repo<Item>``). Sorted ids, memoised.
         """
-        mk = (t, name, ptypes)
+        # the answer depends on ``base`` too (its id is left out, its type
+        # variables widen the match): keyed by it, the first caller's base
+        # never decides a later caller's answer
+        mk = (t, name, ptypes, base.info.id if base is not None else None)
         r = self._over.get(mk)
         if r is not None:
             return r
@@ -374,20 +377,51 @@ class MemberLookup:
                     return False
             return True
 
+        inherited: dict = {}
+
         def impl(view):
+            if var_pos:  # a match depends on the subtype's own type arguments
+                x = view
+                hops = 0
+                while x is not None and x in self.types and hops < 50:
+                    hops += 1
+                    for p in self._declared(x)[0].get(name, ()):
+                        if matches(p, view):
+                            return p.info.id
+                    td = self.types[x]
+                    if td.kind == "interface":
+                        return None
+                    sups = self.supers(x)
+                    x = sups[0] if sups else None
+                return None
+            # otherwise the implementation a class inherits is the same from
+            # every subclass below it: each superclass chain is walked once per
+            # query, not once per subtype (Object.toString has thousands)
+            chain = []
             x = view
-            hops = 0
-            while x is not None and x in self.types and hops < 50:
-                hops += 1
+            res = None
+            while x is not None and x in self.types:
+                if x in inherited:
+                    res = inherited[x]
+                    break
+                if len(chain) >= 50:
+                    return None  # too deep to be a real hierarchy: nothing memoised
+                chain.append(x)
+                found = None
                 for p in self._declared(x)[0].get(name, ()):
-                    if matches(p, view):
-                        return p.info.id
-                td = self.types[x]
-                if td.kind == "interface":
-                    return None
+                    if matches(p, x):
+                        found = p.info.id
+                        break
+                if found is not None:
+                    res = found
+                    break
+                if self.types[x].kind == "interface":
+                    break
                 sups = self.supers(x)
                 x = sups[0] if sups else None
-            return None
+            for c in chain:
+                inherited[c] = res
+            return res
 
         out = set()
         seen = {t}
