@@ -94,11 +94,11 @@ def _stat_key(st: os.stat_result) -> list:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
 
 
-def _sha(path: str, max_bytes: int) -> str | None:
+def _sha(path: str, max_bytes: int, root: str | None = None) -> str | None:
     from .safefs import read_regular
 
     try:
-        return hashlib.sha256(read_regular(path, max_bytes)).hexdigest()
+        return hashlib.sha256(read_regular(path, max_bytes, root=root)).hexdigest()
     except OSError:
         return None
 
@@ -149,14 +149,20 @@ def _lombok_configs(root: Path, files) -> list:
     """``[path, sha256]`` of every ``lombok.config`` from each source file's
     folder up to the project root (the files the warm cache's project key
     reads, callgraph._build._project_key; strings, not Paths: 9,000 files
-    on spring-framework)."""
+    on spring-framework).
+
+    Read by the rule of the build's reader (callgraph._lombok.LombokConfig,
+    not imported: it brings the parser into a warm answer): a config that
+    is a symlink, FIFO or device is not read (``[path, "not a regular
+    file"]``: the build ignores it too), and no folder outside the project
+    is visited."""
     # the real root (the files' paths are real): a relative or linked root still reaches its own config
     base = os.path.realpath(root if root.is_dir() else root.parent)
     under = base.rstrip(os.sep) + os.sep
     dirs = set()
     for sf in files:
         d = os.path.dirname(sf.path)
-        while d not in dirs:
+        while d not in dirs and (d == base or d.startswith(under)):
             dirs.add(d)
             parent = os.path.dirname(d)
             if d == base or parent == d or not d.startswith(under):
@@ -165,8 +171,15 @@ def _lombok_configs(root: Path, files) -> list:
     out = []
     for d in sorted(dirs):
         cfg = os.path.join(d, "lombok.config")
-        if os.path.lexists(cfg):
-            out.append([cfg, _sha(cfg, 4 << 20)])
+        try:
+            st = os.lstat(cfg)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            out.append([cfg, "not a regular file"])  # never followed: a link may lead anywhere
+        else:
+            # the folders are real paths and the name no link: read_regular's O_NOFOLLOW refuses one swapped in
+            out.append([cfg, _sha(cfg, 4 << 20, root=base)])
     return out
 
 
@@ -420,19 +433,61 @@ def _encode_summary(s) -> bytes:
     return msgpack.packb({f.name: getattr(s, f.name) for f in fields(s)}, use_bin_type=True)
 
 
+def _count(x) -> bool:
+    return type(x) is int and x >= 0
+
+
+def _pairs(first, second):
+    """A check: a tuple of 2-tuples whose items pass ``first`` and ``second``."""
+    return lambda v: type(v) is tuple and all(type(r) is tuple and len(r) == 2 and first(r[0]) and second(r[1])
+                                             for r in v)
+
+
+def _mapping(value):
+    """A check: a dict of str keys whose values pass ``value``."""
+    return lambda v: type(v) is dict and all(type(k) is str and value(x) for k, x in v.items())
+
+
+def _is_str(x) -> bool:
+    return type(x) is str
+
+
+def _number(x) -> bool:
+    return type(x) in (int, float)
+
+
+# each BuildSummary field's check (a stored summary is a stranger's data: the CLI formats every
+# field and decides the exit code from classpath_warnings, skipped, parse_errors)
+_SUMMARY_CHECKS = {
+    "files": _count, "lines": _count, "methods": _count, "call_sites": _count, "unresolved": _count,
+    "cha_edges": _count, "rta_edges": _count, "instantiated_types": _count,
+    "resolved": _mapping(_count), "site_types": _mapping(_count), "examples": _mapping(_is_str),
+    "phases": _mapping(_number), "cache": _mapping(lambda x: _count(x) or type(x) is str),
+    "top_reasons": _pairs(_is_str, _count),
+    "parse_errors": _pairs(_is_str, _pairs(_count, _count)),
+    "decoded_with_fallback": _pairs(_is_str, _is_str), "skipped": _pairs(_is_str, _is_str),
+    "classpath_warnings": _pairs(_is_str, _is_str), "notes": _pairs(_is_str, _is_str),
+    "seconds": _number,
+}
+
+
 def _decode_summary(blob):
+    """The stored :class:`~callgraph._graph.BuildSummary`, every field's type
+    and shape checked (``StoreError`` naming the first bad field)."""
     from ._graph import BuildSummary
 
     try:
         v = msgpack.unpackb(blob, raw=False, use_list=False, strict_map_key=False)
-        names = {f.name for f in fields(BuildSummary)}
-        if not isinstance(v, dict) or set(v) != names:
-            raise StoreError("summary")
-        return BuildSummary(**v)
-    except StoreError:
-        raise
     except Exception:
         raise StoreError("summary") from None
+    names = {f.name for f in fields(BuildSummary)}
+    if not isinstance(v, dict) or set(v) != names:
+        raise StoreError("summary")
+    for name in sorted(names):
+        check = _SUMMARY_CHECKS.get(name)
+        if check is None or not check(v[name]):
+            raise StoreError(f"summary: {name}")
+    return BuildSummary(**v)
 
 
 # ------------------------------------------------------------------ the view
@@ -505,7 +560,8 @@ class GraphStore:
     """Stored call graphs in one SQLite file (module docstring); raises
     :class:`CacheRefused` for a file qare will not use. ``stats``:
     ``rebuilt`` (the file was corrupt, foreign or older), ``evicted``
-    (graphs deleted by the size bound).
+    (graphs deleted by the size bound), ``dropped`` (graphs deleted because
+    their ``graphs`` row was not valid).
 
     Opening follows the warm cache's rules (callgraph._cache, kept apart so
     that answering from the store imports neither the parser nor the
@@ -518,8 +574,11 @@ class GraphStore:
         self.path = Path(path)
         self.replace_foreign = replace_foreign
         self.trusted_root = trusted_root
-        self.stats = {"rebuilt": 0, "evicted": 0}
+        self.stats = {"rebuilt": 0, "evicted": 0, "dropped": 0}
         self.db = None
+        # slots whose stored graph failed to decode in this process: save() replaces them even
+        # when holds() finds the same inputs (a bad row must not outlive the rebuild it caused)
+        self.unreadable: set[str] = set()
         self._open()
 
     def _connect(self):
@@ -667,9 +726,10 @@ class GraphStore:
         """Store ``pg`` (a built ``ProjectGraph``) as the graph of
         ``inputs.slot()``, replacing the slot's previous graph, then apply the
         size bound; nothing is written when the slot already holds a graph of
-        the same inputs (:meth:`holds`). False when it could not be written
-        (costs the next run its speed, never this one)."""
-        if self.holds(inputs):
+        the same inputs (:meth:`holds`) that decoded (a slot in
+        :attr:`unreadable` is always rewritten). False when it could not be
+        written (costs the next run its speed, never this one)."""
+        if inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
         g = pg.graph
         infos = pg._infos
@@ -694,6 +754,7 @@ class GraphStore:
             old = db.execute("SELECT gid FROM graphs WHERE slot = ?", (inputs.slot(),)).fetchone()
             if old is not None:
                 self._delete(old[0])
+            self.unreadable.discard(inputs.slot())
             cur = db.execute("INSERT INTO graphs (slot, inputs, methods, summary, bytes, used) "
                              "VALUES (?, ?, ?, ?, ?, ?)", (inputs.slot(), ins, methods, summary, size, time.time()))
             gid = cur.lastrowid
@@ -735,25 +796,45 @@ class GraphStore:
         return self.stats["evicted"] - before
 
     def _evict(self, keep: int | None, cap: int | None = None) -> None:
+        """Delete the least recently used graphs beyond ``cap`` bytes (default
+        :func:`max_bytes`) or :data:`MAX_GRAPHS`, and every graph whose row has
+        no valid ``bytes``/``used`` (a negative or non-integer size would
+        otherwise switch the bound off; such a row is not this version's)."""
         cap = max_bytes() if cap is None else cap
-        rows = self.db.execute("SELECT gid, bytes FROM graphs ORDER BY used DESC, gid DESC").fetchall()
+        rows = self.db.execute("SELECT gid, bytes, used FROM graphs").fetchall()
+        good = []
+        for gid, size, used in rows:
+            if _row_problem(size, used) is None:
+                good.append((used, gid, size))
+            elif gid != keep:
+                self._delete(gid)
+                self.stats["dropped"] += 1
+        good.sort(reverse=True)  # most recently used first (ties: the newer graph)
         total, count = 0, 0
-        for gid, size in rows:
-            total += size or 0
+        for _used, gid, size in good:
+            total += size
             count += 1
             if gid != keep and (total > cap or count > MAX_GRAPHS):
                 self._delete(gid)
-                total -= size or 0
+                total -= size
                 count -= 1
                 self.stats["evicted"] += 1
 
     def graphs(self) -> list[dict]:
-        """One dict per stored graph: ``project``, ``loc_mode``, ``bytes``
-        (encoded size), ``used`` (Unix time of the last use), most recent first."""
+        """One dict per stored graph, most recent first: ``project``,
+        ``loc_mode``, ``bytes`` (encoded size), ``used`` (Unix time of the last
+        use), ``problem`` (None, or why the row is not valid: then ``bytes``
+        is 0 and ``used`` 0.0, and the next write deletes the row)."""
         out = []
-        for slot, size, used in self.db.execute("SELECT slot, bytes, used FROM graphs ORDER BY used DESC"):
-            root, _, rest = str(slot).partition("\0")
-            out.append({"project": root, "loc_mode": rest.partition("\0")[0], "bytes": size, "used": used})
+        for slot, size, used in self.db.execute("SELECT slot, bytes, used FROM graphs"):
+            problem = _row_problem(size, used)
+            if type(slot) is not str:
+                problem, slot = "the slot is not text", str(slot)
+            root, _, rest = slot.partition("\0")
+            ok = problem is None
+            out.append({"project": root, "loc_mode": rest.partition("\0")[0], "bytes": size if ok else 0,
+                        "used": float(used) if ok else 0.0, "problem": problem})
+        out.sort(key=lambda g: g["used"], reverse=True)
         return out
 
     # ------------------------------------------------------------- read
@@ -778,13 +859,14 @@ class GraphStore:
             if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
                 raise StoreError("method ids")
             summary = _decode_summary(row[3])
-        except (sqlite3.DatabaseError, StoreError, ValueError) as e:
+        except (sqlite3.DatabaseError, StoreError, ValueError, TypeError) as e:
             try:
                 db.execute("COMMIT")
             except sqlite3.Error:
                 pass
-            return None, f"stored graph unreadable ({e})"
-        return StoredGraph(self, row[0], ids, summary), None
+            self.unreadable.add(slot_key(str(root), loc_mode, max_file_bytes))
+            return None, f"stored graph in {self.path} unreadable ({e})"
+        return StoredGraph(self, row[0], ids, summary, slot_key(str(root), loc_mode, max_file_bytes)), None
 
     def touch(self, gid: int) -> None:
         """Mark a graph used now (for the size bound); best effort."""
@@ -804,18 +886,26 @@ class GraphStore:
 class StoredGraph:
     """A stored graph found unchanged by :meth:`GraphStore.lookup`."""
 
-    def __init__(self, store: GraphStore, gid: int, ids: list, summary):
+    def __init__(self, store: GraphStore, gid: int, ids: list, summary, slot: str):
         self.store = store
         self.gid = gid
+        self.slot = slot
         self.summary = summary
         self.infos = _MethodTable(ids, self._load_info)
         self._open = True
 
     def _load_info(self, mid: str):
         row = self.store.db.execute("SELECT info FROM nodes WHERE gid = ? AND id = ?", (self.gid, mid)).fetchone()
-        if row is None or row[0] is None:
-            raise StoreError(f"no method row for {mid}")
-        return _decode_info(row[0])
+        try:
+            if row is None or row[0] is None:
+                raise StoreError(f"no method row for {mid}")
+            mi = _decode_info(row[0])
+            if mi.id != mid:
+                raise StoreError("method row of another id")
+            return mi
+        except StoreError as e:
+            self.store.unreadable.add(self.slot)
+            raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
 
     def project_graph(self, root, dispatch=None, resolution=None):
         """A ``ProjectGraph`` with every method id and no edges loaded yet
@@ -832,7 +922,15 @@ class StoredGraph:
         edges ``pg.reach(mid, dispatch=…, include_unresolved=…, max_depth=…)``
         can follow (their resolution kinds), with the out-edges of each
         method ``reach`` may expand: a superset of what it visits, so its
-        answer is the one on the whole graph. Raises ``StoreError`` on a bad row."""
+        answer is the one on the whole graph. Raises ``StoreError`` on a bad
+        row, naming the store file (and marks the slot :attr:`GraphStore.unreadable`)."""
+        try:
+            self._reachable(pg, mid, dispatch, include_unresolved, max_depth)
+        except StoreError as e:
+            self.store.unreadable.add(self.slot)
+            raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
+
+    def _reachable(self, pg, mid, dispatch, include_unresolved, max_depth) -> None:
         follow = {"exact", "arity"} | ({"cha"} if dispatch in ("cha", "rta") else set()) \
             | ({"name"} if include_unresolved else set())
         adj: dict = {}
@@ -881,6 +979,15 @@ class StoredGraph:
             except sqlite3.Error:
                 pass
             self.store.touch(self.gid)
+
+
+def _row_problem(size, used) -> str | None:
+    """Why a ``graphs`` row's ``bytes``/``used`` are not what :meth:`GraphStore.save` writes (None: valid)."""
+    if type(size) is not int or size < 0:
+        return f"bytes is {size!r}, not a size"
+    if type(used) not in (int, float) or not 0 <= used < 1e11:  # NaN fails too; localtime needs a real year
+        return f"used is {used!r}, not a time"
+    return None
 
 
 def _chunks(xs):

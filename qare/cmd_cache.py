@@ -54,12 +54,15 @@ def cache_cmd(cache, prune, max_bytes):
         sys.exit(FATAL)
     finally:
         store.close()
-    total = sum(g["bytes"] or 0 for g in graphs)
+    total = sum(g["bytes"] for g in graphs)
     click.echo(f"graph store {path}: {len(graphs)} graph{'s' if len(graphs) != 1 else ''}, {_mb(total)} of rows "
                f"(bound {_mb(bound())}), file {_mb(_file_bytes(path))}")
     for g in graphs:
-        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(g["used"] or 0))
-        click.echo(f"  {_mb(g['bytes'] or 0):>10s}  used {used}  {g['loc_mode']:8s}  {g['project']}")
+        if g["problem"]:  # a row this version did not write: said, and deleted by the next write or --prune
+            click.echo(f"  {'?':>10s}  bad row ({g['problem']}; deleted on the next write)  {g['project']}")
+            continue
+        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(g["used"]))
+        click.echo(f"  {_mb(g['bytes']):>10s}  used {used}  {g['loc_mode']:8s}  {g['project']}")
     rows = path.with_name("callgraph.sqlite") if cache is None else Path(cache)
     if rows.is_file():
         click.echo(f"warm per-file cache {rows}: file {_mb(_file_bytes(rows))} (no bound; delete it to reclaim)")

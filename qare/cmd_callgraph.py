@@ -648,7 +648,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
 
 
 _CHAIN_EPILOG = epilog(
-    None,
+    "a classpath jar, class folder or class file could not be read (the warning names it)",
     "PROJECT missing or holding no .java file, or METHOD unknown or ambiguous (candidates listed)",
     None)
 
@@ -686,24 +686,30 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
     stored = None
+    cp_failed = False
     if store is not None:
-        stored, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
-                                    loc_mode, _MAX_FILE_BYTES)
+        stored, why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
+                                   loc_mode, _MAX_FILE_BYTES)
+        if stored is None and store.unreadable:
+            # said once: the rebuild below replaces the bad graph (GraphStore.save)
+            click.echo(f"warning: {why}; rebuilt and stored again", err=True)
     try:
         if stored is not None:
             # the graph as built from these very inputs: answer from the part METHOD reaches
             pg = stored.project_graph(project, resolution=inputs.resolution)
-            _report_build(pg, classpath, quiet)
-            mid = _chain_method(pg, method)
+            # the stored summary's classpath_warnings decide exit 1 as on the build that stored them
+            cp_failed = _report_build(pg, classpath, quiet)
             try:
+                mid = _chain_method(pg, method)
                 stored.reachable(pg, mid, dispatch=dispatch, include_unresolved=include_unresolved,
                                  max_depth=max_depth)
-            except (ValueError, sqlite3.Error):  # a bad stored row (StoreError): build as if nothing were stored
+            except (ValueError, sqlite3.Error) as e:  # a bad stored row (StoreError): build as if nothing were stored
+                click.echo(f"warning: {e}; rebuilt and stored again", err=True)
                 stored.close()
                 stored = None
         if stored is None:
-            pg, _cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                    maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+            pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
             mid = _chain_method(pg, method)
         t_chain = time.perf_counter()
         targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
@@ -716,7 +722,13 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             store.close()
     if fmt == "json":
         click.echo(json.dumps([t.to_dict() for t in targets], ensure_ascii=False, indent=1))
-        return
+    else:
+        _print_chains(mid, info, targets)
+    if cp_failed:
+        sys.exit(PARTIAL)  # as qare graph: a jar, class folder or class file of the classpath was not read
+
+
+def _print_chains(mid, info, targets) -> None:
     click.echo(f"{mid}  [{info.file}:{info.start_line}-{info.end_line}, {info.loc} LOC]")
     if not targets:
         click.echo("  (no third-party API reached)")

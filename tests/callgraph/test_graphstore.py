@@ -411,3 +411,149 @@ def test_quiet_hides_the_classpath_line(tmp_path, command):
     assert loud.exit_code in (0, 1) and quiet.exit_code == loud.exit_code
     assert "classpath (" in loud.stderr or "classpath:" in loud.stderr
     assert "classpath (" not in quiet.stderr and "classpath:" not in quiet.stderr
+
+
+# ------------------------------------------------------------------ attack pass s4 (F4, F5, F6, Note)
+
+def _summary_row(cache: Path):
+    import msgpack
+
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        return msgpack.unpackb(db.execute("SELECT summary FROM graphs").fetchone()[0], raw=False)
+
+
+def _set_summary(cache: Path, v: dict) -> None:
+    import msgpack
+
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("UPDATE graphs SET summary = ?", (msgpack.packb(v),))
+
+
+@pytest.mark.parametrize("field,bad", [("classpath_warnings", 5), ("classpath_warnings", [["a", 1]]),
+                                       ("files", "x"), ("files", -1), ("seconds", "1"), ("phases", {"a": "b"}),
+                                       ("skipped", [["a"]]), ("parse_errors", [["f", [[1, "x"]]]]),
+                                       ("resolved", {"exact": True}), ("cache", {"refused": None})])
+def test_summary_values_are_type_checked(tmp_path, field, bad):
+    root = str(FIXTURES / "qare-example")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([root, "processComment"], cache)
+    assert good.exit_code == 0
+    v = _summary_row(cache)
+    assert gs._decode_summary(__import__("msgpack").packb(v)).files == v["files"]  # the stored one decodes
+    _set_summary(cache, {**v, field: bad})
+    r = _chain([root, "processComment"], cache)  # a miss naming the file, then a rebuild: never a traceback
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert f"{cache}.graphs unreadable (summary: {field})" in r.stderr
+    after = _summary_row(cache)  # replaced by the rebuild's summary (times and cache counts differ)
+    assert after["methods"] == v["methods"]
+    if field not in ("seconds", "phases", "cache"):
+        assert after[field] == v[field]
+
+
+def test_bad_graphs_rows_are_dropped_not_a_traceback(tmp_path):
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("UPDATE graphs SET bytes = 'x'")
+    report = CliRunner().invoke(main, ["cache", "--cache", str(cache)])
+    assert report.exit_code == 0, report.output
+    assert "bad row (bytes is 'x', not a size" in report.stdout and str(a) in report.stdout
+    pruned = CliRunner().invoke(main, ["cache", "--cache", str(cache), "--prune"])
+    assert pruned.exit_code == 0 and ": 0 graphs," in pruned.stdout, pruned.output
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("UPDATE graphs SET used = 'soon'")
+    store = gs.GraphStore(f"{cache}.graphs")
+    try:
+        assert [g["problem"] for g in store.graphs()] == ["used is 'soon', not a time"]
+        store.prune()
+        assert store.graphs() == [] and store.stats["dropped"] == 1
+    finally:
+        store.close()
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("UPDATE graphs SET bytes = -1")
+    b = _copy(FIXTURES / "plain", tmp_path / "b")  # storing b runs the bound over the bad row: dropped
+    r = CliRunner().invoke(main, ["graph", str(b), "--no-discover-classpath", "--cache", str(cache), "-q"])
+    assert r.exit_code == 0, r.output
+    store = gs.GraphStore(f"{cache}.graphs")
+    try:
+        assert [(Path(g["project"]).name, g["problem"]) for g in store.graphs()] == [("b", None)]
+    finally:
+        store.close()
+
+
+def test_a_negative_size_does_not_switch_the_bound_off(tmp_path, monkeypatch):
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "qare-example", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    assert _chain([str(b), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        one = db.execute("SELECT min(bytes) FROM graphs").fetchone()[0]
+        # a forged row: with its size counted, a would "make room" for every other graph
+        db.execute("UPDATE graphs SET bytes = ? WHERE slot LIKE ?", (-10 ** 12, f"{a}%"))
+    monkeypatch.setenv("QARE_GRAPH_STORE_MAX_BYTES", str(one + one // 2))  # room for one graph
+    c = _copy(FIXTURES / "qare-example", tmp_path / "c")
+    assert _chain([str(c), "processComment"], cache).exit_code == 0
+    store = gs.GraphStore(f"{cache}.graphs")
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["c"]
+    finally:
+        store.close()
+
+
+def test_a_row_that_failed_to_decode_is_replaced_and_said_once(tmp_path, monkeypatch):
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([str(root), "processComment"], cache)
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("UPDATE adj SET blob = x'c1'")
+    r = _chain([str(root), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout
+    assert r.stderr.count("unreadable (edges); rebuilt and stored again") == 1, r.stderr
+    assert f"{cache}.graphs" in r.stderr
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        assert b"\xc1" not in {row[0] for row in db.execute("SELECT blob FROM adj")}
+    _no_build(monkeypatch)  # the replaced graph answers: no rebuild, no warning
+    again = _chain([str(root), "processComment"], cache)
+    assert again.exit_code == 0 and again.stdout == good.stdout and again.stderr == ""
+
+
+def test_a_linked_lombok_config_is_not_read(tmp_path):
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    src = next(root.rglob("*.java")).parent
+    (src / "lombok.config").symlink_to(outside)
+    (root / "lombok.config").write_text("lombok.accessors.fluent = true\n")
+    files, skipped = discover_sources(root, max_file_bytes=2_000_000)
+    fp = gs.fingerprint(root, files, skipped, [], None, "physical", 2_000_000)
+    import hashlib
+
+    assert dict(fp.lombok) == {
+        str(src.resolve() / "lombok.config"): "not a regular file",
+        str(root.resolve() / "lombok.config"): hashlib.sha256(b"lombok.accessors.fluent = true\n").hexdigest()}
+    outside.write_text("changed\n")  # what the build ignores does not decide a rebuild either
+    assert gs._unchanged(fp, root, files, skipped, [], None) is None
+    (root / "lombok.config").write_text("lombok.accessors.fluent = false\n")
+    assert gs._unchanged(fp, root, files, skipped, [], None) == "a lombok.config changed"
+
+
+def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_path, monkeypatch):
+    root = str(FIXTURES / "qare-example")
+    bad = tmp_path / "bad.jar"
+    bad.write_bytes(b"PK\x03\x04 not a zip")
+    cache = tmp_path / "c.sqlite"
+    args = [root, "processComment", "--classpath", str(bad)]
+    graph = CliRunner().invoke(main, ["graph", root, "--classpath", str(bad), "--no-discover-classpath", "--no-cache",
+                                      "-q"])
+    assert graph.exit_code == 1
+    fresh = _chain(args, cache)
+    assert fresh.exit_code == 1 and "processComment" in fresh.stdout
+    assert f"classpath entry {bad}: unreadable classpath entry" in fresh.stderr
+    _no_build(monkeypatch)
+    stored = _chain(args, cache)  # the stored summary carries the warning that decides the exit code
+    assert stored.exit_code == 1 and stored.stdout == fresh.stdout and stored.stderr == fresh.stderr
+    assert _chain([*args, "--format", "json"], cache).exit_code == 1
