@@ -40,7 +40,7 @@ from pathlib import Path
 
 from records.safefs import FileRefused, read_regular
 
-from ._archive import ZipLimits
+from ._archive import ZipLimits, open_archive_file
 from ._model import ApiDoc, ClassDoc, DocSet, SiteLayout
 
 __all__ = ["DocSetStore", "StoreRefused"]
@@ -66,16 +66,35 @@ def _code_version() -> str:
 _CODE = _code_version()
 
 
-def file_digest(path: str) -> str:
-    """SHA-256 (hex) of a regular file's bytes, read in 1 MiB chunks."""
+def file_digest(path: str, max_bytes: int) -> str:
+    """SHA-256 (hex) of the archive at ``path``, at most ``max_bytes`` bytes
+    read (1 MiB chunks).
+
+    Opened by :func:`~javadoc._archive.open_archive_file`, as the reader
+    opens it: a FIFO, device, link swapped in, or a file whose ``fstat`` size
+    exceeds ``max_bytes`` (``ZipLimits.max_archive_bytes``) is refused before
+    a byte is read, so an over-limit archive costs no hashing and gets the
+    reader's own answer. A file that grows past ``max_bytes`` while read is
+    refused once ``max_bytes + 1`` bytes were read.
+
+    Raises
+    ------
+    FileRefused
+        As :func:`~javadoc._archive.open_archive_file`, or grew past the limit.
+    OSError
+        Missing or unreadable.
+    """
     h = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
-                h.update(chunk)
-    finally:
-        os.close(fd)
+    with open_archive_file(path, max_bytes) as fh:
+        got = 0
+        while got <= max_bytes:
+            chunk = fh.read(min(_HASH_CHUNK, max_bytes + 1 - got))
+            if not chunk:
+                break
+            got += len(chunk)
+            h.update(chunk)
+    if got > max_bytes:
+        raise FileRefused(path, f"archive grew past the limit of {max_bytes} bytes while read")
     return h.hexdigest()
 
 
@@ -129,7 +148,7 @@ class DocSetStore:
     def key(self, path: str, limits: ZipLimits) -> str:
         """The entry key of the archive at ``path`` read within ``limits``."""
         h = hashlib.sha256()
-        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path)}\0".encode())
+        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path, limits.max_archive_bytes)}\0".encode())
         h.update(json.dumps(astuple(limits)).encode())
         return h.hexdigest()
 

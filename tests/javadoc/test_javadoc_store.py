@@ -17,6 +17,7 @@ from javadoc import DocIndex, DocSetStore as _Store, StoreRefused, read_any
 from javadoc import _index
 from javadoc._archive import ZipLimits
 from javadoc._store import FORMAT
+from records.safefs import FileRefused
 
 from .conftest import FIXTURE_SRC
 
@@ -261,3 +262,118 @@ def test_the_in_process_cache_is_bounded_in_members(tmp_path, sources_jar, monke
     monkeypatch.setattr(_index, "_CACHE_MEMBERS", 1)  # the newest archive always stays
     DocIndex.open(copies[0])
     assert [k[0] for k in _index._CACHE] == [os.path.realpath(copies[0])]
+
+
+# ------------------------------------------------ the archive digest (attack report F3)
+
+
+def _in_thread(fn, seconds=20.0):
+    """``(hung, box)``: ``fn()`` run in a daemon thread, its value or error in ``box``."""
+    import threading
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    return t.is_alive(), box
+
+
+def _opened(store, path, limits=ZipLimits()):
+    hung, box = _in_thread(lambda: store.key(str(path), limits))
+    assert not hung, "hashing the archive did not stop"
+    return box
+
+
+def test_a_sparse_archive_over_the_limit_is_refused_before_hashing(tmp_path):
+    # 3 GiB of holes: the old digest read all of it (~10 s) before the reader
+    # refused it; now the fstat size is checked first and nothing is read.
+    big = tmp_path / "big-javadoc.jar"
+    with open(big, "wb") as fh:
+        fh.truncate(3 << 30)
+    store = DocSetStore(tmp_path / "store")
+    box = _opened(store, big)
+    assert isinstance(box.get("error"), FileRefused)
+    assert box["error"].strerror == f"archive of {3 << 30} bytes exceeds the limit of {2 << 30} bytes"
+    plain = DocIndex.open(str(big))
+    _index._CACHE.clear()
+    stored = DocIndex.open(str(big), store=store)
+    assert stored.warnings == plain.warnings == [(str(big), box["error"].strerror)]
+    assert stored.failed == plain.failed == (str(big),)
+    assert list((tmp_path / "store").iterdir()) == []
+
+
+def test_the_archive_limit_is_the_readers_own(tmp_path, sources_jar):
+    size = os.path.getsize(sources_jar)
+    tight = ZipLimits(max_archive_bytes=size - 1)
+    store = DocSetStore(tmp_path / "store")
+    plain = DocIndex.open(str(sources_jar), limits=tight, cache=False)
+    stored = DocIndex.open(str(sources_jar), limits=tight, store=store)
+    reason = f"archive of {size} bytes exceeds the limit of {size - 1} bytes"
+    assert stored.warnings == plain.warnings == [(str(sources_jar), reason)]
+    assert not list((tmp_path / "store").glob("*.json.z"))
+    _index._CACHE.clear()
+    exact = DocIndex.open(str(sources_jar), limits=ZipLimits(max_archive_bytes=size), store=store)
+    assert exact.failed == () and store.misses == 1
+    assert exact.docsets[0] == read_any(str(sources_jar))
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_a_link_to_a_device_or_fifo_is_refused_without_reading(tmp_path, target):
+    if target == "fifo":
+        target = tmp_path / "pipe"
+        os.mkfifo(target)
+    link = tmp_path / "x-javadoc.jar"
+    link.symlink_to(target)
+    box = _opened(DocSetStore(tmp_path / "store"), link)
+    assert isinstance(box.get("error"), FileRefused)
+    assert box["error"].strerror.startswith("not a regular file (")
+
+
+def test_a_link_to_a_regular_jar_is_followed_as_the_reader_follows_it(tmp_path, sources_jar):
+    link = tmp_path / "link-sources.jar"
+    link.symlink_to(sources_jar)
+    store = DocSetStore(tmp_path / "store")
+    assert store.key(str(link), ZipLimits()) == store.key(str(sources_jar), ZipLimits())
+    got = DocIndex.open(str(link), store=store).docsets[0]
+    assert got == read_any(str(link))
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link to /dev/zero", "other file"])
+def test_a_file_swapped_in_after_the_check_is_refused(tmp_path, sources_jar, monkeypatch, swap):
+    """Between the checks and the open another file takes the archive's
+    place: a FIFO (would read as empty), a link to /dev/zero (would be read
+    without end), another regular file (not the inode checked)."""
+    real = os.path.realpath(sources_jar)
+    true_open = os.open
+    swapped = []
+
+    def racing_open(path, flags, *a, **k):
+        if os.fspath(path) in (real, str(sources_jar)) and not swapped:
+            swapped.append(path)
+            if swap == "other file":  # made before the old one goes, so it cannot reuse its inode number
+                other = tmp_path / "other.jar"
+                other.write_bytes(b"PK")
+                os.rename(other, real)
+            elif swap == "fifo":
+                os.unlink(real)
+                os.mkfifo(real)
+            else:
+                os.unlink(real)
+                os.symlink("/dev/zero", real)
+        return true_open(path, flags, *a, **k)
+
+    store = DocSetStore(tmp_path / "store")
+    monkeypatch.setattr(os, "open", racing_open)
+    box = _opened(store, sources_jar)
+    monkeypatch.undo()
+    assert swapped
+    err = box.get("error")
+    assert isinstance(err, OSError), box
+    if swap != "link to /dev/zero":  # a link is refused by O_NOFOLLOW itself (ELOOP)
+        assert isinstance(err, FileRefused) and "not a regular file" in err.strerror
