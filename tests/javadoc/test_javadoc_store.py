@@ -377,3 +377,76 @@ def test_a_file_swapped_in_after_the_check_is_refused(tmp_path, sources_jar, mon
     assert isinstance(err, OSError), box
     if swap != "link to /dev/zero":  # a link is refused by O_NOFOLLOW itself (ELOOP)
         assert isinstance(err, FileRefused) and "not a regular file" in err.strerror
+
+
+# ------------------------------------------------ the size bound (LRU by use)
+
+
+def _jars(tmp_path, n) -> list[Path]:
+    """``n`` sources jars of different content (so different entries), about the same size."""
+    return [_zip_folder(FIXTURE_SRC, tmp_path / f"lib{i}-sources.jar", {f"p/Extra{i}.java": b"class X {}"})
+            for i in range(n)]
+
+
+def _set_mtime(sd: Path, name: str, seconds: int) -> None:
+    os.utime(sd / name, (seconds, seconds))
+
+
+def test_the_least_recently_used_entry_goes_when_the_bound_is_passed(tmp_path):
+    a, b, c = _jars(tmp_path, 3)
+    sd = tmp_path / "store"
+    big = DocSetStore(sd)
+    DocIndex.open(str(a), store=big)
+    (name_a, size, _), = big.entries()
+    DocIndex.open(str(b), store=big)
+    (name_b,) = {n for n, _, _ in big.entries()} - {name_a}
+    _set_mtime(sd, name_a, 1_000_000)  # a was written first, b later...
+    _set_mtime(sd, name_b, 2_000_000)
+    store = _Store(sd, check_private=check_private, max_bytes=int(2.5 * size))  # two entries fit, not three
+    _index._CACHE.clear()
+    DocIndex.open(str(a), store=store)  # ...but a was used last
+    assert store.hits == 1
+    assert os.stat(sd / name_a).st_mtime > 2_000_000
+    DocIndex.open(str(c), store=store)
+    names = {n for n, _, _ in store.entries()}
+    assert name_b not in names and name_a in names and len(names) == 2
+    assert store.evicted == 1
+    assert sum(s for _, s, _ in store.entries()) <= store.max_bytes
+    _index._CACHE.clear()
+    DocIndex.open(str(a), str(c), store=store)
+    assert store.hits == 3
+
+
+def test_the_entry_just_written_is_kept_even_over_the_bound(tmp_path):
+    a, b = _jars(tmp_path, 2)
+    sd = tmp_path / "store"
+    store = _Store(sd, check_private=check_private, max_bytes=0)
+    DocIndex.open(str(a), str(b), store=store)
+    (only,) = store.entries()
+    assert only[0] == _Store(sd, check_private=check_private).key(str(b), ZipLimits()) + ".json.z"
+    assert store.evicted == 1
+
+
+def test_eviction_removes_only_the_stores_own_regular_files(tmp_path, sources_jar):
+    sd = tmp_path / "store"
+    store = _Store(sd, check_private=check_private, max_bytes=0)
+    outside = tmp_path / "precious.json.z"
+    outside.write_bytes(b"keep me")
+    (sd / ("0" * 64 + ".json.z")).symlink_to(outside)
+    (sd / "notes.txt").write_bytes(b"x" * 1000)
+    (sd / "sub.json.z").mkdir()
+    (sd / ".tmp-fresh.z").write_bytes(b"x" * 1000)
+    stale = sd / ".tmp-stale.z"
+    stale.write_bytes(b"x" * 1000)
+    _set_mtime(sd, stale.name, 1_000_000)
+    DocIndex.open(str(sources_jar), store=store)
+    left = sorted(p.name for p in sd.iterdir())
+    assert left == sorted([".tmp-fresh.z", "0" * 64 + ".json.z", "notes.txt", "sub.json.z",
+                           store.key(str(sources_jar), ZipLimits()) + ".json.z"])
+    assert outside.read_bytes() == b"keep me"
+    assert store.evicted == 0
+
+
+def test_a_negative_bound_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="max_bytes"):
+        _Store(tmp_path / "store", check_private=check_private, max_bytes=-1)
