@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from records.safefs import FileRefused, read_regular
+from records.safefs import FileRefused, file_kind, read_regular
 
 from ._model import JavadocError
 
@@ -33,12 +34,19 @@ class ZipLimits:
     max_ratio : float
         An entry larger than 1 MiB whose uncompressed/compressed ratio
         exceeds this is skipped with a warning.
+    max_archive_bytes : int
+        An archive file larger than this (``fstat`` of the opened file) is
+        refused (``JavadocError``) before a byte of it is read, by the
+        reader and by the doc-index store alike. Default 2 GiB, the
+        ``max_total_bytes`` budget: entries are stored or deflated, so an
+        archive larger than the budget could not be read whole anyway.
     """
 
     max_entries: int = 200_000
     max_total_bytes: int = 2 * 1024**3
     max_entry_bytes: int = 64 * 1024**2
     max_ratio: float = 200.0
+    max_archive_bytes: int = 2 * 1024**3
 
 
 def _unsafe(name: str) -> bool:
@@ -129,16 +137,61 @@ def _read_regular(full: str, real: str, limit: int) -> bytes:
         raise JavadocError(f"{full}: unreadable ({exc.strerror or exc})") from exc
 
 
+def open_archive_file(path: str, max_bytes: int):
+    """The archive at ``path`` opened for reading (a binary file object),
+    checked to be a regular file of at most ``max_bytes`` bytes.
+
+    A symlink is followed to its real path first (a jar may be a link into a
+    repository); that path is ``lstat``-ed, opened ``O_NONBLOCK | O_NOFOLLOW``
+    (a FIFO swapped in cannot block the open, a link swapped in is refused)
+    and ``fstat``-ed: it must still be a regular file, the same inode, and no
+    larger than ``max_bytes`` — so a device, FIFO or sparse giant is refused
+    before a byte is read. Used by :class:`ZipContainer` and the doc-index
+    store's digest, so both give one answer for one file.
+
+    Raises
+    ------
+    FileRefused
+        Not a regular file, another file than the one checked, or larger
+        than ``max_bytes`` (``strerror`` the reason).
+    OSError
+        Missing or unreadable.
+    """
+    real = os.path.realpath(path)
+    st = os.lstat(real)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(path, f"not a regular file ({file_kind(st.st_mode)})")
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fst = os.fstat(fd)
+        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
+            raise FileRefused(path, f"not a regular file ({file_kind(fst.st_mode)}) or replaced while opened")
+        if fst.st_size > max_bytes:
+            raise FileRefused(path, f"archive of {fst.st_size} bytes exceeds the limit of {max_bytes} bytes")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 class ZipContainer(Container):
     def __init__(self, path: str, limits: ZipLimits):
         super().__init__(path, limits)
         try:
-            self._zf = zipfile.ZipFile(path)
+            self._fh = open_archive_file(path, limits.max_archive_bytes)
+        except FileRefused as exc:
+            raise JavadocError(f"{path}: {exc.strerror}") from exc
+        except OSError as exc:
+            raise JavadocError(f"{path}: not a readable zip archive ({exc})") from exc
+        try:
+            self._zf = zipfile.ZipFile(self._fh)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            self._fh.close()
             raise JavadocError(f"{path}: not a readable zip archive ({exc})") from exc
         infos = self._zf.infolist()
         if len(infos) > limits.max_entries:
-            self._zf.close()
+            self.close()
             raise JavadocError(
                 f"{path}: {len(infos)} entries exceed the limit of {limits.max_entries}")
         self._infos: dict[str, zipfile.ZipInfo] = {}
@@ -184,7 +237,8 @@ class ZipContainer(Container):
         return data
 
     def close(self) -> None:
-        self._zf.close()
+        self._zf.close()  # a ZipFile given a file object leaves it open
+        self._fh.close()
 
 
 def open_container(path: str, limits: ZipLimits | None = None) -> Container:

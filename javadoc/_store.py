@@ -18,7 +18,17 @@ Safety (the folder may be shared and its files come from earlier runs):
   it, no FIFO or device), bounded in
   bytes read and bytes inflated;
 - a corrupt, foreign or older-format entry is a miss: the archive is read
-  again and the entry rewritten (atomically, mode 0600).
+  again and the entry rewritten (atomically, mode 0600);
+- the archive itself is opened for hashing as the reader opens it
+  (:func:`~javadoc._archive.open_archive_file`) and at most
+  ``ZipLimits.max_archive_bytes`` of it is read.
+
+Size: after each save the folder's regular entries are kept within
+``max_bytes`` by removing the least recently used (by modification time,
+which a hit sets to now: access times are unreliable under ``relatime`` /
+``noatime``); the entry just written is always kept. Nothing but regular
+files named like entries or the store's temporary files is ever removed,
+and removing a link removes the link, never its target.
 
 The key is the SHA-256 of the archive's bytes, the :class:`ZipLimits` and the
 reader's code version (a digest of this package's sources), so a changed jar
@@ -33,14 +43,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
+import time
 import zlib
 from dataclasses import astuple
 from pathlib import Path
 
 from records.safefs import FileRefused, read_regular
 
-from ._archive import ZipLimits
+from ._archive import ZipLimits, open_archive_file
 from ._model import ApiDoc, ClassDoc, DocSet, SiteLayout
 
 __all__ = ["DocSetStore", "StoreRefused"]
@@ -49,6 +61,8 @@ FORMAT = "qare-docset 1"
 _MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
 _MAX_JSON = 2 << 30  # inflated bytes at most (a jar's limits allow 2 GiB of text)
 _HASH_CHUNK = 1 << 20
+DEFAULT_MAX_BYTES = 256 << 20  # entries are ~0.1-1 MB a jar: hundreds of jars
+_STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a killed writer
 
 
 class StoreRefused(OSError):
@@ -66,16 +80,35 @@ def _code_version() -> str:
 _CODE = _code_version()
 
 
-def file_digest(path: str) -> str:
-    """SHA-256 (hex) of a regular file's bytes, read in 1 MiB chunks."""
+def file_digest(path: str, max_bytes: int) -> str:
+    """SHA-256 (hex) of the archive at ``path``, at most ``max_bytes`` bytes
+    read (1 MiB chunks).
+
+    Opened by :func:`~javadoc._archive.open_archive_file`, as the reader
+    opens it: a FIFO, device, link swapped in, or a file whose ``fstat`` size
+    exceeds ``max_bytes`` (``ZipLimits.max_archive_bytes``) is refused before
+    a byte is read, so an over-limit archive costs no hashing and gets the
+    reader's own answer. A file that grows past ``max_bytes`` while read is
+    refused once ``max_bytes + 1`` bytes were read.
+
+    Raises
+    ------
+    FileRefused
+        As :func:`~javadoc._archive.open_archive_file`, or grew past the limit.
+    OSError
+        Missing or unreadable.
+    """
     h = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
-                h.update(chunk)
-    finally:
-        os.close(fd)
+    with open_archive_file(path, max_bytes) as fh:
+        got = 0
+        while got <= max_bytes:
+            chunk = fh.read(min(_HASH_CHUNK, max_bytes + 1 - got))
+            if not chunk:
+                break
+            got += len(chunk)
+            h.update(chunk)
+    if got > max_bytes:
+        raise FileRefused(path, f"archive grew past the limit of {max_bytes} bytes while read")
     return h.hexdigest()
 
 
@@ -95,6 +128,9 @@ class DocSetStore:
         ``below`` could be written by someone else —
         :func:`callgraph.safefs.check_private`, passed in because this
         package imports only ``records`` (tests/records/test_records_layer.py).
+    max_bytes : int
+        Bytes of entries kept at most (default 256 MiB); least recently used
+        entries are removed after a save to stay within it.
 
     Raises
     ------
@@ -104,8 +140,11 @@ class DocSetStore:
     """
 
     def __init__(self, folder: str | os.PathLike, trusted_root: str | os.PathLike | None = None, *,
-                 check_private):
+                 check_private, max_bytes: int = DEFAULT_MAX_BYTES):
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, not {max_bytes}")
         self.folder = Path(folder)
+        self.max_bytes = max_bytes
         top = trusted_root or self.folder
         try:
             check_private(top, self.folder)  # before mkdir: nothing is made in a folder others can write
@@ -125,11 +164,12 @@ class DocSetStore:
         self.hits = 0
         self.misses = 0
         self.rebuilt = 0  # entries present but unreadable (corrupt, foreign, older format)
+        self.evicted = 0  # entries removed to stay within max_bytes
 
     def key(self, path: str, limits: ZipLimits) -> str:
         """The entry key of the archive at ``path`` read within ``limits``."""
         h = hashlib.sha256()
-        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path)}\0".encode())
+        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path, limits.max_archive_bytes)}\0".encode())
         h.update(json.dumps(astuple(limits)).encode())
         return h.hexdigest()
 
@@ -157,6 +197,10 @@ class DocSetStore:
             self.rebuilt += 1
             return None
         self.hits += 1
+        try:  # the entry's mtime is its last use, for eviction; the link itself, were one swapped in
+            os.utime(entry, follow_symlinks=False)
+        except OSError:
+            pass
         return ds
 
     def save(self, path: str, limits: ZipLimits, docset: DocSet, key: str | None = None) -> None:
@@ -178,7 +222,59 @@ class DocSetStore:
                     pass
                 raise
         except OSError:
+            return
+        self.evict(keep=self._entry(key).name)
+
+    def entries(self) -> list[tuple[str, int, int]]:
+        """The regular files of the folder the store owns, as ``(name, bytes,
+        mtime_ns)``: entries (``*.json.z``) and temporary files (``.tmp-*``).
+        Links, folders, FIFOs and other names are not listed (never read,
+        never removed). An unreadable folder lists nothing."""
+        out = []
+        try:
+            with os.scandir(self.folder) as it:
+                for e in it:
+                    if not (e.name.endswith(".json.z") or e.name.startswith(".tmp-")):
+                        continue
+                    try:
+                        st = e.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(st.st_mode):
+                        out.append((e.name, st.st_size, st.st_mtime_ns))
+        except OSError:
             pass
+        return out
+
+    def evict(self, keep: str | None = None) -> int:
+        """Remove least recently used entries until the folder's entries take
+        at most :attr:`max_bytes` (``keep``, a file name, is never removed),
+        and temporary files older than an hour. Returns the bytes removed;
+        errors (a file gone meanwhile: another process evicting) are skipped."""
+        now = time.time_ns()
+        files = self.entries()
+        total = sum(size for _, size, _ in files)
+        removed = 0
+        doomed = [f for f in files if f[0].startswith(".tmp-") and now - f[2] > _STALE_TMP_SECONDS * 10**9]
+        entries = sorted((f for f in files if f[0].endswith(".json.z") and f[0] != keep), key=lambda f: (f[2], f[0]))
+        it = iter(entries)
+        for f in doomed:
+            total -= f[1]
+        while total > self.max_bytes:
+            f = next(it, None)
+            if f is None:
+                break
+            doomed.append(f)
+            total -= f[1]
+        for name, size, _ in doomed:
+            try:
+                os.unlink(self.folder / name)
+            except OSError:
+                continue
+            removed += size
+            if name.endswith(".json.z"):
+                self.evicted += 1
+        return removed
 
 
 # ---------------------------------------------------------------- the data format

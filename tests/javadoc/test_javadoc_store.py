@@ -17,6 +17,7 @@ from javadoc import DocIndex, DocSetStore as _Store, StoreRefused, read_any
 from javadoc import _index
 from javadoc._archive import ZipLimits
 from javadoc._store import FORMAT
+from records.safefs import FileRefused
 
 from .conftest import FIXTURE_SRC
 
@@ -261,3 +262,191 @@ def test_the_in_process_cache_is_bounded_in_members(tmp_path, sources_jar, monke
     monkeypatch.setattr(_index, "_CACHE_MEMBERS", 1)  # the newest archive always stays
     DocIndex.open(copies[0])
     assert [k[0] for k in _index._CACHE] == [os.path.realpath(copies[0])]
+
+
+# ------------------------------------------------ the archive digest (attack report F3)
+
+
+def _in_thread(fn, seconds=20.0):
+    """``(hung, box)``: ``fn()`` run in a daemon thread, its value or error in ``box``."""
+    import threading
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    return t.is_alive(), box
+
+
+def _opened(store, path, limits=ZipLimits()):
+    hung, box = _in_thread(lambda: store.key(str(path), limits))
+    assert not hung, "hashing the archive did not stop"
+    return box
+
+
+def test_a_sparse_archive_over_the_limit_is_refused_before_hashing(tmp_path):
+    # 3 GiB of holes: the old digest read all of it (~10 s) before the reader
+    # refused it; now the fstat size is checked first and nothing is read.
+    big = tmp_path / "big-javadoc.jar"
+    with open(big, "wb") as fh:
+        fh.truncate(3 << 30)
+    store = DocSetStore(tmp_path / "store")
+    box = _opened(store, big)
+    assert isinstance(box.get("error"), FileRefused)
+    assert box["error"].strerror == f"archive of {3 << 30} bytes exceeds the limit of {2 << 30} bytes"
+    plain = DocIndex.open(str(big))
+    _index._CACHE.clear()
+    stored = DocIndex.open(str(big), store=store)
+    assert stored.warnings == plain.warnings == [(str(big), box["error"].strerror)]
+    assert stored.failed == plain.failed == (str(big),)
+    assert list((tmp_path / "store").iterdir()) == []
+
+
+def test_the_archive_limit_is_the_readers_own(tmp_path, sources_jar):
+    size = os.path.getsize(sources_jar)
+    tight = ZipLimits(max_archive_bytes=size - 1)
+    store = DocSetStore(tmp_path / "store")
+    plain = DocIndex.open(str(sources_jar), limits=tight, cache=False)
+    stored = DocIndex.open(str(sources_jar), limits=tight, store=store)
+    reason = f"archive of {size} bytes exceeds the limit of {size - 1} bytes"
+    assert stored.warnings == plain.warnings == [(str(sources_jar), reason)]
+    assert not list((tmp_path / "store").glob("*.json.z"))
+    _index._CACHE.clear()
+    exact = DocIndex.open(str(sources_jar), limits=ZipLimits(max_archive_bytes=size), store=store)
+    assert exact.failed == () and store.misses == 1
+    assert exact.docsets[0] == read_any(str(sources_jar))
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_a_link_to_a_device_or_fifo_is_refused_without_reading(tmp_path, target):
+    if target == "fifo":
+        target = tmp_path / "pipe"
+        os.mkfifo(target)
+    link = tmp_path / "x-javadoc.jar"
+    link.symlink_to(target)
+    box = _opened(DocSetStore(tmp_path / "store"), link)
+    assert isinstance(box.get("error"), FileRefused)
+    assert box["error"].strerror.startswith("not a regular file (")
+
+
+def test_a_link_to_a_regular_jar_is_followed_as_the_reader_follows_it(tmp_path, sources_jar):
+    link = tmp_path / "link-sources.jar"
+    link.symlink_to(sources_jar)
+    store = DocSetStore(tmp_path / "store")
+    assert store.key(str(link), ZipLimits()) == store.key(str(sources_jar), ZipLimits())
+    got = DocIndex.open(str(link), store=store).docsets[0]
+    assert got == read_any(str(link))
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link to /dev/zero", "other file"])
+def test_a_file_swapped_in_after_the_check_is_refused(tmp_path, sources_jar, monkeypatch, swap):
+    """Between the checks and the open another file takes the archive's
+    place: a FIFO (would read as empty), a link to /dev/zero (would be read
+    without end), another regular file (not the inode checked)."""
+    real = os.path.realpath(sources_jar)
+    true_open = os.open
+    swapped = []
+
+    def racing_open(path, flags, *a, **k):
+        if os.fspath(path) in (real, str(sources_jar)) and not swapped:
+            swapped.append(path)
+            if swap == "other file":  # made before the old one goes, so it cannot reuse its inode number
+                other = tmp_path / "other.jar"
+                other.write_bytes(b"PK")
+                os.rename(other, real)
+            elif swap == "fifo":
+                os.unlink(real)
+                os.mkfifo(real)
+            else:
+                os.unlink(real)
+                os.symlink("/dev/zero", real)
+        return true_open(path, flags, *a, **k)
+
+    store = DocSetStore(tmp_path / "store")
+    monkeypatch.setattr(os, "open", racing_open)
+    box = _opened(store, sources_jar)
+    monkeypatch.undo()
+    assert swapped
+    err = box.get("error")
+    assert isinstance(err, OSError), box
+    if swap != "link to /dev/zero":  # a link is refused by O_NOFOLLOW itself (ELOOP)
+        assert isinstance(err, FileRefused) and "not a regular file" in err.strerror
+
+
+# ------------------------------------------------ the size bound (LRU by use)
+
+
+def _jars(tmp_path, n) -> list[Path]:
+    """``n`` sources jars of different content (so different entries), about the same size."""
+    return [_zip_folder(FIXTURE_SRC, tmp_path / f"lib{i}-sources.jar", {f"p/Extra{i}.java": b"class X {}"})
+            for i in range(n)]
+
+
+def _set_mtime(sd: Path, name: str, seconds: int) -> None:
+    os.utime(sd / name, (seconds, seconds))
+
+
+def test_the_least_recently_used_entry_goes_when_the_bound_is_passed(tmp_path):
+    a, b, c = _jars(tmp_path, 3)
+    sd = tmp_path / "store"
+    big = DocSetStore(sd)
+    DocIndex.open(str(a), store=big)
+    (name_a, size, _), = big.entries()
+    DocIndex.open(str(b), store=big)
+    (name_b,) = {n for n, _, _ in big.entries()} - {name_a}
+    _set_mtime(sd, name_a, 1_000_000)  # a was written first, b later...
+    _set_mtime(sd, name_b, 2_000_000)
+    store = _Store(sd, check_private=check_private, max_bytes=int(2.5 * size))  # two entries fit, not three
+    _index._CACHE.clear()
+    DocIndex.open(str(a), store=store)  # ...but a was used last
+    assert store.hits == 1
+    assert os.stat(sd / name_a).st_mtime > 2_000_000
+    DocIndex.open(str(c), store=store)
+    names = {n for n, _, _ in store.entries()}
+    assert name_b not in names and name_a in names and len(names) == 2
+    assert store.evicted == 1
+    assert sum(s for _, s, _ in store.entries()) <= store.max_bytes
+    _index._CACHE.clear()
+    DocIndex.open(str(a), str(c), store=store)
+    assert store.hits == 3
+
+
+def test_the_entry_just_written_is_kept_even_over_the_bound(tmp_path):
+    a, b = _jars(tmp_path, 2)
+    sd = tmp_path / "store"
+    store = _Store(sd, check_private=check_private, max_bytes=0)
+    DocIndex.open(str(a), str(b), store=store)
+    (only,) = store.entries()
+    assert only[0] == _Store(sd, check_private=check_private).key(str(b), ZipLimits()) + ".json.z"
+    assert store.evicted == 1
+
+
+def test_eviction_removes_only_the_stores_own_regular_files(tmp_path, sources_jar):
+    sd = tmp_path / "store"
+    store = _Store(sd, check_private=check_private, max_bytes=0)
+    outside = tmp_path / "precious.json.z"
+    outside.write_bytes(b"keep me")
+    (sd / ("0" * 64 + ".json.z")).symlink_to(outside)
+    (sd / "notes.txt").write_bytes(b"x" * 1000)
+    (sd / "sub.json.z").mkdir()
+    (sd / ".tmp-fresh.z").write_bytes(b"x" * 1000)
+    stale = sd / ".tmp-stale.z"
+    stale.write_bytes(b"x" * 1000)
+    _set_mtime(sd, stale.name, 1_000_000)
+    DocIndex.open(str(sources_jar), store=store)
+    left = sorted(p.name for p in sd.iterdir())
+    assert left == sorted([".tmp-fresh.z", "0" * 64 + ".json.z", "notes.txt", "sub.json.z",
+                           store.key(str(sources_jar), ZipLimits()) + ".json.z"])
+    assert outside.read_bytes() == b"keep me"
+    assert store.evicted == 0
+
+
+def test_a_negative_bound_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="max_bytes"):
+        _Store(tmp_path / "store", check_private=check_private, max_bytes=-1)
