@@ -34,7 +34,7 @@ from typing import Callable
 from records.safefs import FileRefused, file_kind, is_inside, read_regular
 
 __all__ = ["FileRefused", "FolderNotPrivate", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind",
-           "check_private"]
+           "check_private", "make_private_dirs", "write_private"]
 
 @dataclass(slots=True)
 class TreeListing:
@@ -232,3 +232,48 @@ def _own_group(gid: int, uid: int) -> bool:
     except KeyError:
         return False
     return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+
+
+def make_private_dirs(top: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Create the missing folders from ``top`` down to ``path`` (both included), each
+    mode 0700, then :func:`check_private` the chain (so an existing folder that is not
+    private raises :class:`FolderNotPrivate`, never silently reused)."""
+    check_private(top, path)
+    missing = []
+    p = os.path.abspath(path)
+    stop = os.path.abspath(top)
+    while not os.path.lexists(p):
+        missing.append(p)
+        if p == stop or os.path.dirname(p) == p:
+            break
+        p = os.path.dirname(p)
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)  # the umask can only take bits away
+        except FileExistsError:
+            pass  # made meanwhile: check_private below judges it
+    check_private(top, path)
+
+
+def write_private(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, mode 0600: a temporary file with a
+    random name opened ``O_CREAT | O_EXCL | O_NOFOLLOW`` (``tempfile.mkstemp``) in the
+    same folder, fsynced and renamed over ``path``. A link planted at any name in the
+    folder is never written through (``os.replace`` swaps the name, not the target)."""
+    import tempfile
+
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with open(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
