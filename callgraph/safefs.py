@@ -236,22 +236,27 @@ def _own_group(gid: int, uid: int) -> bool:
 
 def make_private_dirs(top: str | os.PathLike, path: str | os.PathLike) -> None:
     """Create the missing folders from ``top`` down to ``path`` (both included), each
-    mode 0700, then :func:`check_private` the chain (so an existing folder that is not
-    private raises :class:`FolderNotPrivate`, never silently reused)."""
+    mode 0700 (folders above a missing ``top`` with the default mode), then
+    :func:`check_private` the chain: an existing folder that is not private raises
+    :class:`FolderNotPrivate`, it is never silently reused."""
+    stop = os.path.abspath(top)
+    if not os.path.lexists(stop):
+        os.makedirs(os.path.dirname(stop), exist_ok=True)
+        try:
+            os.mkdir(stop, 0o700)  # the umask can only take bits away
+        except FileExistsError:
+            pass  # made meanwhile: check_private judges it
     check_private(top, path)
     missing = []
     p = os.path.abspath(path)
-    stop = os.path.abspath(top)
-    while not os.path.lexists(p):
+    while p != stop and not os.path.lexists(p) and os.path.dirname(p) != p:
         missing.append(p)
-        if p == stop or os.path.dirname(p) == p:
-            break
         p = os.path.dirname(p)
     for d in reversed(missing):
         try:
-            os.mkdir(d, 0o700)  # the umask can only take bits away
+            os.mkdir(d, 0o700)
         except FileExistsError:
-            pass  # made meanwhile: check_private below judges it
+            pass
     check_private(top, path)
 
 
