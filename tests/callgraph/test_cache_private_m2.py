@@ -16,6 +16,7 @@ from callgraph import _mvn_resolve, classpath
 from callgraph._artifacts import fetch_doc_jars
 from callgraph._mvn import Reason
 from callgraph.classpath import find_jdk
+from tests.callgraph import _evil_plugin
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>t</groupId><artifactId>p</artifactId><version>1</version>
@@ -176,3 +177,40 @@ def test_the_jdk_index_write_never_follows_a_planted_link(tmp_path, monkeypatch,
     f = cache / f"jimage-index-{tag}.json"
     assert not f.is_symlink() and stat.S_IMODE(f.stat().st_mode) == 0o600
     assert json.loads(f.read_text())["key"] == key
+
+
+# --------------------------------------------------------------------------- a real planted plugin, end to end
+
+
+@pytest.mark.skipif(_evil_plugin.plugin_api() is None, reason="needs mvn and javac (to build the planted plugin)")
+@pytest.mark.parametrize("private", [True, False])
+def test_qare_graph_never_runs_a_plugin_planted_in_a_cache_others_may_write(tmp_path, private):
+    """The attack of F1: a plugin planted as maven-dependency-plugin in
+    ``<cache>/m2/repository`` writes a marker when Maven loads it. In a private
+    cache it runs (so the fixture is a real attack); in a group-writable one
+    Maven is never started, the run goes on and exits 1 naming the folder."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "qc"
+    repo = cache / "m2" / "repository"
+    repo.mkdir(parents=True)
+    cache.chmod(0o700)
+    marker = tmp_path / "PWNED"
+    _evil_plugin.plant(repo, marker, tmp_path / "work")
+    proj = _project(tmp_path)
+    (proj / "src" / "main" / "java").mkdir(parents=True)
+    (proj / "src" / "main" / "java" / "A.java").write_text("class A { void m() { new java.util.ArrayList<>(); } }\n")
+    if not private:
+        _open_to_others(cache)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QARE_CACHE_DIR": str(cache), "PYTHONPATH": str(root)}
+    p = subprocess.run([sys.executable, "-m", "qare", "graph", str(proj), "--offline", "-q", "--no-cache"],
+                       env=env, capture_output=True, text=True, timeout=600)
+    if private:
+        assert marker.read_text() == "ran in mvn"
+        return
+    assert not marker.exists(), p.stderr
+    assert p.returncode == 1, p.stderr
+    assert "cache-not-private" in p.stderr and f"the cache folder {cache} is writable by group or others" in p.stderr
+    assert "chmod 700" in p.stderr
