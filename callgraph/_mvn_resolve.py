@@ -157,8 +157,6 @@ def default_repo_local() -> Path:
     """qare's local Maven repository: ``<cache>/m2/repository`` (``$QARE_CACHE_DIR``,
     else ``$XDG_CACHE_HOME/qare``, else ``~/.cache/qare``; a disabled cache falls back to
     ``~/.cache/qare``, because downloaded jars must live somewhere)."""
-    from .classpath import _cache_dir
-
     return _cache_base() / "m2" / "repository"
 
 
