@@ -26,7 +26,7 @@ from records.safefs import read_regular
 
 from ._coords import coordinate_problem
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, Reason, parse_failures
-from ._mvn_resolve import _generated_pom, _repo_path, _write, default_repo_local
+from ._mvn_resolve import _generated_pom, _make_repo, _repo_path, _write, cache_refusal, default_repo_local
 
 __all__ = ["DocFetch", "DocJar", "fetch_doc_jars"]
 
@@ -108,6 +108,10 @@ def fetch_doc_jars(libraries: Iterable[str], kind: str = "javadoc", *, repo_loca
     # a coordinate becomes a path in the local repository: Maven's rules, no ``..`` (coordinate_problem)
     wanted = [c for c in dict.fromkeys(libraries)
               if c and _GAV.match(c) and coordinate_problem(*c.split(":"), classifier=kind, type="jar") is None]
+    refusal = cache_refusal(client.repo_local)
+    if refusal is not None:  # a repository others may write: neither read nor handed to Maven
+        return DocFetch((), tuple(Failure(c, refusal.reason, refusal.detail, refusal.file) for c in wanted), 0, 0,
+                        time.perf_counter() - t0)
     have: list[DocJar] = []
     failures: list[Failure] = []
     todo: list[tuple[str, str, str]] = []
@@ -137,7 +141,7 @@ def fetch_doc_jars(libraries: Iterable[str], kind: str = "javadoc", *, repo_loca
             failures += [Failure(":".join(t), Reason.MVN_MISSING, "mvn not found on PATH") for t in todo]
             todo = []
         else:
-            client.repo_local.mkdir(parents=True, exist_ok=True)
+            _make_repo(client.repo_local)
     bar = None
     if todo and progress:
         from tqdm import tqdm

@@ -53,6 +53,7 @@ class Reason(str, Enum):
     INVALID_MODEL = "invalid-model"      # Maven refused the pom (no version, bad id, ...)
     PARENT = "parent-unresolved"         # a parent pom could not be resolved
     REFUSED = "refused"                  # refused by qare's sanitiser (see the detail)
+    CACHE_NOT_PRIVATE = "cache-not-private"  # the local repository's cache folder may be written by others
     OTHER = "other"
 
 

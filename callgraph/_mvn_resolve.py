@@ -44,7 +44,7 @@ from lxml import etree
 
 from . import _gradle, _gradle_platform, _maven
 from ._coords import coordinate_problem, inside as _inside
-from .safefs import is_inside
+from .safefs import is_inside, make_private_dirs, write_private
 from ._mvn import DEPENDENCY_PLUGIN, Failure, MavenClient, MvnRun, Reason, Transfer, ga_of, parse_failures
 
 __all__ = ["Artifact", "Method", "ResolvedClasspath", "default_repo_local", "resolve_classpath"]
@@ -157,10 +157,38 @@ def default_repo_local() -> Path:
     """qare's local Maven repository: ``<cache>/m2/repository`` (``$QARE_CACHE_DIR``,
     else ``$XDG_CACHE_HOME/qare``, else ``~/.cache/qare``; a disabled cache falls back to
     ``~/.cache/qare``, because downloaded jars must live somewhere)."""
+    return _cache_base() / "m2" / "repository"
+
+
+def _cache_base() -> Path:
     from .classpath import _cache_dir
 
-    base = _cache_dir() or Path(os.path.expanduser("~")) / ".cache" / "qare"
-    return base / "m2" / "repository"
+    return _cache_dir() or Path(os.path.expanduser("~")) / ".cache" / "qare"
+
+
+def cache_refusal(repo_local: Path) -> Failure | None:
+    """Why the local repository ``repo_local`` must not be used, or None.
+
+    When it lies under qare's cache folder, every folder from the cache root down
+    to it and to the resolution cache beside it (``m2/resolved``) must pass
+    :func:`safefs.check_private`: Maven runs the plugins it finds in its local
+    repository, and a planted ``resolved/*.json`` would decide the classpath
+    (docs/security.md "Caches"). A repository elsewhere (``--user-m2``,
+    ``--maven-repo-local``) is the user's own choice and not checked here."""
+    from .safefs import FolderNotPrivate, check_private
+
+    top = _cache_base()
+    if not is_inside(os.path.realpath(repo_local), os.path.realpath(top)):
+        return None
+    try:
+        check_private(top, repo_local)
+        check_private(top, repo_local.parent / "resolved")
+    except FolderNotPrivate as e:
+        return Failure("*", Reason.CACHE_NOT_PRIVATE,
+                       f"refusing the local Maven repository: the cache folder {e.filename} is {e.strerror}; "
+                       "Maven would run plugins others may have planted there. Make it private to you "
+                       f"(chmod 700, owned by you) or set QARE_CACHE_DIR to a private folder", e.filename)
+    return None
 
 
 # --------------------------------------------------------------------------- the sanitised model
@@ -1157,11 +1185,9 @@ def _store_cached(path: Path, r: ResolvedClasspath) -> None:
     data = {"method": r.method.value, "jars": [str(j) for j in r.jars],
             "artifacts": [a.__dict__ for a in r.artifacts], "unresolved": [f.to_dict() for f in r.unresolved],
             "repo_local": r.repo_local, "repositories": list(r.repositories)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data), "utf-8")
-        os.replace(tmp, path)
+    try:  # folders 0700, file 0600, atomic and never through a planted link
+        make_private_dirs(path.parent.parent, path.parent)
+        write_private(path, json.dumps(data).encode("utf-8"))
     except OSError:
         pass
 
@@ -1212,6 +1238,10 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         return ResolvedClasspath(Method.NONE, seconds=time.perf_counter() - t0)
     client = MavenClient(Path(repo_local).expanduser() if repo_local else default_repo_local(), offline=offline,
                          timeout=timeout, mvn=mvn, settings=Path(settings) if settings else None)
+    refusal = cache_refusal(client.repo_local)
+    if refusal is not None:  # neither Maven, nor the resolution cache, nor the offline model reads it
+        return ResolvedClasspath(Method.NONE, unresolved=(refusal,), seconds=time.perf_counter() - t0,
+                                 repo_local=str(client.repo_local), build_files=build_files)
     method = Method.MAVEN if poms else Method.GRADLE
     bar = None
     if progress:
@@ -1238,7 +1268,7 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
             return _fallback(root, build_files, work, t0, client,
                              Failure("*", Reason.MVN_MISSING, "mvn not found on PATH; the offline pom model was used"),
                              fallback)
-        client.repo_local.mkdir(parents=True, exist_ok=True)
+        _make_repo(client.repo_local)
         if method is Method.MAVEN:
             work.link_parents()
         arts = work.resolve() if work.poms else []
@@ -1257,6 +1287,15 @@ def resolve_classpath(project_root: str | os.PathLike, *, offline: bool = False,
         if bar is not None:
             bar.close()
         work.close()
+
+
+def _make_repo(repo: Path) -> None:
+    """Create the local repository: under qare's cache folder each new folder 0700."""
+    top = _cache_base()
+    if is_inside(os.path.realpath(repo), os.path.realpath(top)):
+        make_private_dirs(top, repo)
+    else:
+        repo.mkdir(parents=True, exist_ok=True)
 
 
 def _dedupe(fs: Iterable[Failure]) -> list[Failure]:

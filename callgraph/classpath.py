@@ -597,8 +597,16 @@ def _cache_dir() -> Path | None:
 _MAX_JIMAGE_INDEX = 64 << 20  # bytes; a JDK 25 index is ~2 MB
 
 
-def _open_jimage(modules: Path) -> JImage:
-    """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime."""
+def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
+    """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime.
+
+    The index file ``<cache>/jimage-index-<tag>.json`` is read and written only
+    while the cache folder passes :func:`safefs.check_private` (anyone who may
+    write there could plant a wrong index or a link at the name); otherwise the
+    index is built in memory, not written, and ``warnings`` gets ``(folder, why)``.
+    The write is atomic and exclusive, mode 0600 (:func:`safefs.write_private`)."""
+    from .safefs import FolderNotPrivate, check_private, make_private_dirs, read_regular, write_private
+
     st = modules.stat()
     key = [str(modules.resolve()), st.st_size, st.st_mtime_ns]
     hit = _JDK_CACHE.get(tuple(key))
@@ -608,11 +616,18 @@ def _open_jimage(modules: Path) -> JImage:
     cache = _cache_dir()
     cache_file = None
     if cache is not None:
+        try:
+            check_private(cache)
+        except FolderNotPrivate as e:
+            if warnings is not None:
+                warnings.append((e.filename, f"JDK class index not cached: the cache folder is {e.strerror}; "
+                                 "make it private to you (chmod 700) to cache it"))
+            cache = None
+    if cache is not None:
         import hashlib
         tag = hashlib.sha1(repr(key).encode()).hexdigest()[:16]
         cache_file = cache / f"jimage-index-{tag}.json"
         try:  # regular files only, bounded: a planted FIFO or /dev/zero link is a miss, not a hang
-            from .safefs import read_regular
             raw = json.loads(read_regular(cache_file, _MAX_JIMAGE_INDEX).decode("utf-8"))
             if isinstance(raw, dict) and raw.get("key") == key and raw.get("format") == 2:
                 index = raw.get("index")
@@ -622,10 +637,8 @@ def _open_jimage(modules: Path) -> JImage:
     if index is None and cache_file is not None:
         try:
             payload = {"key": key, "format": 2, "index": image.index_data()}
-            cache_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(payload, separators=(",", ":")), "utf-8")
-            os.replace(tmp, cache_file)
+            make_private_dirs(cache, cache)
+            write_private(cache_file, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
         except OSError:
             pass  # the cache is an optimisation only
     _JDK_CACHE[tuple(key)] = image
@@ -636,7 +649,7 @@ def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
     modules = home / "lib" / "modules"
     if modules.is_file():
         try:
-            image = _open_jimage(modules)
+            image = _open_jimage(modules, warnings)
             if image.compressed_count:
                 warnings.append((str(modules), f"{image.compressed_count} class resources are compressed; "
                                  "'zip' ones are inflated, others reported on lookup"))

@@ -34,7 +34,7 @@ from typing import Callable
 from records.safefs import FileRefused, file_kind, is_inside, read_regular
 
 __all__ = ["FileRefused", "FolderNotPrivate", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind",
-           "check_private"]
+           "check_private", "make_private_dirs", "write_private"]
 
 @dataclass(slots=True)
 class TreeListing:
@@ -232,3 +232,53 @@ def _own_group(gid: int, uid: int) -> bool:
     except KeyError:
         return False
     return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+
+
+def make_private_dirs(top: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Create the missing folders from ``top`` down to ``path`` (both included), each
+    mode 0700 (folders above a missing ``top`` with the default mode), then
+    :func:`check_private` the chain: an existing folder that is not private raises
+    :class:`FolderNotPrivate`, it is never silently reused."""
+    stop = os.path.abspath(top)
+    if not os.path.lexists(stop):
+        os.makedirs(os.path.dirname(stop), exist_ok=True)
+        try:
+            os.mkdir(stop, 0o700)  # the umask can only take bits away
+        except FileExistsError:
+            pass  # made meanwhile: check_private judges it
+    check_private(top, path)
+    missing = []
+    p = os.path.abspath(path)
+    while p != stop and not os.path.lexists(p) and os.path.dirname(p) != p:
+        missing.append(p)
+        p = os.path.dirname(p)
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+    check_private(top, path)
+
+
+def write_private(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, mode 0600: a temporary file with a
+    random name opened ``O_CREAT | O_EXCL | O_NOFOLLOW`` (``tempfile.mkstemp``) in the
+    same folder, fsynced and renamed over ``path``. A link planted at any name in the
+    folder is never written through (``os.replace`` swaps the name, not the target)."""
+    import tempfile
+
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with open(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

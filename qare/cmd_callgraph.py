@@ -76,6 +76,9 @@ def resolution_line(r) -> str:
     if r.unresolved:
         shown = [f"{f.coords} ({f.reason.value})" for f in r.unresolved[:4]]
         line += ": " + ", ".join(shown) + (f", … {len(r.unresolved) - 4} more" if len(r.unresolved) > 4 else "")
+        refused = [f for f in r.unresolved if f.reason.value == "cache-not-private"]
+        if refused:  # the whole resolution was refused: which folder and what to do
+            line += f"; {refused[0].detail}"
     line += ("; cached result" if r.from_cache else
              f"; {r.downloads} file{'s' if r.downloads != 1 else ''} downloaded ({_size(r.bytes_downloaded)})")
     line += f" in {r.seconds:.1f} s"

@@ -261,6 +261,15 @@ class LLMClient:
         self._client = openai.OpenAI(base_url=config.endpoint, api_key=key, timeout=config.timeout,
                                      max_retries=config.retries)
         path = Path(config.cache) if config.cache else (llm_cache_path() if config.cache == "" else None)
+        #: ``"FOLDER: why"`` when the default cache under the qare cache folder was refused
+        self.cache_refused: str | None = None
+        if path is not None and config.cache == "":
+            from callgraph.safefs import FolderNotPrivate, make_private_dirs
+
+            try:  # planted replies would become the dataset's queries (docs/security.md "Caches")
+                make_private_dirs(path.parent.parent, path.parent)
+            except FolderNotPrivate as e:
+                self.cache_refused, path = f"{e.filename}: {e.strerror}; responses not cached", None
         self._cache = _Cache(path) if path else None
         self.cache_file = str(path) if path else None
         self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
@@ -369,6 +378,7 @@ class LLMClient:
             "timeout": c.timeout,
             "retries": c.retries,
             "cache": self.cache_file,
+            "cache_refused": self.cache_refused,
         }
 
 

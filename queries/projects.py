@@ -446,12 +446,19 @@ def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path
         return src, head
     url = check_url(spec.source, spec.source) if spec.is_url else f"file://{src.resolve()}"
     dest = Path(cache_dir) / spec.key
+    from callgraph.safefs import FolderNotPrivate, check_private, make_private_dirs
+
+    try:  # a checkout others could plant or change is neither reused nor cloned into (docs/security.md "Caches")
+        make_private_dirs(cache_dir, dest.parent)
+        check_private(cache_dir, dest)
+    except FolderNotPrivate as e:
+        raise FetchError(f"{spec.source}: refusing the clone folder {e.filename}: {e.strerror} "
+                         "(make it private to you, chmod 700, or choose another --cache-dir)") from None
     if dest.is_dir() and (dest / ".git").exists():
         head = _head_commit(dest)
         if head and (spec.commit is None or head.startswith(spec.commit)):
             return dest, head
         shutil.rmtree(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)

@@ -193,3 +193,31 @@ def test_shipped_prompts_load():
     for name in ("translate", "describe"):
         p = load_prompt(name)
         assert p.system and "{" in p.user and len(p.sha256) == 64
+
+
+def test_the_default_cache_in_a_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
+    """Planted replies in <qare cache>/llm/responses.sqlite would become the
+    dataset's queries: the folder chain must pass check_private."""
+    import os
+
+    qc = tmp_path / "qc"
+    (qc / "llm").mkdir(parents=True)
+    planted = sqlite3.connect(qc / "llm" / "responses.sqlite")
+    planted.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, endpoint TEXT, model TEXT, "
+                    "prompt_sha256 TEXT, input_sha256 TEXT, text TEXT, created REAL)")
+    monkeypatch.setenv("QARE_CACHE_DIR", str(qc))
+    with FakeLLM(lambda b, i: ok("real")) as srv:
+        c = LLMClient(LLMConfig(url=srv.url, model="m1", cache=""))
+        key, _ = c.cache_key(ECHO, "say x\n")
+        with planted:
+            planted.execute("INSERT INTO responses VALUES (?, '', '', '', '', 'planted', 0)", (key,))
+        assert c.chat(ECHO, text="x").text == "planted"  # private: the cache is trusted
+        (qc / "llm").chmod(0o770)
+        try:
+            os.chown(qc / "llm", -1, 65534)  # a group that is not the user's own
+        except PermissionError:
+            (qc / "llm").chmod(0o777)
+        c = LLMClient(LLMConfig(url=srv.url, model="m1", cache=""))
+        r = c.chat(ECHO, text="x")
+    assert r.text == "real" and not r.cached
+    assert c.cache_file is None and "writable by group or others" in c.summary()["cache_refused"]

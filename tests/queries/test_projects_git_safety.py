@@ -133,3 +133,23 @@ def test_build_records_the_refused_project_and_goes_on(origin, tmp_path):
     bad = [r for r in rows if "upload-pack" in json.dumps(r)]
     assert bad and all(r.get("status") != "kept" for r in bad)
     assert any("not a commit id or a ref name" in json.dumps(r) for r in bad)
+
+
+def test_a_clone_folder_others_may_write_is_neither_reused_nor_cloned_into(origin, tmp_path):
+    """A checkout planted (or changed) in a shared clone folder would be analysed as
+    the project: the folder must pass check_private (docs/security.md "Caches")."""
+    import os
+
+    spec = ProjectSpec(source=f"file://{origin}", name="o", is_url=True, commit=None)
+    cache = tmp_path / "cache"
+    root, _ = fetch_project(spec, cache)
+    assert (cache.stat().st_mode & 0o777) == 0o700  # made private
+    (root / "A.java").write_text("class Planted {}\n")  # what someone with write access could do
+    assert fetch_project(spec, cache)[0] == root  # private: reused
+    cache.chmod(0o770)
+    try:
+        os.chown(cache, -1, 65534)  # a group that is not the user's own
+    except PermissionError:
+        cache.chmod(0o777)
+    with pytest.raises(FetchError, match="refusing the clone folder .*writable by group or others"):
+        fetch_project(spec, cache)
