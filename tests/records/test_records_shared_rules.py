@@ -27,7 +27,7 @@ def test_source_set(path, expected):
 
 def test_callgraph_and_queries_share_the_rule(tmp_path):
     from callgraph._discover import discover_sources
-    from queries.projects import _is_test_path
+    from queries.selection import _is_test_path
 
     for rel in ("src/main/java/a/ATest.java", "src/test/java/a/B.java", "src/it/java/a/C.java"):
         p = tmp_path / rel

@@ -99,9 +99,9 @@ def test_redirected_ext_transport_is_refused_by_git_itself(origin, tmp_path):
     root, commit = fetch_project(spec, tmp_path / "cache")
     assert (root / "A.java").is_file() and len(commit) == 40
     # the same machinery, asked for ext:: directly, is refused by git
-    from queries import projects
+    from queries import fetching
     with pytest.raises(FetchError):
-        projects._git(["ls-remote", "--", f"ext::sh -c touch% {marker}"], cwd=tmp_path)
+        fetching._git(["ls-remote", "--", f"ext::sh -c touch% {marker}"], cwd=tmp_path)
     assert not marker.exists()
 
 
