@@ -35,7 +35,8 @@ def _classpath_options(f):
                           "sites, invalidated by content and declarations (default <qare cache>/callgraph.sqlite; "
                           "docs/callgraph.md \"Warm cache\").")(f)
     f = click.option("--no-cache", "no_cache", is_flag=True,
-                     help="Neither read nor write the warm build cache.")(f)
+                     help="Neither read nor write the warm build cache nor the stored graphs "
+                          "(`qare chain` then always rebuilds).")(f)
     f = deprecated_alias("--loc", "--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]))(f)
     f = click.option("--loc-mode", "loc_mode", type=click.Choice(["physical", "code"]), default="physical",
                      show_default=True, help="LOC of a method: physical lines, or non-blank non-comment lines.")(f)
@@ -676,6 +677,11 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     shorter form: `C.m`, `m`, `C.m(String, int...)` (simple type names), and
     for constructors `C`, `C.C` or `C.<init>`. An ambiguous name lists the
     candidates, an unknown one the closest names (exit 3).
+
+    With the cache on (the default), the answer comes from the graph an
+    earlier `qare graph` or `qare chain` stored when none of its inputs
+    changed (docs/callgraph.md "Graph store"); otherwise the graph is built
+    and stored.
     """
     import time
 
