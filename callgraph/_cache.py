@@ -35,27 +35,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from pathlib import Path
 
 from . import _codec
+from ._sqlitefile import CacheRefused, PrivateSQLite  # noqa: F401  (CacheRefused: callgraph._build's import)
 
 _MAGIC = "qare-callgraph-cache"
 _VERSION = f"5.{_codec.FORMAT}"  # bump with any change of keys or tables
 _FLUSH_EVERY = 500
 
 
-class CacheRefused(OSError):
-    """A cache file qare will not open (``strerror``: why; ``filename``: the path)."""
-
-    def __init__(self, path, reason: str):
-        super().__init__(0, reason, str(path))
-
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class BuildCache:
+class BuildCache(PrivateSQLite):
     """Per-file facts and resolutions in one SQLite file (module docstring).
 
     ``stats`` counts ``facts_hits``, ``facts_misses``, ``resolved_hits``,
@@ -63,91 +53,19 @@ class BuildCache:
     """
 
     def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
-        self.path = Path(path)
-        self.replace_foreign = replace_foreign
-        self.trusted_root = trusted_root
+        super().__init__(path, replace_foreign=replace_foreign, trusted_root=trusted_root)
         self.stats = {"facts_hits": 0, "facts_misses": 0, "resolved_hits": 0, "resolved_misses": 0,
                       "resolved_verified": 0, "rebuilt": 0}
         self._pending: dict[str, list] = {"facts": [], "resolved": []}
-        self.db = None
         self._open()
 
     # ----------------------------------------------------------- file
-    def _connect(self):
-        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        db.execute("PRAGMA busy_timeout = 30000")
-        return db
-
-    def _wal(self) -> None:
-        """WAL journal, set only once the file is known to be ours (it rewrites the header)."""
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-
-    def _check_files(self) -> None:
-        """Refuse links and special files at the database path and its companions."""
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            p = f"{self.path}{suffix}"
-            try:
-                st = os.lstat(p)
-            except FileNotFoundError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                raise CacheRefused(p, "is a symlink (SQLite would write where it points)")
-            if not stat.S_ISREG(st.st_mode):
-                raise CacheRefused(p, "is not a regular file")
-
     def _ours_older(self) -> bool:
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         except sqlite3.DatabaseError:
             return False
         return row is not None and isinstance(row[0], str) and row[0].startswith(_MAGIC + " ")
-
-    def _open(self) -> None:
-        from .safefs import FolderNotPrivate, check_private
-
-        parent = self.path.parent
-        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            check_private(self.trusted_root or parent, parent)
-        except FolderNotPrivate as e:
-            raise CacheRefused(e.filename, f"cache folder {e.strerror}; anyone who can write it "
-                                           "could change the results") from None
-        self._check_files()
-        # O_NOFOLLOW: a link swapped in after the check is refused here; the
-        # same inode must still be at the path once SQLite has opened it
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise CacheRefused(self.path, "is not a regular file")
-            head = os.pread(fd, 16, 0)
-        finally:
-            os.close(fd)
-        if head and head != _SQLITE_MAGIC and not self.replace_foreign and st.st_size >= 16:
-            raise CacheRefused(self.path, "exists and is not a qare cache (not an SQLite file); "
-                                          "not replaced: name another --cache file or delete it")
-        try:
-            self.db = self._connect()
-            now = os.lstat(self.path)
-            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-                self.db.close()
-                raise CacheRefused(self.path, "was replaced while being opened")
-            self._check_files()
-            if self._valid() or self._create():
-                self._wal()
-                return
-            if not self.replace_foreign and not self._ours_older():
-                self.db.close()
-                raise CacheRefused(self.path, "exists and is not a qare cache (an SQLite database of "
-                                              "another program); not replaced: name another --cache "
-                                              "file or delete it")
-        except sqlite3.DatabaseError:  # not a database at all
-            if not self.replace_foreign:
-                raise CacheRefused(self.path, "exists and is not a qare cache (not a readable SQLite "
-                                              "database); not replaced: name another --cache file or "
-                                              "delete it") from None
-        self._rebuild()
 
     def _valid(self) -> bool:
         try:

@@ -62,13 +62,7 @@ from pathlib import Path
 
 import msgpack
 
-
-class CacheRefused(OSError):
-    """A store file qare will not open (``strerror``: why; ``filename``: the path).
-    The same rules as the warm cache's ``callgraph._cache.CacheRefused``."""
-
-    def __init__(self, path, reason: str):
-        super().__init__(0, reason, str(path))
+from ._sqlitefile import CacheRefused, PrivateSQLite
 
 _MAGIC = "qare-graph-store"
 _VERSION = "1"
@@ -553,97 +547,31 @@ class _MethodTable(dict):
 
 # ------------------------------------------------------------------ the store
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class GraphStore:
+class GraphStore(PrivateSQLite):
     """Stored call graphs in one SQLite file (module docstring); raises
     :class:`CacheRefused` for a file qare will not use. ``stats``:
     ``rebuilt`` (the file was corrupt, foreign or older), ``evicted``
     (graphs deleted by the size bound), ``dropped`` (graphs deleted because
     their ``graphs`` row was not valid).
 
-    Opening follows the warm cache's rules (callgraph._cache, kept apart so
-    that answering from the store imports neither the parser nor the
-    codec): a private folder, no link or special file at the path or its
+    Opening follows the warm cache's rules (callgraph._sqlitefile, shared
+    with callgraph._cache; answering from the store imports neither the
+    parser nor the codec): a private folder, no link or special file at the path or its
     ``-wal``/``-shm``/``-journal`` companions (checked, then opened with
     ``O_NOFOLLOW`` and the inode compared), a file that is not this store
     replaced only when ``replace_foreign`` (qare's own path)."""
 
     def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
-        self.path = Path(path)
-        self.replace_foreign = replace_foreign
-        self.trusted_root = trusted_root
+        super().__init__(path, replace_foreign=replace_foreign, trusted_root=trusted_root)
         self.stats = {"rebuilt": 0, "evicted": 0, "dropped": 0}
-        self.db = None
         # slots whose stored graph failed to decode in this process: save() replaces them even
         # when holds() finds the same inputs (a bad row must not outlive the rebuild it caused)
         self.unreadable: set[str] = set()
         self._open()
 
-    def _connect(self):
-        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        db.execute("PRAGMA busy_timeout = 30000")
-        return db
-
-    def _wal(self) -> None:
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-
-    def _check_files(self) -> None:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            p = f"{self.path}{suffix}"
-            try:
-                st = os.lstat(p)
-            except FileNotFoundError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                raise CacheRefused(p, "is a symlink (SQLite would write where it points)")
-            if not stat.S_ISREG(st.st_mode):
-                raise CacheRefused(p, "is not a regular file")
-
-    def _open(self) -> None:
-        from .safefs import FolderNotPrivate, check_private
-
-        parent = self.path.parent
-        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            check_private(self.trusted_root or parent, parent)
-        except FolderNotPrivate as e:
-            raise CacheRefused(e.filename, f"cache folder {e.strerror}; anyone who can write it "
-                                           "could change the results") from None
-        self._check_files()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise CacheRefused(self.path, "is not a regular file")
-            head = os.pread(fd, 16, 0)
-        finally:
-            os.close(fd)
-        if head and head != _SQLITE_MAGIC and not self.replace_foreign and st.st_size >= 16:
-            raise CacheRefused(self.path, "exists and is not a qare graph store (not an SQLite file); "
-                                          "not replaced: delete it or name another --cache file")
-        try:
-            self.db = self._connect()
-            now = os.lstat(self.path)
-            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-                self.db.close()
-                raise CacheRefused(self.path, "was replaced while being opened")
-            self._check_files()
-            if self._valid() or self._create():
-                self._wal()
-                return
-            if not self.replace_foreign and not self._ours_older():
-                self.db.close()
-                raise CacheRefused(self.path, "exists and is not a qare graph store (an SQLite database "
-                                              "of another program); not replaced: delete it or name "
-                                              "another --cache file")
-        except sqlite3.DatabaseError:
-            if not self.replace_foreign:
-                raise CacheRefused(self.path, "exists and is not a qare graph store (not a readable "
-                                              "SQLite database); not replaced") from None
-        self._rebuild()
+    KIND = "qare graph store"
+    NOT_REPLACED = "not replaced: delete it or name another --cache file"
+    NOT_REPLACED_UNREADABLE = "not replaced"
 
     def _rebuild(self) -> None:
         """Replace a corrupt, foreign or older file by an empty store."""

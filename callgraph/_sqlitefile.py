@@ -1,0 +1,112 @@
+"""Opening a qare-owned SQLite file safely: the warm build cache
+(callgraph._cache) and the graph store (callgraph._graphstore) share it.
+
+A private folder (``safefs.check_private``), no link or special file at the
+path or its ``-wal``/``-shm``/``-journal`` companions (checked, then opened
+with ``O_NOFOLLOW`` and the inode compared once SQLite holds it), and a file
+that is not ours replaced only when ``replace_foreign`` (qare's own path),
+refused and left unchanged otherwise. Light on purpose: answering from the
+graph store must import neither the parser nor the row codec.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+__all__ = ["CacheRefused", "PrivateSQLite"]
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class CacheRefused(OSError):
+    """A cache file qare will not open (``strerror``: why; ``filename``: the path)."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(0, reason, str(path))
+
+
+class PrivateSQLite:
+    """Base of a qare SQLite file. A subclass sets ``KIND`` (its name in
+    messages), ``NOT_REPLACED`` and ``NOT_REPLACED_UNREADABLE`` (what the user
+    can do) and provides ``_valid``, ``_create``, ``_ours_older`` and
+    ``_rebuild``; ``_open`` raises :class:`CacheRefused`."""
+
+    KIND = "qare cache"
+    NOT_REPLACED = "not replaced: name another --cache file or delete it"
+    NOT_REPLACED_UNREADABLE = NOT_REPLACED
+
+    def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
+        self.path = Path(path)
+        self.replace_foreign = replace_foreign
+        self.trusted_root = trusted_root
+        self.db = None
+
+    def _connect(self):
+        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA busy_timeout = 30000")
+        return db
+
+    def _wal(self) -> None:
+        """WAL journal, set only once the file is known to be ours (it rewrites the header)."""
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+
+    def _check_files(self) -> None:
+        """Refuse links and special files at the database path and its companions."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            p = f"{self.path}{suffix}"
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                raise CacheRefused(p, "is a symlink (SQLite would write where it points)")
+            if not stat.S_ISREG(st.st_mode):
+                raise CacheRefused(p, "is not a regular file")
+
+    def _open(self) -> None:
+        from .safefs import FolderNotPrivate, check_private
+
+        parent = self.path.parent
+        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            check_private(self.trusted_root or parent, parent)
+        except FolderNotPrivate as e:
+            raise CacheRefused(e.filename, f"cache folder {e.strerror}; anyone who can write it "
+                                           "could change the results") from None
+        self._check_files()
+        # O_NOFOLLOW: a link swapped in after the check is refused here; the
+        # same inode must still be at the path once SQLite has opened it
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise CacheRefused(self.path, "is not a regular file")
+            head = os.pread(fd, 16, 0)
+        finally:
+            os.close(fd)
+        if head and head != _SQLITE_MAGIC and not self.replace_foreign and st.st_size >= 16:
+            raise CacheRefused(self.path, f"exists and is not a {self.KIND} (not an SQLite file); "
+                                          f"{self.NOT_REPLACED}")
+        try:
+            self.db = self._connect()
+            now = os.lstat(self.path)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                self.db.close()
+                raise CacheRefused(self.path, "was replaced while being opened")
+            self._check_files()
+            if self._valid() or self._create():
+                self._wal()
+                return
+            if not self.replace_foreign and not self._ours_older():
+                self.db.close()
+                raise CacheRefused(self.path, f"exists and is not a {self.KIND} (an SQLite database of "
+                                              f"another program); {self.NOT_REPLACED}")
+        except sqlite3.DatabaseError:  # not a database at all
+            if not self.replace_foreign:
+                raise CacheRefused(self.path, f"exists and is not a {self.KIND} (not a readable SQLite "
+                                              f"database); {self.NOT_REPLACED_UNREADABLE}") from None
+        self._rebuild()
