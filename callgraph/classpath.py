@@ -595,10 +595,39 @@ def _cache_dir() -> Path | None:
 
 
 _MAX_JIMAGE_INDEX = 64 << 20  # bytes; a JDK 25 index is ~2 MB
+KEEP_JIMAGE_INDEXES = 8  # files; one per JDK image (path, size, mtime) — a few JDKs, not every temporary one
+
+
+def _prune_jimage_indexes(cache: Path, keep: int = KEEP_JIMAGE_INDEXES) -> int:
+    """Delete all but the ``keep`` most recently used ``jimage-index-*.json``
+    regular files of ``cache`` (links and other kinds are left alone); returns
+    how many were deleted. Each JDK image ever opened (a test's temporary JDK,
+    an upgraded JDK) has its own file, so without a bound they pile up."""
+    files = []
+    try:
+        with os.scandir(cache) as it:
+            for e in it:
+                if e.name.startswith("jimage-index-") and e.name.endswith(".json") \
+                        and e.is_file(follow_symlinks=False):
+                    try:
+                        files.append((e.stat(follow_symlinks=False).st_mtime_ns, e.name))
+                    except OSError:
+                        pass
+    except OSError:
+        return 0
+    gone = 0
+    for _, name in sorted(files, reverse=True)[keep:]:
+        try:
+            os.unlink(cache / name)
+            gone += 1
+        except OSError:
+            pass
+    return gone
 
 
 def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
-    """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime.
+    """Open a JDK image once per process; the class index is cached on disk keyed by size and mtime
+    (at most :data:`KEEP_JIMAGE_INDEXES` such files, least recently used deleted first).
 
     The index file ``<cache>/jimage-index-<tag>.json`` is read and written only
     while the cache folder passes :func:`safefs.check_private` (anyone who may
@@ -631,6 +660,10 @@ def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
             raw = json.loads(read_regular(cache_file, _MAX_JIMAGE_INDEX).decode("utf-8"))
             if isinstance(raw, dict) and raw.get("key") == key and raw.get("format") == 2:
                 index = raw.get("index")
+                try:  # last use, for the bound on these files
+                    os.utime(cache_file, follow_symlinks=False)
+                except OSError:
+                    pass
         except (OSError, ValueError):
             index = None
     image = JImage(modules, index=index)
@@ -639,6 +672,7 @@ def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
             payload = {"key": key, "format": 2, "index": image.index_data()}
             make_private_dirs(cache, cache)
             write_private(cache_file, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+            _prune_jimage_indexes(cache)
         except OSError:
             pass  # the cache is an optimisation only
     _JDK_CACHE[tuple(key)] = image

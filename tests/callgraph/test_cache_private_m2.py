@@ -214,3 +214,42 @@ def test_qare_graph_never_runs_a_plugin_planted_in_a_cache_others_may_write(tmp_
     assert p.returncode == 1, p.stderr
     assert "cache-not-private" in p.stderr and f"the cache folder {cache} is writable by group or others" in p.stderr
     assert "chmod 700" in p.stderr
+
+
+def test_the_jdk_index_files_are_bounded_least_recently_used_first(tmp_path, monkeypatch, modules):
+    cache = tmp_path / "qc"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("QARE_CACHE_DIR", str(cache))
+    monkeypatch.setattr(classpath, "_JDK_CACHE", {})
+    old = []
+    for i in range(10):  # indexes of ten other (e.g. temporary) JDKs, oldest first
+        f = cache / f"jimage-index-old{i:02d}.json"
+        f.write_text("{}")
+        os.utime(f, ns=(10**18 + i * 10**9, 10**18 + i * 10**9))
+        old.append(f.name)
+    (cache / "jimage-index-link.json").symlink_to(tmp_path / "elsewhere")  # not ours to delete: left alone
+    classpath._open_jimage(modules)
+    mine = _index_file_except(cache, old)
+    left = sorted(p.name for p in cache.glob("jimage-index-*.json") if not p.is_symlink())
+    assert len(left) == classpath.KEEP_JIMAGE_INDEXES
+    assert left == sorted([mine.name, *old[-(classpath.KEEP_JIMAGE_INDEXES - 1):]])  # the newest survive
+    assert (cache / "jimage-index-link.json").is_symlink()
+    # a hit counts as a use: the index of the JDK in use outlives newer files of other JDKs
+    os.utime(mine, ns=(10**17, 10**17))
+    monkeypatch.setattr(classpath, "_JDK_CACHE", {})
+    classpath._open_jimage(modules)
+    assert mine.stat().st_mtime_ns > 10**18
+    new = []
+    for i in range(10, 20):  # ten more JDKs seen since, each before this one's last use
+        f = cache / f"jimage-index-new{i}.json"
+        f.write_text("{}")
+        os.utime(f, ns=(10**18 + i * 10**11, 10**18 + i * 10**11))
+        new.append(f.name)
+    assert classpath._prune_jimage_indexes(cache) == 10  # the 7 old and the 3 oldest new ones
+    left = sorted(p.name for p in cache.glob("jimage-index-*.json") if not p.is_symlink())
+    assert left == sorted([mine.name, *new[3:]])
+
+
+def _index_file_except(cache: Path, names: list) -> Path:
+    (f,) = [p for p in cache.glob("jimage-index-*.json") if p.name not in names and not p.is_symlink()]
+    return f
