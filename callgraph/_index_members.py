@@ -399,6 +399,8 @@ class MemberLookup:
                     if td.kind == "interface":
                         return None
                     sups = self.supers(x)
+                    if sups and sups[0] == x:
+                        return None  # Object's own superclass (see below): nothing more to find
                     x = sups[0] if sups else None
                 return None
             chain = []
@@ -422,6 +424,11 @@ class MemberLookup:
                 if self.types[x].kind == "interface":
                     break
                 sups = self.supers(x)
+                if sups and sups[0] == x:
+                    # java.lang.Object as a project type (the JDK's own sources)
+                    # is its own superclass in ``supers``: no match in it means
+                    # none above — the answer the 50-step cap gave, after 50 steps
+                    break
                 x = sups[0] if sups else None
             for c in chain:
                 inherited[c] = res
