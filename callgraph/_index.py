@@ -102,6 +102,8 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
         self._fields: dict = {}
         self._third: dict = {}
         self._over: dict = {}
+        self._inherited: dict = {}  # (name, ptypes) -> {class: inherited implementation id or None}
+        self._subwalk: dict = {}  # type -> its CHA subtypes (overriders)
         self._decl: dict = {}
         self._sam: dict = {}
         self._partial: dict = {}

@@ -377,7 +377,14 @@ class MemberLookup:
                     return False
             return True
 
-        inherited: dict = {}
+        # the implementation a class inherits (no type variables in play) does
+        # not depend on ``t`` or ``base``: memoised per (name, ptypes) across
+        # queries, so each superclass chain is walked once per method
+        # signature, not once per query (Object.equals is asked from thousands
+        # of receiver types in the JDK)
+        inherited = self._inherited.get((name, ptypes))
+        if inherited is None:
+            inherited = self._inherited[(name, ptypes)] = {}
 
         def impl(view):
             if var_pos:  # a match depends on the subtype's own type arguments
@@ -392,11 +399,10 @@ class MemberLookup:
                     if td.kind == "interface":
                         return None
                     sups = self.supers(x)
+                    if sups and sups[0] == x:
+                        return None  # Object's own superclass (see below): nothing more to find
                     x = sups[0] if sups else None
                 return None
-            # otherwise the implementation a class inherits is the same from
-            # every subclass below it: each superclass chain is walked once per
-            # query, not once per subtype (Object.toString has thousands)
             chain = []
             x = view
             res = None
@@ -418,12 +424,45 @@ class MemberLookup:
                 if self.types[x].kind == "interface":
                     break
                 sups = self.supers(x)
+                if sups and sups[0] == x:
+                    # java.lang.Object as a project type (the JDK's own sources)
+                    # is its own superclass in ``supers``: no match in it means
+                    # none above — the answer the 50-step cap gave, after 50 steps
+                    break
                 x = sups[0] if sups else None
             for c in chain:
                 inherited[c] = res
             return res
 
         out = set()
+        for st, iface in self._cha_subtypes(t):
+            if iface:
+                for p in self._declared(st)[0].get(name, ()):
+                    if matches(p, st):
+                        out.add(p.info.id)
+            elif not var_pos and st in inherited:
+                mid = inherited[st]
+                if mid is not None:
+                    out.add(mid)
+            else:
+                mid = impl(st)
+                if mid is not None:
+                    out.add(mid)
+        if base is not None:
+            out.discard(base.info.id)
+        r = tuple(sorted(out))
+        self._over[mk] = r
+        return r
+
+    def _cha_subtypes(self, t: str) -> tuple:
+        """``((subtype, is_interface), ...)``: the project subtypes of ``t`` a CHA
+        search visits (transitively; a local class and the types below it only
+        through another path), memoised per ``t`` — the walk is the same for
+        every method asked on ``t``."""
+        r = self._subwalk.get(t)
+        if r is not None:
+            return r
+        out = []
         seen = {t}
         stack = list(self.subtypes.get(t, ()))
         while stack:
@@ -435,16 +474,6 @@ class MemberLookup:
             if td.local:
                 continue
             stack.extend(self.subtypes.get(st, ()))
-            if td.kind == "interface":
-                for p in self._declared(st)[0].get(name, ()):
-                    if matches(p, st):
-                        out.add(p.info.id)
-            else:
-                mid = impl(st)
-                if mid is not None:
-                    out.add(mid)
-        if base is not None:
-            out.discard(base.info.id)
-        r = tuple(sorted(out))
-        self._over[mk] = r
+            out.append((st, td.kind == "interface"))
+        r = self._subwalk[t] = tuple(out)
         return r

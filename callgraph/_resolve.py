@@ -114,7 +114,9 @@ class _FileAcc:
     __slots__ = ("edges", "apis", "counts", "reasons", "examples", "sites")
 
     def __init__(self):
-        self.edges: dict = {}  # (src, dst) -> [Resolution, set(lines)]
+        # (src, dst) -> [Resolution, lines]: lines an int while the edge has one
+        # call-site line (most edges: no set made per edge), a set from the second
+        self.edges: dict = {}
         self.apis: dict = {}  # id -> ApiTarget
         self.counts: Counter = Counter()
         self.sites: Counter = Counter()  # call sites per SiteType value (site_type)
@@ -124,22 +126,32 @@ class _FileAcc:
     def edge(self, src, dst, line, kind):
         e = self.edges.get((src, dst))
         if e is None:
-            self.edges[(src, dst)] = [kind, {line}]
+            self.edges[(src, dst)] = [kind, line]
         else:
             if _RANK[kind] < _RANK[e[0]]:
                 e[0] = kind
-            e[1].add(line)
+            _add_line(e, line)
 
     def freeze(self) -> FileResult:
         # one CallEdge per edge (hundreds of thousands on the JDK): tuple.__new__
         # in a list comprehension makes the same NamedTuple at half the cost of
         # calling CallEdge(...) (its __new__ is a Python function); most edges
-        # have one line, so tuple() of a 1-set, not a sort
+        # have one line (an int), so no sort
         return FileResult(
-            tuple([_new(CallEdge, (s, d, k, tuple(sorted(lines)) if len(lines) > 1 else tuple(lines)))
+            tuple([_new(CallEdge, (s, d, k, (lines,) if lines.__class__ is int else tuple(sorted(lines))))
                    for (s, d), (k, lines) in self.edges.items()]),
             tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
             tuple(self.examples.items()), tuple(self.sites.items()))
+
+
+def _add_line(e: list, line: int) -> None:
+    """Add a call-site line to an edge's ``[kind, lines]`` (lines: int or set)."""
+    ls = e[1]
+    if ls.__class__ is int:
+        if ls != line:
+            e[1] = {ls, line}
+    else:
+        ls.add(line)
 
 
 class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creations):
@@ -229,16 +241,20 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         res = self.res
         res.counts[kind] += 1
         res.sites[site_type(self.idx, r)] += 1
+        # the example is formatted only for a reason's first call site
         if kind is _UNRESOLVED:
-            res.reasons[r.reason] += 1
-            res.examples.setdefault(r.reason, f"{self.ff.rel}:{line}")
+            key = r.reason
+            res.reasons[key] += 1
+            if key not in res.examples:
+                res.examples[key] = f"{self.ff.rel}:{line}"
             return
         if kind is _LOCAL_CLASS:
             return
         if kind is _GUESSED_BY_NAME and r.reason:
             key = "name: " + r.reason
             res.reasons[key] += 1
-            res.examples.setdefault(key, f"{self.ff.rel}:{line}")
+            if key not in res.examples:
+                res.examples[key] = f"{self.ff.rel}:{line}"
         edges = res.edges
         for src in owner[2]:
             for t in r.targets:
@@ -246,10 +262,15 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:
-                    edges[(src, t)] = [_CHA, {line}]
+                    edges[(src, t)] = [_CHA, line]
                 else:
                     if e[0] is _GUESSED_BY_NAME:
                         e[0] = _CHA
-                    e[1].add(line)
+                    ls = e[1]
+                    if ls.__class__ is int:
+                        if ls != line:
+                            e[1] = {ls, line}
+                    else:
+                        ls.add(line)
         for a in r.apis:
             res.apis.setdefault(a.id, a)

@@ -975,10 +975,18 @@ class ClasspathIndex:
         inner_instance = (own is not None and kind == "class" and not own.access & cf.ACC_STATIC)
 
         methods = []
+        # one class file repeats its descriptors (overloads, getters/setters,
+        # fields of one type) and names resolve against this file's own inner
+        # classes: each distinct descriptor is parsed once per class file
+        member_name_of = lambda n: name_of(n, inner)  # noqa: E731
+        descs: dict = {}
         for m in raw.methods:
             if m.access & (cf.ACC_SYNTHETIC | cf.ACC_BRIDGE) or m.synthetic_attr or m.name == "<clinit>":
                 continue
-            params, ret = _parse_method_descriptor(m.descriptor, lambda n: name_of(n, inner))
+            parsed = descs.get(m.descriptor)
+            if parsed is None:
+                parsed = descs[m.descriptor] = _parse_method_descriptor(m.descriptor, member_name_of)
+            params, ret = list(parsed[0]), parsed[1]
             varargs = bool(m.access & cf.ACC_VARARGS) and bool(params) and params[-1].endswith("[]")
             if varargs:
                 params[-1] = params[-1][:-2] + "..."
@@ -997,7 +1005,9 @@ class ClasspathIndex:
         for f in raw.fields:
             if f.access & cf.ACC_SYNTHETIC or f.synthetic_attr:
                 continue
-            t = _parse_field_type(f.descriptor, lambda n: name_of(n, inner))
+            t = descs.get(f.descriptor)
+            if t is None:
+                t = descs[f.descriptor] = _parse_field_type(f.descriptor, member_name_of)
             fields.append(FieldSig(f.name, t, bool(f.access & cf.ACC_STATIC), f.signature))
         nested = tuple(name_of(ic.inner, inner) for ic in raw.inner_classes
                        if ic.outer == raw.name and ic.simple_name and not ic.access & cf.ACC_SYNTHETIC)

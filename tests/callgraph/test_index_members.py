@@ -104,3 +104,51 @@ def test_overriders_cha(idx):
     # Puppy does not override sound(): it runs Dog's, which a call without base keeps
     assert idx.overriders("m.Dog", "sound", ()) == ("m.Dog.sound()",)
     assert idx.overriders("m.Greeter", "greet", ("java.lang.String",)) == ("m.Hello.greet(java.lang.String)",)
+
+
+# The JDK's own sources as the project (java.base): java.lang.Object is then a
+# project type, and ``supers`` lists it as its own superclass — the CHA walk
+# up a superclass chain must still end there with the right answer.
+OBJECT_SOURCES = {
+    "java/lang/Object.java": ("package java.lang; public class Object { public Object() { }"
+                              " public int hashCode() { return 0; }"
+                              " public String toString() { return null; } }"),
+    "m/A.java": "package m; public class A { }",
+    "m/B.java": "package m; public class B extends A { public int hashCode() { return 1; } }",
+    "m/C.java": "package m; public class C extends B implements I { public void run() { } }",
+    "m/I.java": "package m; public interface I { void run(); }",
+}
+
+
+@pytest.fixture(scope="module")
+def object_idx(tmp_path_factory):
+    root = tmp_path_factory.mktemp("own-object")
+    for rel, text in OBJECT_SOURCES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    # compiled as java.base's own sources are: Object patched into java.base
+    javac([root / rel for rel in OBJECT_SOURCES], root / "classes", release=None,
+          extra_args=("--patch-module", f"java.base={root}"))
+    facts = []
+    for rel in OBJECT_SOURCES:
+        src = (root / rel).read_bytes()
+        facts.append(_facts.extract(src, _facts.parse(src), rel, "main", None))
+    cp = ClasspathIndex.open([], jdk=JDK17)
+    yield ProjectIndex(facts, cp, root=root)
+    cp.close()
+
+
+def test_overriders_with_object_a_project_type(object_idx):
+    idx = object_idx
+    # A inherits Object's hashCode (walked up to the project's Object), B and
+    # C run B's; asked on A, only B's (A's own inherited one is the base call)
+    assert idx.overriders("java.lang.Object", "hashCode", ()) == ("java.lang.Object.hashCode()", "m.B.hashCode()")
+    assert idx.overriders("m.A", "hashCode", ()) == ("m.B.hashCode()",)
+    # no class in the chain declares it: the walk ends at Object with nothing
+    assert idx.overriders("java.lang.Object", "run", ()) == ("m.C.run()",)
+    assert idx.overriders("m.A", "wait", ()) == ()
+    # the same name with other parameter types is another question
+    assert idx.overriders("java.lang.Object", "hashCode", ("int",)) == ()
+    # asked again in another order, the memoised answers are the same
+    assert idx.overriders("m.A", "toString", ()) == ("java.lang.Object.toString()",)
+    assert idx.overriders("m.I", "run", ()) == ("m.C.run()",)
