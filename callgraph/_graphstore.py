@@ -644,30 +644,45 @@ class GraphView:
 
 class _MethodTable(dict):
     """``ProjectGraph._infos`` of a stored graph: every method id is a key
-    (``find_methods``/``suggest_methods`` iterate them); a ``MethodInfo`` is
-    read from the store on first use."""
+    (``in``, iteration, ``len``: ``find_methods``/``suggest_methods`` iterate
+    them); a ``MethodInfo`` is read from the store on first use. The loaded
+    ones are the dict's own items, so a lookup of a loaded method (``reach``
+    makes one per method it meets) is dict's own, not a Python call."""
 
-    __slots__ = ("_load",)
+    __slots__ = ("_load", "_ids")
 
     def __init__(self, ids, load):
-        super().__init__(dict.fromkeys(ids))
+        super().__init__()
+        self._ids = dict.fromkeys(ids)
         self._load = load
 
-    def __getitem__(self, mid):
-        mi = dict.__getitem__(self, mid)
-        if mi is None:
-            mi = self._load(mid)
-            dict.__setitem__(self, mid, mi)
+    def __missing__(self, mid):
+        if mid not in self._ids:
+            raise KeyError(mid)
+        mi = self._load(mid)
+        dict.__setitem__(self, mid, mi)
         return mi
 
+    def __contains__(self, mid):
+        return mid in self._ids
+
+    def __iter__(self):
+        return iter(self._ids)
+
+    def __len__(self):
+        return len(self._ids)
+
+    def keys(self):
+        return self._ids.keys()
+
     def get(self, mid, default=None):
-        return self[mid] if mid in self else default
+        return self[mid] if mid in self._ids else default
 
     def values(self):
-        return [self[m] for m in self]
+        return [self[m] for m in self._ids]
 
     def items(self):
-        return [(m, self[m]) for m in self]
+        return [(m, self[m]) for m in self._ids]
 
 
 # ------------------------------------------------------------------ the store
