@@ -221,7 +221,14 @@ class Inputs:
         return slot_key(self.root, self.loc_mode, self.max_file_bytes)
 
     def to_blob(self) -> bytes:
-        return msgpack.packb([FORMAT, *(getattr(self, f.name) for f in fields(self))], use_bin_type=True)
+        """msgpack; ``files`` as columns (paths, rels, source sets, the five
+        stat fields of every file in one flat list, digests), checked by a
+        few passes instead of a Python check per value (:meth:`from_blob`)."""
+        rows = self.files
+        files = [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                 [x for r in rows for x in r[3:8]], [r[8] for r in rows]]
+        return msgpack.packb([FORMAT, *(files if f.name == "files" else getattr(self, f.name) for f in fields(self))],
+                             use_bin_type=True)
 
     @staticmethod
     def from_blob(blob) -> "Inputs":
@@ -242,11 +249,28 @@ class Inputs:
         for n in ("files", "skipped", "classpath", "jdk", "lombok"):
             if not isinstance(vals[n], list):
                 raise StoreError(f"inputs: {n}")
-        for row in vals["files"]:
-            if not (isinstance(row, list) and len(row) == 9 and all(isinstance(x, str) for x in row[:3])
-                    and all(type(x) is int for x in row[3:8]) and isinstance(row[8], (str, type(None)))):
-                raise StoreError("inputs: a file row")
-        return Inputs(**{n: (_freeze(x) if isinstance(x, list) else x) for n, x in vals.items()})
+        vals["files"] = _file_rows(vals["files"])
+        return Inputs(**{n: (x if n == "files" else _freeze(x) if isinstance(x, list) else x)
+                         for n, x in vals.items()})
+
+
+_STR = {str}
+_INT = {int}
+_DIGEST = {str, type(None)}
+
+
+def _file_rows(cols) -> tuple:
+    """The ``files`` rows of :class:`Inputs` from their stored columns (``StoreError`` unless each column has its type and length)."""
+    if not (type(cols) is list and len(cols) == 5 and all(type(c) is list for c in cols)):
+        raise StoreError("inputs: file rows")
+    paths, rels, sets, a, digests = cols
+    n = len(paths)
+    if not (len(rels) == len(sets) == len(digests) == n and len(a) == 5 * n):
+        raise StoreError("inputs: file rows")
+    if n and not (set(map(type, paths)) == set(map(type, rels)) == set(map(type, sets)) == _STR
+                  and set(map(type, a)) == _INT and set(map(type, digests)) <= _DIGEST):
+        raise StoreError("inputs: a file row")
+    return tuple(zip(paths, rels, sets, a[0::5], a[1::5], a[2::5], a[3::5], a[4::5], digests))
 
 
 def _freeze(v):
@@ -285,14 +309,16 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
     if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
         return "the skipped files changed"
     racy_before = stored.taken_ns - RACY_NS
+    stat_of = os.stat
     for row, sf in zip(stored.files, files):
-        if (row[0], row[1], row[2]) != (sf.path, sf.rel, sf.source_set):
+        if row[0] != sf.path or row[1] != sf.rel or row[2] != sf.source_set:
             return "the set of .java files changed"
         try:
-            key = _stat_key(os.stat(sf.path))
+            st = stat_of(sf.path)
         except OSError:
             return f"{sf.rel} unreadable"
-        if list(row[3:8]) == key and key[1] < racy_before and key[2] < racy_before:
+        if (st.st_mtime_ns == row[4] and st.st_ctime_ns == row[5] and st.st_size == row[3] and st.st_ino == row[6]
+                and st.st_dev == row[7] and row[4] < racy_before and row[5] < racy_before):
             continue  # same inode, size and timestamps, written well before the fingerprint
         if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
             return f"{sf.rel} changed"

@@ -666,3 +666,26 @@ def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch):
     _no_build(monkeypatch)
     again = _chain([root, "processComment"], tmp_path / "c.sqlite")
     assert again.exit_code == 0 and again.stdout == cold.stdout
+
+
+def test_inputs_file_columns_round_trip_and_are_checked(tmp_path):
+    import msgpack
+
+    for name in ("A.java", "B.java"):
+        (tmp_path / name).write_text(f"class {name[0]} {{}}\n")
+    files = [_SF(tmp_path / "A.java", "A.java"), _SF(tmp_path / "B.java", "B.java", "test")]
+    fp = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000)
+    back = gs.Inputs.from_blob(fp.to_blob())
+    assert back == fp and back.files[1][:3] == (str(tmp_path / "B.java"), "B.java", "test")
+    st = os.stat(tmp_path / "B.java")
+    assert back.files[1][3:8] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    v = msgpack.unpackb(fp.to_blob(), raw=False)
+    at = 1 + [f.name for f in gs.fields(gs.Inputs)].index("files")
+    paths, rels, sets, stats, digests = v[at]
+    for bad in ([paths, rels, sets, stats[:-1], digests], [paths, rels, sets, [*stats[:-1], "1"], digests],
+                [paths, rels[:1], sets, stats, digests], [paths, rels, [1, 2], stats, digests],
+                [paths, rels, sets, stats, [b"x", None]], [paths, rels, sets, b"\0" * 80, digests]):
+        forged = list(v)
+        forged[at] = bad
+        with pytest.raises(gs.StoreError):
+            gs.Inputs.from_blob(msgpack.packb(forged, use_bin_type=True))
