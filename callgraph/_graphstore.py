@@ -61,6 +61,7 @@ import time
 import zlib
 from array import array
 from bisect import bisect_left
+from itertools import chain
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -392,9 +393,16 @@ def _row_types() -> set:
     return _ROW_TYPES
 
 
+_INFO_GETTER: list = []
+
+
 def _encode_info(mi) -> bytes:
     """A MethodInfo's fields but its id (the string table holds it), msgpack."""
-    return msgpack.packb([getattr(mi, n) for n in _info_fields()[1:]], use_bin_type=True)
+    if not _INFO_GETTER:
+        from operator import attrgetter
+
+        _INFO_GETTER.append(attrgetter(*_info_fields()[1:]))  # one C call for the 15 fields
+    return msgpack.packb(_INFO_GETTER[0](mi), use_bin_type=True)
 
 
 _PARAMS_AT = 8  # index of MethodInfo.params in a stored row (without the id; checked in the tests)
@@ -449,9 +457,12 @@ def _encode_edges(out: dict, index: dict, rtas: dict) -> bytes:
     ``rtas`` (witness tuple → 1-based index) grows with new witness tuples."""
     vals = out.values()
     lines = [d["lines"] for d in vals]
-    words = [len(out), *map(index.__getitem__, out), *(_KIND_AT[d["resolution"]] for d in vals)]
-    for d in vals:
-        w = d.get("rta")
+    words = [len(out)]
+    words += map(index.__getitem__, out)
+    kind_at = _KIND_AT
+    words += [kind_at[d["resolution"]] for d in vals]
+    witnessed = [d.get("rta") for d in vals]
+    for w in witnessed:
         if w is None:
             words.append(0)
         else:
@@ -460,9 +471,8 @@ def _encode_edges(out: dict, index: dict, rtas: dict) -> bytes:
             if i is None:
                 i = rtas[w] = len(rtas) + 1
             words.append(i)
-    words.extend(map(len, lines))
-    for ls in lines:
-        words.extend(ls)
+    words += map(len, lines)
+    words += chain.from_iterable(lines)
     return _u32(words)
 
 
@@ -836,7 +846,10 @@ class GraphStore(PrivateSQLite):
         apis = sorted(n for n in g.nodes if n not in known)
         names = methods + apis
         index = dict(zip(names, range(len(names))))
-        succ = g.adj
+        # networkx's own dicts when there are (its adjacency views cost a Python call per item)
+        succ = getattr(g, "_succ", None)
+        if not isinstance(succ, dict):
+            succ = g.adj
         rtas: dict = {}
         rows = []
         size = 0
