@@ -56,7 +56,12 @@ import hashlib
 import os
 import sqlite3
 import stat
+import sys
 import time
+import zlib
+from array import array
+from bisect import bisect_left
+from itertools import chain
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -65,7 +70,7 @@ import msgpack
 from ._sqlitefile import CacheRefused, PrivateSQLite
 
 _MAGIC = "qare-graph-store"
-_VERSION = "1"
+_VERSION = "2"  # 2: string table, uint32 edge arrays, CRC-32 per row (s5)
 FORMAT = f"{_MAGIC} {_VERSION}"
 #: a file whose mtime or ctime is this close to the fingerprint's time is hashed, never trusted by stat
 RACY_NS = 3_000_000_000
@@ -217,7 +222,14 @@ class Inputs:
         return slot_key(self.root, self.loc_mode, self.max_file_bytes)
 
     def to_blob(self) -> bytes:
-        return msgpack.packb([FORMAT, *(getattr(self, f.name) for f in fields(self))], use_bin_type=True)
+        """msgpack; ``files`` as columns (paths, rels, source sets, the five
+        stat fields of every file in one flat list, digests), checked by a
+        few passes instead of a Python check per value (:meth:`from_blob`)."""
+        rows = self.files
+        files = [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                 [x for r in rows for x in r[3:8]], [r[8] for r in rows]]
+        return msgpack.packb([FORMAT, *(files if f.name == "files" else getattr(self, f.name) for f in fields(self))],
+                             use_bin_type=True)
 
     @staticmethod
     def from_blob(blob) -> "Inputs":
@@ -238,11 +250,28 @@ class Inputs:
         for n in ("files", "skipped", "classpath", "jdk", "lombok"):
             if not isinstance(vals[n], list):
                 raise StoreError(f"inputs: {n}")
-        for row in vals["files"]:
-            if not (isinstance(row, list) and len(row) == 9 and all(isinstance(x, str) for x in row[:3])
-                    and all(type(x) is int for x in row[3:8]) and isinstance(row[8], (str, type(None)))):
-                raise StoreError("inputs: a file row")
-        return Inputs(**{n: (_freeze(x) if isinstance(x, list) else x) for n, x in vals.items()})
+        vals["files"] = _file_rows(vals["files"])
+        return Inputs(**{n: (x if n == "files" else _freeze(x) if isinstance(x, list) else x)
+                         for n, x in vals.items()})
+
+
+_STR = {str}
+_INT = {int}
+_DIGEST = {str, type(None)}
+
+
+def _file_rows(cols) -> tuple:
+    """The ``files`` rows of :class:`Inputs` from their stored columns (``StoreError`` unless each column has its type and length)."""
+    if not (type(cols) is list and len(cols) == 5 and all(type(c) is list for c in cols)):
+        raise StoreError("inputs: file rows")
+    paths, rels, sets, a, digests = cols
+    n = len(paths)
+    if not (len(rels) == len(sets) == len(digests) == n and len(a) == 5 * n):
+        raise StoreError("inputs: file rows")
+    if n and not (set(map(type, paths)) == set(map(type, rels)) == set(map(type, sets)) == _STR
+                  and set(map(type, a)) == _INT and set(map(type, digests)) <= _DIGEST):
+        raise StoreError("inputs: a file row")
+    return tuple(zip(paths, rels, sets, a[0::5], a[1::5], a[2::5], a[3::5], a[4::5], digests))
 
 
 def _freeze(v):
@@ -281,14 +310,16 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
     if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
         return "the skipped files changed"
     racy_before = stored.taken_ns - RACY_NS
+    stat_of = os.stat
     for row, sf in zip(stored.files, files):
-        if (row[0], row[1], row[2]) != (sf.path, sf.rel, sf.source_set):
+        if row[0] != sf.path or row[1] != sf.rel or row[2] != sf.source_set:
             return "the set of .java files changed"
         try:
-            key = _stat_key(os.stat(sf.path))
+            st = stat_of(sf.path)
         except OSError:
             return f"{sf.rel} unreadable"
-        if list(row[3:8]) == key and key[1] < racy_before and key[2] < racy_before:
+        if (st.st_mtime_ns == row[4] and st.st_ctime_ns == row[5] and st.st_size == row[3] and st.st_ino == row[6]
+                and st.st_dev == row[7] and row[4] < racy_before and row[5] < racy_before):
             continue  # same inode, size and timestamps, written well before the fingerprint
         if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
             return f"{sf.rel} changed"
@@ -302,6 +333,20 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 
 
 # ------------------------------------------------------------------ rows
+#
+# Format 2 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
+# one string table (project methods first, sorted, then API nodes, sorted);
+# everything else names a node by its index in it. A project method's row
+# holds its MethodInfo fields (msgpack, without the id) and its out-edges as
+# one little-endian uint32 array
+#
+#     [E, target × E, kind × E, rta × E, line count × E, lines ...]
+#
+# (kind: index in _KINDS; rta: 0 = no ``rta`` attribute, else 1 + index in
+# the graph's table of witness tuples), decoded in bulk by ``array`` and
+# checked by a few C-level passes (max, min, sum) instead of per-value
+# Python checks. Each row and the graph row carry a CRC-32 of their bytes:
+# a damaged row is a miss, not an answer from wrong indices.
 
 _CLS: list = []
 
@@ -335,11 +380,12 @@ _ROW_TYPES: set = set()
 
 
 def _row_types() -> set:
-    """Every tuple of exact value types a valid MethodInfo row may have (the
-    optional fields None or str): one set lookup checks a row."""
+    """Every tuple of exact value types a valid stored MethodInfo row (all
+    fields but ``id``) may have (the optional fields None or str): one set
+    lookup checks a row."""
     if not _ROW_TYPES:
         combos = [()]
-        for name in _info_fields():
+        for name in _info_fields()[1:]:
             want = _INFO_TYPES[name]
             opts = want if isinstance(want, tuple) else (want,)
             combos = [c + (t,) for c in combos for t in opts]
@@ -347,31 +393,23 @@ def _row_types() -> set:
     return _ROW_TYPES
 
 
-def _encode_node(g, n) -> bytes:
-    d = g.nodes[n]
-    return msgpack.packb([bool(d.get("third_party")), d.get("library"), d.get("kind", "api")], use_bin_type=True)
-
-
-def _api_attrs(blob) -> dict:
-    try:
-        v = msgpack.unpackb(blob, raw=False)
-    except Exception:
-        raise StoreError("api node") from None
-    if not (isinstance(v, list) and len(v) == 3 and type(v[0]) is bool and isinstance(v[1], _OPT_STR)
-            and isinstance(v[2], str)):
-        raise StoreError("api node")
-    return {"kind": v[2], "file": None, "start_line": None, "end_line": None, "loc": None, "comment": None,
-            "third_party": v[0], "library": v[1], "source_set": None}
+_INFO_GETTER: list = []
 
 
 def _encode_info(mi) -> bytes:
-    return msgpack.packb([getattr(mi, n) for n in _info_fields()], use_bin_type=True)
+    """A MethodInfo's fields but its id (the string table holds it), msgpack."""
+    if not _INFO_GETTER:
+        from operator import attrgetter
+
+        _INFO_GETTER.append(attrgetter(*_info_fields()[1:]))  # one C call for the 15 fields
+    return msgpack.packb(_INFO_GETTER[0](mi), use_bin_type=True)
 
 
-_PARAMS_AT = 9  # index of MethodInfo.params (checked in the tests)
+_PARAMS_AT = 8  # index of MethodInfo.params in a stored row (without the id; checked in the tests)
 
 
-def _decode_info(blob):
+def _decode_info(blob, mid: str):
+    """The MethodInfo of method ``mid`` from its stored row (``StoreError`` unless every field has its type)."""
     try:
         v = msgpack.unpackb(blob, raw=False, use_list=False)
     except Exception:
@@ -380,7 +418,7 @@ def _decode_info(blob):
         raise StoreError("method row")
     if not all(type(p) is str for p in v[_PARAMS_AT]):
         raise StoreError("method row: params")
-    return _method_info_cls()(*v)
+    return _method_info_cls()(mid, *v)
 
 
 def _method_attrs(mi) -> dict:
@@ -390,37 +428,160 @@ def _method_attrs(mi) -> dict:
             "source_set": mi.source_set, "generated_by": mi.generated_by}
 
 
-def _encode_adj(g, u) -> bytes:
-    rows = []
-    for v, d in g.adj[u].items():
-        rta = d.get("rta")
-        rows.append([v, d["resolution"], list(d["lines"]), None if rta is None else list(rta)])
-    return msgpack.packb(rows, use_bin_type=True)
-
-
 _KINDS = ("exact", "arity", "cha", "name")
+_KIND_AT = {k: i for i, k in enumerate(_KINDS)}
+# a 4-byte unsigned array type (``I`` on every platform CPython supports; ``L`` as a fallback)
+_U32 = next(t for t in "IL" if array(t).itemsize == 4)
+_SWAP = sys.byteorder != "little"  # stored little-endian
 
 
-def _decode_adj(blob, follow) -> dict:
-    try:
-        rows = msgpack.unpackb(blob, raw=False)
-    except Exception:
-        raise StoreError("edges") from None
-    if not isinstance(rows, list):
+def _u32(values) -> bytes:
+    a = array(_U32, values)  # OverflowError for a value outside 0..2**32-1: not stored (GraphStore.save)
+    if _SWAP:
+        a.byteswap()
+    return a.tobytes()
+
+
+def _u32_of(blob, what: str):
+    if type(blob) is not bytes or len(blob) % 4:
+        raise StoreError(what)
+    a = array(_U32)
+    a.frombytes(blob)
+    if _SWAP:
+        a.byteswap()
+    return a
+
+
+def _encode_edges(out: dict, index: dict, rtas: dict) -> bytes:
+    """One method's out-edges (``{target: attrs}``) as the uint32 array above;
+    ``rtas`` (witness tuple → 1-based index) grows with new witness tuples."""
+    vals = out.values()
+    lines = [d["lines"] for d in vals]
+    words = [len(out)]
+    words += map(index.__getitem__, out)
+    kind_at = _KIND_AT
+    words += [kind_at[d["resolution"]] for d in vals]
+    witnessed = [d.get("rta") for d in vals]
+    for w in witnessed:
+        if w is None:
+            words.append(0)
+        else:
+            w = tuple(w)
+            i = rtas.get(w)
+            if i is None:
+                i = rtas[w] = len(rtas) + 1
+            words.append(i)
+    words += map(len, lines)
+    words += chain.from_iterable(lines)
+    return _u32(words)
+
+
+def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = None) -> dict:
+    """``{target id: attrs}`` of the edges of kinds ``follow`` (indices in
+    ``_KINDS``) in a stored edge array, and their targets' indices appended
+    to ``found``; ``StoreError`` when it is not one (length, an index out of
+    range, a kind unknown, an edge without a line)."""
+    a = _u32_of(blob, "edges")
+    if not a:
+        raise StoreError("edges")
+    e = a[0]
+    first = 1 + 4 * e
+    if len(a) < first:
+        raise StoreError("edges")
+    if not e:
+        if len(a) != 1:
+            raise StoreError("edges")
+        return {}
+    targets, kinds, rta, counts = a[1:1 + e], a[1 + e:1 + 2 * e], a[1 + 2 * e:1 + 3 * e], a[1 + 3 * e:first]
+    if (max(targets) >= len(names) or max(kinds) >= len(_KINDS) or max(rta) > len(rtas) or min(counts) < 1
+            or sum(counts) != len(a) - first):
         raise StoreError("edges")
     out = {}
-    for r in rows:
-        if not (isinstance(r, list) and len(r) == 4 and isinstance(r[0], str) and r[1] in _KINDS
-                and isinstance(r[2], list) and r[2] and all(type(x) is int for x in r[2])
-                and (r[3] is None or (isinstance(r[3], list) and all(isinstance(x, str) for x in r[3])))):
-            raise StoreError("edges")
-        if r[1] not in follow:
-            continue  # reach skips it first thing: never loaded
-        d = {"lines": r[2], "resolution": r[1]}
-        if r[3] is not None:
-            d["rta"] = tuple(r[3])
-        out[r[0]] = d
+    pos = first
+    kind_names = _KINDS
+    for v, k, r, c in zip(targets, kinds, rta, counts):
+        if k in follow:  # reach skips the other kinds first thing: never loaded
+            d = {"lines": a[pos:pos + c].tolist(), "resolution": kind_names[k]}
+            if r:
+                d["rta"] = rtas[r - 1]
+            out[names[v]] = d
+            if found is not None:
+                found.append(v)
+        pos += c
     return out
+
+
+def _encode_apis(g, apis: list) -> bytes:
+    """The API nodes' attributes as columns: ``[libraries, kinds, third_party
+    bytes (0/1), library index uint32 (0 = None, else 1 + index), kind bytes]``."""
+    libs: dict = {}
+    kinds: dict = {}
+    tp, lib, kind = bytearray(), [], bytearray()
+    nodes = g.nodes
+    for n in apis:
+        d = nodes[n]
+        tp.append(1 if d.get("third_party") else 0)
+        name = d.get("library")
+        lib.append(0 if name is None else libs.setdefault(name, len(libs) + 1))
+        kind.append(kinds.setdefault(d.get("kind", "api"), len(kinds)))
+    return msgpack.packb([list(libs), list(kinds), bytes(tp), _u32(lib), bytes(kind)], use_bin_type=True)
+
+
+class _ApiColumns:
+    """The decoded API-node columns of a stored graph (``attrs(i)``: the attribute dict of API node ``i``)."""
+
+    __slots__ = ("libs", "kinds", "tp", "lib", "kind")
+
+    def __init__(self, blob, n: int):
+        try:
+            v = msgpack.unpackb(blob, raw=False, use_list=True)
+        except Exception:
+            raise StoreError("api nodes") from None
+        if not (type(v) is list and len(v) == 5 and type(v[0]) is list and type(v[1]) is list
+                and all(type(x) is str for x in v[0]) and all(type(x) is str for x in v[1])
+                and type(v[2]) is bytes and type(v[4]) is bytes):
+            raise StoreError("api nodes")
+        self.libs, self.kinds, self.tp = [None, *v[0]], v[1], v[2]
+        self.lib = _u32_of(v[3], "api nodes")
+        self.kind = v[4]
+        if not (len(self.tp) == len(self.lib) == len(self.kind) == n):
+            raise StoreError("api nodes")
+        if n and (self.tp.translate(None, b"\0\1") or max(self.lib) >= len(self.libs)
+                  or max(self.kind) >= len(self.kinds)):
+            raise StoreError("api nodes")
+
+    def attrs(self, i: int) -> dict:
+        return {"kind": self.kinds[self.kind[i]], "file": None, "start_line": None, "end_line": None, "loc": None,
+                "comment": None, "third_party": self.tp[i] == 1, "library": self.libs[self.lib[i]],
+                "source_set": None}
+
+
+def _decode_names(blob):
+    """``(method ids, every node id)`` from the string table; ``StoreError``
+    unless it is ``[n_methods, [str, ...]]`` with unique ids, the methods sorted."""
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=True)
+    except Exception:
+        raise StoreError("node ids") from None
+    if not (type(v) is list and len(v) == 2 and type(v[0]) is int and type(v[1]) is list):
+        raise StoreError("node ids")
+    n, names = v
+    if not 0 <= n <= len(names) or (names and set(map(type, names)) != {str}) or len(set(names)) != len(names):
+        raise StoreError("node ids")
+    ids = names[:n]
+    if ids != sorted(ids):
+        raise StoreError("node ids: methods not sorted")
+    return ids, names
+
+
+def _decode_rtas(blob) -> list:
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=True)
+    except Exception:
+        raise StoreError("rta witnesses") from None
+    if type(v) is not list or not all(type(w) is list and all(type(x) is str for x in w) for w in v):
+        raise StoreError("rta witnesses")
+    return [tuple(w) for w in v]
 
 
 def _encode_summary(s) -> bytes:
@@ -519,30 +680,45 @@ class GraphView:
 
 class _MethodTable(dict):
     """``ProjectGraph._infos`` of a stored graph: every method id is a key
-    (``find_methods``/``suggest_methods`` iterate them); a ``MethodInfo`` is
-    read from the store on first use."""
+    (``in``, iteration, ``len``: ``find_methods``/``suggest_methods`` iterate
+    them); a ``MethodInfo`` is read from the store on first use. The loaded
+    ones are the dict's own items, so a lookup of a loaded method (``reach``
+    makes one per method it meets) is dict's own, not a Python call."""
 
-    __slots__ = ("_load",)
+    __slots__ = ("_load", "_ids")
 
     def __init__(self, ids, load):
-        super().__init__(dict.fromkeys(ids))
+        super().__init__()
+        self._ids = dict.fromkeys(ids)
         self._load = load
 
-    def __getitem__(self, mid):
-        mi = dict.__getitem__(self, mid)
-        if mi is None:
-            mi = self._load(mid)
-            dict.__setitem__(self, mid, mi)
+    def __missing__(self, mid):
+        if mid not in self._ids:
+            raise KeyError(mid)
+        mi = self._load(mid)
+        dict.__setitem__(self, mid, mi)
         return mi
 
+    def __contains__(self, mid):
+        return mid in self._ids
+
+    def __iter__(self):
+        return iter(self._ids)
+
+    def __len__(self):
+        return len(self._ids)
+
+    def keys(self):
+        return self._ids.keys()
+
     def get(self, mid, default=None):
-        return self[mid] if mid in self else default
+        return self[mid] if mid in self._ids else default
 
     def values(self):
-        return [self[m] for m in self]
+        return [self[m] for m in self._ids]
 
     def items(self):
-        return [(m, self[m]) for m in self]
+        return [(m, self[m]) for m in self._ids]
 
 
 # ------------------------------------------------------------------ the store
@@ -623,10 +799,11 @@ class GraphStore(PrivateSQLite):
                 return ok
             db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
-                       "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
-            db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
-            db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
-                       "WITHOUT ROWID")
+                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
+                       "used REAL)")
+            # one row per project method: its MethodInfo fields and its out-edges (module notes, "rows")
+            db.execute("CREATE TABLE nodes (gid INTEGER, idx INTEGER, info BLOB, edges BLOB, crc INTEGER, "
+                       "PRIMARY KEY (gid, idx)) WITHOUT ROWID")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
             db.execute("COMMIT")
             return True
@@ -656,26 +833,43 @@ class GraphStore(PrivateSQLite):
         size bound; nothing is written when the slot already holds a graph of
         the same inputs (:meth:`holds`) that decoded (a slot in
         :attr:`unreadable` is always rewritten). False when it could not be
-        written (costs the next run its speed, never this one)."""
+        written (costs the next run its speed, never this one).
+
+        Every row is encoded before the write transaction starts, then
+        inserted with one ``executemany`` (module notes on the format)."""
         if inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
         g = pg.graph
         infos = pg._infos
-        node_rows, adj_rows, size = [], [], 0
-        for n in g.nodes:
-            if n in infos:
-                info, attrs = _encode_info(infos[n]), None
-                blob = _encode_adj(g, n)
-                adj_rows.append((n, blob))
-                size += len(blob) + len(info) + len(n) * 2
-            else:
-                info, attrs = None, _encode_node(g, n)
-                size += len(attrs) + len(n)
-            node_rows.append((n, info, attrs))
-        methods = msgpack.packb(sorted(infos), use_bin_type=True)
-        summary = _encode_summary(pg.summary)
-        ins = inputs.to_blob()
-        size += len(methods) + len(summary) + len(ins)
+        methods = sorted(infos)
+        known = set(methods)
+        apis = sorted(n for n in g.nodes if n not in known)
+        names = methods + apis
+        index = dict(zip(names, range(len(names))))
+        # networkx's own dicts when there are (its adjacency views cost a Python call per item)
+        succ = getattr(g, "_succ", None)
+        if not isinstance(succ, dict):
+            succ = g.adj
+        rtas: dict = {}
+        rows = []
+        size = 0
+        crc32 = zlib.crc32
+        empty: dict = {}
+        try:
+            for i, mid in enumerate(methods):
+                info = _encode_info(infos[mid])
+                edges = _encode_edges(succ[mid] if mid in succ else empty, index, rtas)
+                rows.append((i, info, edges, crc32(edges, crc32(info))))
+                size += len(info) + len(edges)
+            blobs = (inputs.to_blob(), msgpack.packb([len(methods), names], use_bin_type=True),
+                     _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
+                     _encode_summary(pg.summary))
+        except (OverflowError, KeyError, TypeError, ValueError):
+            return False  # a graph this format cannot hold (an index or line beyond 32 bits): not stored
+        crc = 0
+        for b in blobs:
+            crc = crc32(b, crc)
+            size += len(b)
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -683,11 +877,10 @@ class GraphStore(PrivateSQLite):
             if old is not None:
                 self._delete(old[0])
             self.unreadable.discard(inputs.slot())
-            cur = db.execute("INSERT INTO graphs (slot, inputs, methods, summary, bytes, used) "
-                             "VALUES (?, ?, ?, ?, ?, ?)", (inputs.slot(), ins, methods, summary, size, time.time()))
+            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, crc, bytes, used) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (inputs.slot(), *blobs, crc, size, time.time()))
             gid = cur.lastrowid
-            db.executemany("INSERT INTO nodes VALUES (?, ?, ?, ?)", ((gid, *r) for r in node_rows))
-            db.executemany("INSERT INTO adj VALUES (?, ?, ?)", ((gid, *r) for r in adj_rows))
+            db.executemany(f"INSERT INTO nodes VALUES ({int(gid)}, ?, ?, ?, ?)", rows)
             self._evict(keep=gid)
             db.execute("COMMIT")
         except sqlite3.DatabaseError:
@@ -703,7 +896,6 @@ class GraphStore(PrivateSQLite):
         return True
 
     def _delete(self, gid: int) -> None:
-        self.db.execute("DELETE FROM adj WHERE gid = ?", (gid,))
         self.db.execute("DELETE FROM nodes WHERE gid = ?", (gid,))
         self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
 
@@ -771,30 +963,38 @@ class GraphStore(PrivateSQLite):
         project, when built from exactly these inputs. The graph stays
         readable (one read transaction) until :meth:`StoredGraph.close`."""
         db = self.db
+        slot = slot_key(str(root), loc_mode, max_file_bytes)
         try:
             db.execute("BEGIN")
-            row = db.execute("SELECT gid, inputs, methods, summary FROM graphs WHERE slot = ?",
-                             (slot_key(str(root), loc_mode, max_file_bytes),)).fetchone()
+            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, crc FROM graphs WHERE slot = ?",
+                             (slot,)).fetchone()
             if row is None:
                 db.execute("COMMIT")
                 return None, "no stored graph"
+            crc = 0
+            for b in row[1:6]:
+                if type(b) is not bytes:
+                    raise StoreError("graph row")
+                crc = zlib.crc32(b, crc)
+            if crc != row[6]:
+                raise StoreError("graph row: checksum")
             stored = Inputs.from_blob(row[1])
             why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
             if why is not None:
                 db.execute("COMMIT")
                 return None, why
-            ids = msgpack.unpackb(row[2], raw=False)
-            if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
-                raise StoreError("method ids")
-            summary = _decode_summary(row[3])
+            ids, names = _decode_names(row[2])
+            apis = _ApiColumns(row[3], len(names) - len(ids))
+            rtas = _decode_rtas(row[4])
+            summary = _decode_summary(row[5])
         except (sqlite3.DatabaseError, StoreError, ValueError, TypeError) as e:
             try:
                 db.execute("COMMIT")
             except sqlite3.Error:
                 pass
-            self.unreadable.add(slot_key(str(root), loc_mode, max_file_bytes))
+            self.unreadable.add(slot)
             return None, f"stored graph in {self.path} unreadable ({e})"
-        return StoredGraph(self, row[0], ids, summary, slot_key(str(root), loc_mode, max_file_bytes)), None
+        return StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot), None
 
     def touch(self, gid: int) -> None:
         """Mark a graph used now (for the size bound); best effort."""
@@ -814,23 +1014,41 @@ class GraphStore(PrivateSQLite):
 class StoredGraph:
     """A stored graph found unchanged by :meth:`GraphStore.lookup`."""
 
-    def __init__(self, store: GraphStore, gid: int, ids: list, summary, slot: str):
+    def __init__(self, store: GraphStore, gid: int, ids: list, names: list, apis: _ApiColumns, rtas: list,
+                 summary, slot: str):
         self.store = store
         self.gid = gid
         self.slot = slot
         self.summary = summary
+        self.names = names
+        self.n_methods = len(ids)
+        self.apis = apis
+        self.rtas = rtas
         self.infos = _MethodTable(ids, self._load_info)
         self._open = True
 
+    def _rows(self, idxs):
+        """``{index: (info blob, edges blob)}`` of the given method indices, each row's checksum checked."""
+        db = self.store.db
+        out = {}
+        crc32 = zlib.crc32
+        for chunk in _chunks(idxs):
+            q = f"SELECT idx, info, edges, crc FROM nodes WHERE gid = ? AND idx IN ({','.join('?' * len(chunk))})"
+            for i, info, edges, crc in db.execute(q, (self.gid, *chunk)):
+                if type(info) is not bytes or type(edges) is not bytes or crc32(edges, crc32(info)) != crc:
+                    raise StoreError("method row: checksum")
+                out[i] = (info, edges)
+        return out
+
     def _load_info(self, mid: str):
-        row = self.store.db.execute("SELECT info FROM nodes WHERE gid = ? AND id = ?", (self.gid, mid)).fetchone()
         try:
-            if row is None or row[0] is None:
+            i = bisect_left(self.names, mid, 0, self.n_methods)
+            if i == self.n_methods or self.names[i] != mid:
                 raise StoreError(f"no method row for {mid}")
-            mi = _decode_info(row[0])
-            if mi.id != mid:
-                raise StoreError("method row of another id")
-            return mi
+            row = self._rows([i]).get(i)
+            if row is None:
+                raise StoreError(f"no method row for {mid}")
+            return _decode_info(row[0], mid)
         except StoreError as e:
             self.store.unreadable.add(self.slot)
             raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
@@ -859,42 +1077,51 @@ class StoredGraph:
             raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
 
     def _reachable(self, pg, mid, dispatch, include_unresolved, max_depth) -> None:
-        follow = {"exact", "arity"} | ({"cha"} if dispatch in ("cha", "rta") else set()) \
-            | ({"name"} if include_unresolved else set())
+        follow = {_KIND_AT["exact"], _KIND_AT["arity"]} | ({_KIND_AT["cha"]} if dispatch in ("cha", "rta") else set()) \
+            | ({_KIND_AT["name"]} if include_unresolved else set())
+        names, n_methods, rtas, apis = self.names, self.n_methods, self.rtas, self.apis
+        seen = set()  # indices of the nodes reached
         adj: dict = {}
         nodes: dict = {}
         infos = self.infos
-        db = self.store.db
-        nodes[mid] = _method_attrs(infos[mid])
-        frontier = [mid]
+        i0 = bisect_left(names, mid, 0, n_methods)
+        if i0 == n_methods or names[i0] != mid:
+            raise StoreError(f"no method row for {mid}")
+        row = self._rows([i0]).get(i0)
+        if row is None:
+            raise StoreError(f"no method row for {mid}")
+        mi = _decode_info(row[0], mid)
+        dict.__setitem__(infos, mid, mi)
+        nodes[mid] = _method_attrs(mi)
+        pending = {i0: row[1]}  # edge arrays of the methods whose out-edges the next level loads
+        frontier = [i0]
         level = 0
+        seen.add(i0)
         while frontier and (max_depth is None or level <= max_depth - 2):
-            new = []
-            for chunk in _chunks(frontier):
-                q = f"SELECT src, blob FROM adj WHERE gid = ? AND src IN ({','.join('?' * len(chunk))})"
-                got = dict(db.execute(q, (self.gid, *chunk)).fetchall())
-                for u in chunk:
-                    out = adj[u] = _decode_adj(got[u], follow) if u in got else {}
-                    for v in out:
-                        if v not in nodes:
-                            nodes[v] = None
-                            new.append(v)
+            found: list = []
+            for i in frontier:
+                adj[names[i]] = _decode_edges(pending.pop(i), names, rtas, follow, found)
+            want = []
+            for j in found:
+                if j in seen:
+                    continue
+                seen.add(j)
+                if j < n_methods:
+                    want.append(j)
+                else:
+                    nodes[names[j]] = apis.attrs(j - n_methods)
+            got = self._rows(want)
             nxt = []
-            for chunk in _chunks(new):
-                q = f"SELECT id, info, attrs FROM nodes WHERE gid = ? AND id IN ({','.join('?' * len(chunk))})"
-                for n, info, attrs in db.execute(q, (self.gid, *chunk)):
-                    if info is not None:
-                        mi = _decode_info(info)
-                        if mi.id != n:
-                            raise StoreError("method row of another id")
-                        dict.__setitem__(infos, n, mi)
-                        nodes[n] = _method_attrs(mi)
-                        nxt.append(n)
-                    else:
-                        nodes[n] = _api_attrs(attrs)
-            missing = [n for n in new if nodes[n] is None]
-            if missing:
-                raise StoreError(f"edge to a node not stored: {missing[0]}")
+            for j in want:
+                row = got.get(j)
+                if row is None:
+                    raise StoreError(f"edge to a node not stored: {names[j]}")
+                v = names[j]
+                mi = _decode_info(row[0], v)
+                dict.__setitem__(infos, v, mi)
+                nodes[v] = _method_attrs(mi)
+                pending[j] = row[1]
+                nxt.append(j)
             frontier = nxt
             level += 1
         pg.graph = GraphView(adj, nodes)

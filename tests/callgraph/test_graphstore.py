@@ -268,25 +268,99 @@ def test_symlinked_store_is_refused(tmp_path):
     assert target.read_bytes() == b""
 
 
+def _set_rows(db_path, edges=None, info=None, crc=True):
+    """Rewrite every method row's ``edges``/``info`` (the CRC recomputed unless ``crc`` is False)."""
+    import zlib
+
+    with sqlite3.connect(db_path) as db:
+        for gid, idx, old_info, old_edges in db.execute("SELECT gid, idx, info, edges FROM nodes").fetchall():
+            i = old_info if info is None else info
+            e = old_edges if edges is None else edges(old_edges) if callable(edges) else edges
+            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
+                       (i, e, zlib.crc32(e, zlib.crc32(i)) if crc else 7, gid, idx))
+
+
+def _set_graph_blob(db_path, column, value):
+    """Rewrite one blob of the ``graphs`` row and recompute its CRC (a crafted row, not a damaged one)."""
+    import zlib
+
+    with sqlite3.connect(db_path) as db:
+        db.execute(f"UPDATE graphs SET {column} = ?", (value,))
+        row = db.execute("SELECT inputs, names, apis, rtas, summary FROM graphs").fetchone()
+        crc = 0
+        for b in row:
+            crc = zlib.crc32(b, crc)
+        db.execute("UPDATE graphs SET crc = ?", (crc,))
+
+
+def _u32(*words) -> bytes:
+    import struct
+
+    return struct.pack(f"<{len(words)}I", *words)
+
+
 def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     root = str(FIXTURES / "qare-example")
     cache = tmp_path / "c.sqlite"
+    store = tmp_path / "c.sqlite.graphs"
     good = _chain([root, "processComment"], cache)
     import msgpack
 
-    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
-        # a crafted edge row (a target of the wrong type) and a method row of the wrong shape
-        db.execute("UPDATE adj SET blob = ?", (msgpack.packb([[1, "exact", [3], None]]),))
+    n_nodes = len(msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1])
+    # crafted edge arrays with a valid CRC: a target index past the string table, a kind that is none,
+    # an edge without a line, lines that do not add up, a length that is no whole word
+    for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5), _u32(1, 0, 0, 0, 0),
+                _u32(1, 0, 0, 0, 2, 5), _u32(1, 0, 0, 0, 1, 5) + b"\0", _u32(2, 0, 0, 0, 1, 5)):
+        _set_rows(store, edges=bad)
+        r = _chain([root, "processComment"], cache)
+        assert r.exit_code == 0 and r.stdout == good.stdout, (bad, r.output)
+        assert "unreadable (edges)" in r.stderr, r.stderr
+    # one damaged byte (the CRC no longer matches): a miss, not an answer from another index
+    _set_rows(store, edges=lambda e: e[:-1] + bytes([e[-1] ^ 1]), crc=False)
     r = _chain([root, "processComment"], cache)
-    assert r.exit_code == 0 and r.stdout == good.stdout
-    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
-        db.execute("UPDATE nodes SET info = ? WHERE info IS NOT NULL", (msgpack.packb(["x"]),))
+    assert r.exit_code == 0 and r.stdout == good.stdout and "checksum" in r.stderr, r.output
+    # a method row of the wrong shape
+    _set_rows(store, info=msgpack.packb(["x"]))
     r = _chain([root, "processComment"], cache)
-    assert r.exit_code == 0 and r.stdout == good.stdout
-    with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:
-        db.execute("UPDATE graphs SET inputs = ?", (b"\xc1garbage",))
+    assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (method row)" in r.stderr, r.output
+    # the graph row: garbage inputs, a string table with a repeated id or unsorted methods, bad API columns
+    names = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])
+    for column, value, why in (
+            ("inputs", b"\xc1garbage", "inputs"),
+            ("names", msgpack.packb([names[0], names[1] + names[1][:1]]), "node ids"),
+            ("names", msgpack.packb([names[0], names[1][::-1]]), "node ids"),
+            ("names", msgpack.packb([names[0], [*names[1][:-1], 3]]), "node ids"),
+            ("apis", msgpack.packb([[], [], b"\x02" * (len(names[1]) - names[0]), b"", b""]), "api nodes"),
+            ("rtas", msgpack.packb([[1]]), "rta witnesses")):
+        _set_graph_blob(store, column, value)
+        r = _chain([root, "processComment"], cache)
+        assert r.exit_code == 0 and r.stdout == good.stdout, (column, r.output)
+        assert f"unreadable ({why}" in r.stderr, (column, r.stderr)
+    with sqlite3.connect(store) as db:  # a damaged graph row
+        db.execute("UPDATE graphs SET crc = crc + 1")
     r = _chain([root, "processComment"], cache)
-    assert r.exit_code == 0 and r.stdout == good.stdout
+    assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (graph row: checksum)" in r.stderr
+
+
+def test_edge_arrays_decode_to_the_stored_edges():
+    """The uint32 edge array, worked out by hand: 2 edges, to node 1 (cha, witnessed by rta tuple 1,
+    lines 7 and 9) and to node 0 (exact, line 3)."""
+    names, rtas = ["p.A.m()", "p.B.n()"], [("main",)]
+    blob = _u32(2, 1, 0, 2, 0, 1, 0, 2, 1, 7, 9, 3)
+    assert gs._decode_edges(blob, names, rtas, {0, 1, 2, 3}) == {
+        "p.B.n()": {"lines": [7, 9], "resolution": "cha", "rta": ("main",)},
+        "p.A.m()": {"lines": [3], "resolution": "exact"}}
+    found: list = []
+    assert gs._decode_edges(blob, names, rtas, {0}, found) == {"p.A.m()": {"lines": [3], "resolution": "exact"}}
+    assert found == [0]
+    index = {n: i for i, n in enumerate(names)}
+    out = {"p.B.n()": {"lines": [7, 9], "resolution": "cha", "rta": ("main",)},
+           "p.A.m()": {"lines": [3], "resolution": "exact"}}
+    assert gs._encode_edges(out, index, {}) == blob
+    assert gs._decode_edges(_u32(0), names, rtas, {0}) == {}
+    for bad in (b"", _u32(0, 0), _u32(1, 0, 0, 2, 1, 3), b"\x01\x00\x00"):  # rta index 2 of 1 tuple
+        with pytest.raises(gs.StoreError):
+            gs._decode_edges(bad, names, rtas, {0})
 
 
 def test_method_rows_are_checked_field_by_field():
@@ -294,17 +368,17 @@ def test_method_rows_are_checked_field_by_field():
 
     from callgraph._index import MethodInfo
 
-    assert gs._info_fields()[gs._PARAMS_AT] == "params"
+    assert gs._info_fields()[gs._PARAMS_AT + 1] == "params"  # a stored row has every field but the id
     mi = MethodInfo("p.A.m(int)", "A.java", 1, 3, 3, None, "main", "p.A", "m", ("int",))
-    assert gs._decode_info(gs._encode_info(mi)) == mi
+    assert gs._decode_info(gs._encode_info(mi), mi.id) == mi
     row = list(msgpack.unpackb(gs._encode_info(mi), raw=False))
-    for i, bad in ((2, "1"), (4, True), (9, [1]), (10, 1), (15, 3)):
+    for i, bad in ((1, "1"), (3, True), (8, [1]), (9, 1), (14, 3)):
         forged = list(row)
         forged[i] = bad
         with pytest.raises(gs.StoreError):
-            gs._decode_info(msgpack.packb(forged))
+            gs._decode_info(msgpack.packb(forged), mi.id)
     with pytest.raises(gs.StoreError):
-        gs._decode_info(msgpack.packb(row[:-1]))
+        gs._decode_info(msgpack.packb(row[:-1]), mi.id)
 
 
 def test_pickle_is_never_loaded(tmp_path):
@@ -319,9 +393,11 @@ def test_pickle_is_never_loaded(tmp_path):
     with pytest.raises(gs.StoreError):
         gs.Inputs.from_blob(pickle.dumps(Boom()))
     with pytest.raises(gs.StoreError):
-        gs._decode_info(pickle.dumps(Boom()))
+        gs._decode_info(pickle.dumps(Boom()), "x")
     with pytest.raises(gs.StoreError):
-        gs._decode_adj(pickle.dumps(Boom()), {"exact"})
+        gs._decode_edges(pickle.dumps(Boom()), [], [], {0})
+    with pytest.raises(gs.StoreError):
+        gs._decode_names(pickle.dumps(Boom()))
     assert not marker.exists()
 
 
@@ -347,7 +423,6 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
         assert [Path(g["project"]).name for g in store.graphs()] == ["c"]
         with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:  # rows of evicted graphs are gone too
             gids = {r[0] for r in db.execute("SELECT gid FROM graphs")}
-            assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM adj")} == gids
             assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM nodes")} == gids
     finally:
         store.close()
@@ -425,8 +500,7 @@ def _summary_row(cache: Path):
 def _set_summary(cache: Path, v: dict) -> None:
     import msgpack
 
-    with sqlite3.connect(f"{cache}.graphs") as db:
-        db.execute("UPDATE graphs SET summary = ?", (msgpack.packb(v),))
+    _set_graph_blob(f"{cache}.graphs", "summary", msgpack.packb(v))  # crafted: the CRC recomputed
 
 
 @pytest.mark.parametrize("field,bad", [("classpath_warnings", 5), ("classpath_warnings", [["a", 1]]),
@@ -509,13 +583,14 @@ def test_a_row_that_failed_to_decode_is_replaced_and_said_once(tmp_path, monkeyp
     cache = tmp_path / "c.sqlite"
     good = _chain([str(root), "processComment"], cache)
     with sqlite3.connect(f"{cache}.graphs") as db:
-        db.execute("UPDATE adj SET blob = x'c1'")
+        pass
+    _set_rows(f"{cache}.graphs", edges=b"\xc1")  # a crafted row: its CRC fits, its length is no edge array
     r = _chain([str(root), "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout
     assert r.stderr.count("unreadable (edges); rebuilt and stored again") == 1, r.stderr
     assert f"{cache}.graphs" in r.stderr
     with sqlite3.connect(f"{cache}.graphs") as db:
-        assert b"\xc1" not in {row[0] for row in db.execute("SELECT blob FROM adj")}
+        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM nodes")}
     _no_build(monkeypatch)  # the replaced graph answers: no rebuild, no warning
     again = _chain([str(root), "processComment"], cache)
     assert again.exit_code == 0 and again.stdout == good.stdout and again.stderr == ""
@@ -557,3 +632,60 @@ def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_pat
     stored = _chain(args, cache)  # the stored summary carries the warning that decides the exit code
     assert stored.exit_code == 1 and stored.stdout == fresh.stdout and stored.stderr == fresh.stderr
     assert _chain([*args, "--format", "json"], cache).exit_code == 1
+
+
+# ------------------------------------------------------------------ format versions (s5)
+
+def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch):
+    """A format-1 file (text keys, one msgpack document per row, no checksums; its tables as
+    that version created them) holding a graph of this very project: never read, replaced by
+    an empty store of this format, even at a named --cache (it is qare's own older file)."""
+    import msgpack
+
+    assert gs.FORMAT == "qare-graph-store 2"
+    root = str(FIXTURES / "qare-example")
+    old = tmp_path / "c.sqlite.graphs"
+    with sqlite3.connect(old) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                   "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
+        db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
+        db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
+                   "WITHOUT ROWID")
+        db.execute("INSERT INTO meta VALUES ('format', 'qare-graph-store 1')")
+        db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
+                   (gs.slot_key(root, "physical", 2_000_000), b"\x90", msgpack.packb([]), b"\x80", time.time()))
+    cold = CliRunner().invoke(main, ["chain", root, "processComment", "--no-discover-classpath", "--no-cache", "-q"])
+    r = _chain([root, "processComment"], tmp_path / "c.sqlite")
+    assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
+    assert "not used" not in r.stderr and "unreadable" not in r.stderr, r.stderr  # replaced, never read
+    with sqlite3.connect(old) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 2",)
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'adj'").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM graphs").fetchone() == (1,)  # the graph just built
+    _no_build(monkeypatch)
+    again = _chain([root, "processComment"], tmp_path / "c.sqlite")
+    assert again.exit_code == 0 and again.stdout == cold.stdout
+
+
+def test_inputs_file_columns_round_trip_and_are_checked(tmp_path):
+    import msgpack
+
+    for name in ("A.java", "B.java"):
+        (tmp_path / name).write_text(f"class {name[0]} {{}}\n")
+    files = [_SF(tmp_path / "A.java", "A.java"), _SF(tmp_path / "B.java", "B.java", "test")]
+    fp = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000)
+    back = gs.Inputs.from_blob(fp.to_blob())
+    assert back == fp and back.files[1][:3] == (str(tmp_path / "B.java"), "B.java", "test")
+    st = os.stat(tmp_path / "B.java")
+    assert back.files[1][3:8] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    v = msgpack.unpackb(fp.to_blob(), raw=False)
+    at = 1 + [f.name for f in gs.fields(gs.Inputs)].index("files")
+    paths, rels, sets, stats, digests = v[at]
+    for bad in ([paths, rels, sets, stats[:-1], digests], [paths, rels, sets, [*stats[:-1], "1"], digests],
+                [paths, rels[:1], sets, stats, digests], [paths, rels, [1, 2], stats, digests],
+                [paths, rels, sets, stats, [b"x", None]], [paths, rels, sets, b"\0" * 80, digests]):
+        forged = list(v)
+        forged[at] = bad
+        with pytest.raises(gs.StoreError):
+            gs.Inputs.from_blob(msgpack.packb(forged, use_bin_type=True))
