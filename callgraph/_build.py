@@ -337,7 +337,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
         pkey = _project_key(ekey, kept_files, kept_digests)
         with _gc_paused():
-            todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results)
+            todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
     _STATE["rels"] = rels
@@ -538,36 +538,52 @@ def _stat_sig(p: Path) -> str:
     return f"{p}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
 
 
-def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results) -> list:
+def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results,
+                        jobs: int = 1) -> list:
     """Fill ``results`` with the files whose stored resolution still holds and
     return the indices of the others (to resolve). A row is keyed by the
     file's facts key and the environment key; it holds when it was stored
     under this very project key (no declaration anywhere changed), or when
     every look-up it recorded gives this index the same answer
-    (``_deps.verify``; the row then gets this project key)."""
+    (``_deps.verify_many``, the distinct look-ups of all such rows asked once,
+    by ``jobs`` workers; the row then gets this project key)."""
     todo = []
-    fi_of = {r: i for i, r in enumerate(rels)}
-    memo: dict = {}
+    held = []  # (file index, blob, verified): rows to decode
+    replay = []  # (file index, blob, deps): rows whose look-ups are asked again
     for fi, fk in enumerate(kept_keys):
         rkeys[fi] = f"{fk}:{ekey}" if fk else None
         row = store.get_resolved(rkeys[fi]) if fk else None
-        decoded = None
-        if row is not None:
-            blob, deps, stored_pkey = row
-            same = stored_pkey == pkey
-            if same or (deps is not None and _deps.verify(deps, idx, fps, fi_of, memo)):
-                try:
-                    decoded = _codec.decode_resolution(blob)
-                except _codec.CodecError:
-                    decoded = None
-                if decoded is not None and not same:
-                    store.stats["resolved_verified"] += 1
-                    store.put_resolved(rkeys[fi], blob, deps, pkey)
-        store.count_resolved(decoded is not None)
-        if decoded is None:
+        if row is None:
             todo.append(fi)
+            continue
+        blob, deps, stored_pkey = row
+        if stored_pkey == pkey:
+            held.append((fi, blob, None))
+        elif deps is not None:
+            replay.append((fi, blob, deps))
         else:
-            results.append((fi, decoded, None))
+            todo.append(fi)
+    if replay:
+        fi_of = {r: i for i, r in enumerate(rels)}
+        verdicts = _deps.verify_many([deps for _fi, _b, deps in replay], idx, fps, fi_of, jobs)
+        for (fi, blob, deps), ok in zip(replay, verdicts):
+            if ok:
+                held.append((fi, blob, deps))
+            else:
+                todo.append(fi)
+    for fi, blob, deps in held:
+        try:
+            decoded = _codec.decode_resolution(blob)
+        except _codec.CodecError:
+            todo.append(fi)
+            continue
+        if deps is not None:
+            store.stats["resolved_verified"] += 1
+            store.put_resolved(rkeys[fi], blob, deps, pkey)
+        results.append((fi, decoded, None))
+    store.stats["resolved_hits"] += len(results)
+    store.stats["resolved_misses"] += len(todo)
+    todo.sort()
     return todo
 
 
