@@ -4,12 +4,14 @@ project index → pass 2 (resolve call sites, parallel, index inherited by fork)
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import multiprocessing as mp
 import os
 import sqlite3
 import time
 from collections import Counter
+from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
 
@@ -260,15 +262,16 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     digests: list = [None] * len(files)
     fkeys: list = [None] * len(files)
     todo = []
-    for i, sf in enumerate(files):
-        hit = None
-        if store is not None:
-            fkeys[i] = _facts_key(sf, loc_mode, max_file_bytes)
-            hit = store.get_facts(fkeys[i]) if fkeys[i] else None
-        if hit is not None:
-            facts[i], digests[i] = hit
-        else:
-            todo.append(i)
+    with _gc_paused():
+        for i, sf in enumerate(files):
+            hit = None
+            if store is not None:
+                fkeys[i] = _facts_key(sf, loc_mode, max_file_bytes)
+                hit = store.get_facts(fkeys[i]) if fkeys[i] else None
+            if hit is not None:
+                facts[i], digests[i] = hit
+            else:
+                todo.append(i)
     for_cache = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
@@ -317,7 +320,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     lap("parse")
 
     # index ---------------------------------------------------------------
-    idx = ProjectIndex(kept, cp, loc_mode, root=root)
+    with _gc_paused():
+        idx = ProjectIndex(kept, cp, loc_mode, root=root)
     skipped.extend(idx.duplicates)
     lap("index")
 
@@ -332,7 +336,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         fps = _deps.Fingerprints(rels)
         ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
         pkey = _project_key(ekey, kept_files, kept_digests)
-        todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results)
+        with _gc_paused():
+            todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
     _STATE["rels"] = rels
@@ -461,6 +466,25 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     return pg
 
 
+@contextmanager
+def _gc_paused():
+    """The cyclic garbage collector off for a stretch that only builds
+    objects that stay (rows decoded from the warm cache, the index): each of
+    the millions of tuples and records made there counts towards a
+    collection, and every collection walks all the objects made so far —
+    about half of decoding java.base's cached rows and a quarter of building
+    its index (docs/callgraph.md "Warm cache"). Nothing made there forms a
+    cycle that becomes garbage, so nothing waits for the collector; it runs
+    again as before afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 class _nullpool:
     def __enter__(self):
         return None
@@ -514,36 +538,52 @@ def _stat_sig(p: Path) -> str:
     return f"{p}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
 
 
-def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results) -> list:
+def _cached_resolutions(store, idx, fps, kept_keys, rels, ekey: str, pkey: str, rkeys, results,
+                        jobs: int = 1) -> list:
     """Fill ``results`` with the files whose stored resolution still holds and
     return the indices of the others (to resolve). A row is keyed by the
     file's facts key and the environment key; it holds when it was stored
     under this very project key (no declaration anywhere changed), or when
     every look-up it recorded gives this index the same answer
-    (``_deps.verify``; the row then gets this project key)."""
+    (``_deps.verify_many``, the distinct look-ups of all such rows asked once,
+    by ``jobs`` workers; the row then gets this project key)."""
     todo = []
-    fi_of = {r: i for i, r in enumerate(rels)}
-    memo: dict = {}
+    held = []  # (file index, blob, verified): rows to decode
+    replay = []  # (file index, blob, deps): rows whose look-ups are asked again
     for fi, fk in enumerate(kept_keys):
         rkeys[fi] = f"{fk}:{ekey}" if fk else None
         row = store.get_resolved(rkeys[fi]) if fk else None
-        decoded = None
-        if row is not None:
-            blob, deps, stored_pkey = row
-            same = stored_pkey == pkey
-            if same or (deps is not None and _deps.verify(deps, idx, fps, fi_of, memo)):
-                try:
-                    decoded = _codec.decode_resolution(blob)
-                except _codec.CodecError:
-                    decoded = None
-                if decoded is not None and not same:
-                    store.stats["resolved_verified"] += 1
-                    store.put_resolved(rkeys[fi], blob, deps, pkey)
-        store.count_resolved(decoded is not None)
-        if decoded is None:
+        if row is None:
             todo.append(fi)
+            continue
+        blob, deps, stored_pkey = row
+        if stored_pkey == pkey:
+            held.append((fi, blob, None))
+        elif deps is not None:
+            replay.append((fi, blob, deps))
         else:
-            results.append((fi, decoded, None))
+            todo.append(fi)
+    if replay:
+        fi_of = {r: i for i, r in enumerate(rels)}
+        verdicts = _deps.verify_many([deps for _fi, _b, deps in replay], idx, fps, fi_of, jobs)
+        for (fi, blob, deps), ok in zip(replay, verdicts):
+            if ok:
+                held.append((fi, blob, deps))
+            else:
+                todo.append(fi)
+    for fi, blob, deps in held:
+        try:
+            decoded = _codec.decode_resolution(blob)
+        except _codec.CodecError:
+            todo.append(fi)
+            continue
+        if deps is not None:
+            store.stats["resolved_verified"] += 1
+            store.put_resolved(rkeys[fi], blob, deps, pkey)
+        results.append((fi, decoded, None))
+    store.stats["resolved_hits"] += len(results)
+    store.stats["resolved_misses"] += len(todo)
+    todo.sort()
     return todo
 
 

@@ -1,13 +1,15 @@
 """Data-only encoding of what one file contributes to a build: its declarations
 (``FileFacts``) and its resolved call sites (``FileResult`` + RTA facts).
 
-Used between worker processes and for the warm cache (callgraph._store): a
-msgpack document, never pickle, so a cache file written by someone else can
-at worst be wrong data, never code. Decoding builds only the dataclasses
-listed here, with their exact field count and every field of its type
-(``_FIELD_TYPES``: a str is a str, an int an int and not a bool, a tuple has
-its arity, recursively); anything else raises
-``CodecError`` and the caller treats the row as missing.
+Used for the warm cache (callgraph._cache): a msgpack document, never
+pickle, so a cache file written by someone else can at worst be wrong data,
+never code. A document is decoded by msgpack in one call into plain tuples;
+then only the dataclasses listed here are built, with their exact field
+count and every field of its type (``_FIELD_TYPES``: a str is a str, an int
+an int and not a bool, a tuple has its arity, recursively); anything else
+raises ``CodecError`` and the caller treats the row as missing. The checks
+run in bulk (a record's field types compared at once, a table's columns by
+the set of their types) and the records are made from checked values only.
 
 This is the one module that knows the shapes of the per-file results: when
 the resolver's result type changes, only ``encode_resolution`` /
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import fields
+from itertools import chain, repeat
 
 import msgpack
 
@@ -25,7 +28,7 @@ from ._facts import Annotation, FieldDecl, FileFacts, Import, InitDecl, MethodDe
 from ._callsite import ApiTarget, CallEdge, FileResult, Resolution
 from ._rta import Instantiation
 
-FORMAT = 3  # bump when a shape below (or a dataclass of _facts) changes
+FORMAT = 4  # bump when a shape below (or a dataclass of _facts) changes
 
 _CLASSES = (Import, Annotation, FieldDecl, MethodDecl, InitDecl, TypeDecl, FileFacts)
 _INDEX = {cls: i for i, cls in enumerate(_CLASSES)}
@@ -36,7 +39,7 @@ _FIELDS = [tuple(f.name for f in fields(cls)) for cls in _CLASSES]
 _POSITIONAL = frozenset({"start_line", "end_line", "loc", "comment", "start_byte", "end_byte",
                          "lines", "parse_errors", "encoding"})
 _DIGEST_FIELDS = [tuple((n, n in _POSITIONAL) for n in names) for names in _FIELDS]
-_TAG = 0  # map key of a dataclass: {0: class index, 1: field values}
+_TAG = 0  # map key of a dataclass in the digest encoding: {0: class index, 1: field values}
 
 
 class CodecError(ValueError):
@@ -47,7 +50,7 @@ def _default(o):
     i = _INDEX.get(type(o))
     if i is None:
         raise TypeError(f"cannot encode {type(o).__name__}")
-    return {_TAG: i, 1: [getattr(o, n) for n in _FIELDS[i]]}
+    return (i, [getattr(o, n) for n in _FIELDS[i]])
 
 
 def _digest_default(o):
@@ -57,28 +60,20 @@ def _digest_default(o):
     return {_TAG: i, 1: [None if blank else getattr(o, n) for n, blank in _DIGEST_FIELDS[i]]}
 
 
-def _hook(d):
-    try:
-        if set(d) != {_TAG, 1} or type(d[_TAG]) is not int or d[_TAG] < 0:
-            raise CodecError("not a declaration record")
-        cls = _CLASSES[d[_TAG]]
-        values = d[1]
-        specs = _FIELD_TYPES[cls]
-        if type(values) is not tuple or len(values) != len(specs):
-            raise CodecError(f"{cls.__name__}: {len(values) if type(values) is tuple else '?'} fields")
-        for v, spec in zip(values, specs):
-            _check(v, spec, cls.__name__)
-        return cls(*values)
-    except (KeyError, IndexError, TypeError) as e:
-        raise CodecError(f"not a declaration record: {e}") from None
-
-
 # ------------------------------------------------------------------ type checks
 # A row from a cache file is a stranger's data: every field is checked for its
 # type (not just the shape) so a crafted row is a miss here, never a crash or
 # a wrong value later in the build. Specs: a type (``bool`` is not ``int``),
+# a dataclass of ``_CLASSES`` (a ``(class index, fields)`` record),
 # ``_opt(spec)``, ``_seq(spec)`` (a tuple of any length), ``_tup(spec, ...)``
 # (a tuple of that arity), ``_TYPEREF`` (the recursive type as written).
+#
+# The checks are compiled once from the specs into one function per spec
+# (``_full``) and done in bulk where the data allow it: a record's fields by
+# one comparison of their types with the expected ones (``map(type, ...)``
+# runs in C), a column of a table by the set of its types; only what nests
+# (type references, records in records) is walked in Python. The blob itself
+# is decoded by msgpack in one C call into plain tuples (no object hook).
 
 def _opt(spec):
     return ("opt", spec)
@@ -94,25 +89,6 @@ def _tup(*specs):
 
 _TYPEREF = ("typeref",)
 
-
-def _ok(v, spec) -> bool:
-    if isinstance(spec, type):
-        if spec is int:
-            return type(v) is int
-        return type(v) is spec if spec in (bool, str, bytes) else isinstance(v, spec)
-    kind = spec[0]
-    if kind == "opt":
-        return v is None or _ok(v, spec[1])
-    if kind == "seq":
-        return type(v) is tuple and all(_ok(x, spec[1]) for x in v)
-    if kind == "tup":
-        return type(v) is tuple and len(v) == len(spec[1]) and all(_ok(x, t) for x, t in zip(v, spec[1]))
-    if kind == "typeref":  # (name, args, dims)
-        return (type(v) is tuple and len(v) == 3 and type(v[0]) is str and type(v[2]) is int
-                and type(v[1]) is tuple and all(_ok(a, _TYPEREF) for a in v[1]))
-    raise AssertionError(spec)
-
-
 _FIELD_TYPES = {
     Import: (str, bool, bool),
     Annotation: (str, _seq(_tup(str, str))),
@@ -127,36 +103,197 @@ _FIELD_TYPES = {
 }
 assert all(len(_FIELD_TYPES[c]) == len(_FIELDS[_INDEX[c]]) for c in _CLASSES), "a dataclass of _facts changed"
 
+_SCALARS = (str, int, bool)
+_NONE = type(None)
 
-def _check(v, spec, what: str) -> None:
-    try:
-        ok = _ok(v, spec)
-    except RecursionError:
-        ok = False
-    if not ok:
-        raise CodecError(f"{what}: wrong type")
+
+def _bad(what: str):
+    raise CodecError(f"{what}: wrong type")
+
+
+def _typeref(v):
+    """A ``TypeRef`` ``(name, args, dims)``, recursively; returned as is."""
+    if type(v) is not tuple or len(v) != 3:
+        _bad("type reference")
+    name, args, dims = v
+    if type(name) is not str or type(dims) is not int or type(args) is not tuple:
+        _bad("type reference")
+    for a in args:
+        _typeref(a)
+    return v
+
+
+def _top(spec):
+    """The exact Python type of a value of ``spec`` (a record is a tuple)."""
+    if spec in _SCALARS:
+        return spec
+    if isinstance(spec, type) or spec[0] != "opt":
+        return tuple
+    return _top(spec[1])
+
+
+def _only(col, types: frozenset, what: str) -> None:
+    """Every value of ``col`` is exactly of one of ``types`` (one pass in C)."""
+    if col and not set(map(type, col)) <= types:
+        _bad(what)
+
+
+def _full(spec):
+    """A function: value of ``spec`` → the value (records built as their
+    dataclass); raises ``CodecError`` (or TypeError/ValueError, which the
+    decoders turn into it) on anything else."""
+    if spec in _SCALARS:
+        def scalar(v, t=spec):
+            if type(v) is not t:
+                _bad(t.__name__)
+            return v
+        return scalar
+    if isinstance(spec, type):
+        return _BUILDERS[spec]  # made before any nested builder is (_builders)
+    kind = spec[0]
+    if kind == "typeref":
+        return _typeref
+    if kind == "opt":
+        inner = _full(spec[1])
+        return lambda v: None if v is None else inner(v)
+    if kind == "tup":
+        specs = spec[1]
+        n = len(specs)
+        if all(s in _SCALARS for s in specs):
+            types = tuple(specs)
+
+            def flat(v):
+                if type(v) is not tuple or tuple(map(type, v)) != types:
+                    _bad("tuple")
+                return v
+            return flat
+        fs = tuple(_full(s) for s in specs)
+
+        def nested(v):
+            if type(v) is not tuple or len(v) != n:
+                _bad("tuple")
+            return tuple([f(x) for f, x in zip(fs, v)])
+        return nested
+    assert kind == "seq", spec
+    item = spec[1]
+    if item in _SCALARS:
+        only = frozenset({item})
+
+        def seq_of_scalars(v):
+            if type(v) is not tuple:
+                _bad("sequence")
+            _only(v, only, "sequence")
+            return v
+        return seq_of_scalars
+    if type(item) is tuple and item[0] == "tup" and all(s in _SCALARS for s in item[1]):
+        # a table of scalar columns ((line, col) pairs, (name, value) pairs): column by column
+        columns = tuple(frozenset({s}) for s in item[1])
+        width = {len(columns)}
+
+        def table(v):
+            if type(v) is not tuple:
+                _bad("sequence")
+            if v:
+                if set(map(type, v)) != _TUPLE or set(map(len, v)) != width:
+                    _bad("sequence of tuples")
+                for col, types in zip(zip(*v), columns):
+                    _only(col, types, "column")
+            return v
+        return table
+    f = _full(item)
+
+    def seq(v):
+        if type(v) is not tuple:
+            _bad("sequence")
+        return tuple(map(f, v))
+    return seq
+
+
+_TUPLE = frozenset({tuple})
+
+
+def _record(cls):
+    """The builder of ``cls`` from its ``(class index, fields)`` record: the
+    top-level type of every field checked in one comparison, the nested ones
+    by their own builders, then ``cls(*fields)``."""
+    index = _INDEX[cls]
+    specs = _FIELD_TYPES[cls]
+    n = len(specs)
+    expected = [_top(s) for s in specs]
+    optional = tuple(k for k, s in enumerate(specs) if type(s) is tuple and s[0] == "opt")
+    inner: list = []
+    for k, s in enumerate(specs):
+        s = s[1] if type(s) is tuple and s[0] == "opt" else s
+        if s not in _SCALARS:
+            inner.append((k, None))  # filled below: records may nest (a TypeDecl holds MethodDecls)
+            _PENDING.append((inner, len(inner) - 1, s))
+    name = cls.__name__
+
+    def build(v):
+        if type(v) is not tuple or len(v) != 2 or type(v[0]) is not int or v[0] != index:
+            raise CodecError(f"not a {name} record")
+        values = v[1]
+        if type(values) is not tuple or len(values) != n:
+            raise CodecError(f"{name}: not {n} fields")
+        types = list(map(type, values))
+        for k in optional:
+            if types[k] is _NONE:
+                types[k] = expected[k]
+        if types != expected:
+            _bad(name)
+        if not inner:
+            return cls(*values)
+        values = list(values)
+        for k, f in inner:
+            x = values[k]
+            if x is not None:
+                values[k] = f(x)
+        return cls(*values)
+
+    return build
+
+
+_PENDING: list = []  # (list, position, spec): a nested builder to fill in once every record builder exists
+_BUILDERS: dict = {}
+
+
+def _builders():
+    for cls in _CLASSES:
+        _BUILDERS[cls] = _record(cls)
+    while _PENDING:
+        lst, pos, spec = _PENDING.pop()
+        k = lst[pos][0]
+        lst[pos] = (k, _BUILDERS[spec] if isinstance(spec, type) else _full(spec))
+
+
+_builders()
+_FILE_FACTS = _BUILDERS[FileFacts]
 
 
 def _unpack(blob: bytes):
     try:
-        return msgpack.unpackb(blob, use_list=False, object_hook=_hook, strict_map_key=False, raw=False)
-    except CodecError:
-        raise
+        return msgpack.unpackb(blob, use_list=False, strict_map_key=False, raw=False)
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as e:
         raise CodecError(f"undecodable: {type(e).__name__}") from None
 
 
 def encode_facts(ff: FileFacts) -> bytes:
-    """``FileFacts`` → bytes."""
+    """``FileFacts`` → bytes: ``[FORMAT, record]``, a dataclass being the
+    record ``[class index, [field values]]``."""
     return msgpack.packb([FORMAT, ff], default=_default, use_bin_type=True)
 
 
 def decode_facts(blob: bytes) -> FileFacts:
     """bytes → ``FileFacts`` (tuples where the facts hold tuples). Raises ``CodecError``."""
     doc = _unpack(blob)
-    if not (isinstance(doc, tuple) and len(doc) == 2 and doc[0] == FORMAT and isinstance(doc[1], FileFacts)):
+    if type(doc) is not tuple or len(doc) != 2 or type(doc[0]) is not int or doc[0] != FORMAT:
         raise CodecError("not a facts document of this format")
-    return doc[1]
+    try:
+        return _FILE_FACTS(doc[1])
+    except CodecError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, RecursionError) as e:
+        raise CodecError(f"not a facts document: {type(e).__name__}") from None
 
 
 def declaration_digest(ff: FileFacts) -> bytes:
@@ -166,53 +303,120 @@ def declaration_digest(ff: FileFacts) -> bytes:
     return hashlib.blake2b(msgpack.packb(ff, default=_digest_default, use_bin_type=True), digest_size=16).digest()
 
 
+# ------------------------------------------------------------------ resolutions
+_EDGE_KINDS = {r.value: r for r in (Resolution.EXACT, Resolution.BY_ARITY, Resolution.CHA,
+                                    Resolution.GUESSED_BY_NAME)}  # the kinds an edge can have
+_KINDS = {r.value: r for r in Resolution}
+_INSTANTIATIONS = {r.value: r for r in Instantiation}
+_EDGE_VALUES, _KIND_VALUES, _INSTANTIATION_VALUES = frozenset(_EDGE_KINDS), frozenset(_KINDS), frozenset(_INSTANTIATIONS)
+_INT, _STR, _BOOL = frozenset({int}), frozenset({str}), frozenset({bool})
+_OPT_STR = frozenset({str, _NONE})
+
+
 def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
     """What pass 2 found in one file → bytes: the ``FileResult`` (edges, API
     nodes, counts, reasons, examples, site types), the RTA facts ``(made, annotated)``
-    (or None) and the classpath warnings raised while resolving it."""
+    (or None) and the classpath warnings raised while resolving it.
+
+    ``[FORMAT, result, rta, warnings, strings]``: method ids (an edge's
+    caller and callee, an API node's id) are indices into ``strings`` — a
+    file's edges name few distinct methods, so the row is smaller and the
+    decoded edges share their id strings."""
     res = None
+    strings: dict = {}
     if fr is not None:
-        res = [[(e.src, e.dst, e.resolution.value, list(e.lines)) for e in fr.edges],
-               [tuple(a) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
+        sid = strings.setdefault
+        res = [[(sid(e.src, len(strings)), sid(e.dst, len(strings)), e.resolution.value, e.lines)
+                for e in fr.edges],
+               [(sid(a.id, len(strings)), *a[1:]) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
                [tuple(r) for r in fr.reasons], [tuple(x) for x in fr.examples],
                [tuple(x) for x in fr.sites]]
     mk = None
     if made is not None:
         mk = [[(k, v.value) for k, v in made[0]], made[1]]
-    return msgpack.packb([FORMAT, res, mk, [list(w) for w in warnings]], use_bin_type=True)
+    return msgpack.packb([FORMAT, res, mk, [list(w) for w in warnings], list(strings)], use_bin_type=True)
 
 
-# the shapes decode_resolution checks (built once: a warm run decodes one row per file)
-_RESOLUTION_SPEC = _opt(_tup(_seq(_tup(str, str, str, _seq(int))), _seq(_tup(str, str, str, bool, _opt(str))),
-                             _seq(_tup(str, int)), _seq(_tup(str, int)), _seq(_tup(str, str)),
-                             _seq(_tup(str, int))))
-_RTA_SPEC = _opt(_tup(_seq(_tup(str, str)), _seq(_tup(str, str))))
-_WARNINGS_SPEC = _seq(_tup(str, str))
+def _columns(rows, n: int, what: str):
+    """``rows`` (a tuple of ``n``-tuples) as ``n`` columns."""
+    if type(rows) is not tuple:
+        _bad(what)
+    if not rows:
+        return ((),) * n
+    if set(map(type, rows)) != _TUPLE or set(map(len, rows)) != {n}:
+        _bad(what)
+    return tuple(zip(*rows))
+
+
+def _pairs(rows, first: frozenset, second: frozenset, what: str):
+    a, b = _columns(rows, 2, what)
+    _only(a, first, what)
+    _only(b, second, what)
+    return rows
+
+
+def _edges(rows, strings):
+    src, dst, kind, lines = _columns(rows, 4, "edges")
+    _only(src, _INT, "edge caller")
+    _only(dst, _INT, "edge callee")
+    _only(lines, _TUPLE, "edge lines")
+    if not rows:
+        return ()
+    if min(src) < 0 or min(dst) < 0 or not set(kind) <= _EDGE_VALUES:
+        _bad("edges")  # an index past the table raises IndexError below
+    _only(tuple(chain.from_iterable(lines)), _INT, "edge lines")
+    name = strings.__getitem__
+    return tuple(map(tuple.__new__, repeat(CallEdge),
+                     zip(map(name, src), map(name, dst), map(_EDGE_KINDS.__getitem__, kind), lines)))
+
+
+def _apis(rows, strings):
+    ids, types, names, third, lib = _columns(rows, 5, "APIs")
+    _only(ids, _INT, "API id")
+    _only(types, _STR, "API type")
+    _only(names, _STR, "API name")
+    _only(third, _BOOL, "API third_party")
+    _only(lib, _OPT_STR, "API library")
+    if ids and min(ids) < 0:
+        _bad("API id")
+    return tuple(map(tuple.__new__, repeat(ApiTarget), zip(map(strings.__getitem__, ids), types, names, third, lib)))
 
 
 def decode_resolution(blob: bytes):
     """bytes → ``(FileResult or None, made or None, warnings)``. Raises ``CodecError``."""
     doc = _unpack(blob)
     try:
-        fmt, res, mk, warnings = doc
-        if fmt != FORMAT:
+        fmt, res, mk, warnings, strings = doc
+        if type(fmt) is not int or fmt != FORMAT:
             raise CodecError("another format")
-        _check(res, _RESOLUTION_SPEC, "resolution")
-        _check(mk, _RTA_SPEC, "RTA facts")
-        _check(warnings, _WARNINGS_SPEC, "warnings")
+        if type(strings) is not tuple:
+            _bad("strings")
+        _only(strings, _STR, "strings")
         fr = None
         if res is not None:
+            if type(res) is not tuple or len(res) != 6:
+                _bad("resolution")
             edges, apis, counts, reasons, examples, sites = res
-            fr = FileResult(
-                tuple(CallEdge(s, d, Resolution(k), tuple(lines)) for s, d, k, lines in edges),
-                tuple(ApiTarget(*a) for a in apis), tuple((Resolution(k), n) for k, n in counts),
-                tuple((r, n) for r, n in reasons), tuple((k, v) for k, v in examples),
-                tuple((k, n) for k, n in sites))
+            kinds, ns = _columns(counts, 2, "counts")
+            if not set(kinds) <= _KIND_VALUES:
+                _bad("counts")
+            _only(ns, _INT, "counts")
+            fr = FileResult(_edges(edges, strings), _apis(apis, strings),
+                            tuple(zip(map(_KINDS.__getitem__, kinds), ns)),
+                            _pairs(reasons, _STR, _INT, "reasons"), _pairs(examples, _STR, _STR, "examples"),
+                            _pairs(sites, _STR, _INT, "site types"))
         made = None
         if mk is not None:
-            made = (tuple((k, Instantiation(v)) for k, v in mk[0]), tuple(tuple(a) for a in mk[1]))
-        return fr, made, [tuple(w) for w in warnings]
+            if type(mk) is not tuple or len(mk) != 2:
+                _bad("RTA facts")
+            types, why = _columns(mk[0], 2, "RTA facts")
+            _only(types, _STR, "RTA facts")
+            if not set(why) <= _INSTANTIATION_VALUES:
+                _bad("RTA facts")
+            made = (tuple(zip(types, map(_INSTANTIATIONS.__getitem__, why))),
+                    _pairs(mk[1], _STR, _STR, "RTA annotations"))
+        return fr, made, list(_pairs(warnings, _STR, _STR, "warnings"))
     except CodecError:
         raise
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError) as e:
         raise CodecError(f"not a resolution document: {type(e).__name__}") from None

@@ -495,27 +495,74 @@ def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
 _EMPTY = msgpack.packb(())
 
 
-def verify(blob: bytes, idx, fps: Fingerprints, fi_of: dict, memo: dict) -> bool:
+def verify(blob: bytes, idx, fps: Fingerprints, fi_of: dict) -> bool:
     """True iff every look-up in ``blob`` (from :func:`encode`) gives ``idx``
-    the same answer fingerprint. ``fi_of``: path → file index of this run;
-    ``memo``: look-up → fingerprint, shared by the files of one run. Anything
-    malformed is False (re-resolve)."""
+    the same answer fingerprint. ``fi_of``: path → file index of this run.
+    Anything malformed is False (re-resolve)."""
+    return verify_many([blob], idx, fps, fi_of)[0]
+
+
+def verify_many(blobs, idx, fps: Fingerprints, fi_of: dict, jobs: int = 1) -> list:
+    """:func:`verify` of many files at once: ``[True iff every look-up in
+    blob gives idx the same answer fingerprint for blob in blobs]``.
+
+    The distinct look-ups of all the files are asked once each (files of one
+    project ask mostly the same questions: java.base's 3,400 files make
+    433 k look-ups, 200 k distinct), with ``jobs`` > 1 split between forked
+    workers that inherit ``idx`` — so the replay after a signature edit runs
+    on every core instead of in the parent alone, and no look-up is asked
+    twice. A look-up that raises, or a malformed blob, fails its files."""
+    parsed: list = []
+    keys: dict = {}
+    for blob in blobs:
+        try:
+            rows = msgpack.unpackb(blob, raw=False, use_list=False, max_bin_len=1 << 24, max_str_len=1 << 24,
+                                   max_array_len=1 << 22, max_map_len=1 << 16)
+            if type(rows) is not tuple:
+                raise ValueError("not a list of look-ups")
+            mine = []
+            for row in rows:
+                kind, door, pa, pk, fp = row
+                key = (kind, door, pa, pk)
+                mine.append((keys.setdefault(key, len(keys)), fp))
+            parsed.append(mine)
+        except Exception:  # a stranger's row: re-resolve
+            parsed.append(None)
+    distinct = list(keys)
+    global _REPLAY
+    _REPLAY = (idx, fps, fi_of)
     try:
-        rows = msgpack.unpackb(blob, raw=False, use_list=True, max_bin_len=1 << 24, max_str_len=1 << 24,
-                               max_array_len=1 << 22, max_map_len=1 << 16)
-        if type(rows) is not list:
-            return False
-        for row in rows:
-            kind, door, pa, pk, fp = row
-            key = (kind, door, pa, pk)
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = _answer(kind, door, _unpack(pa), _unpack(pk), idx, fps, fi_of)
-            if got != fp:
-                return False
-        return True
-    except Exception:  # a stranger's row, or a look-up that no longer applies: re-resolve
-        return False
+        if jobs > 1 and len(distinct) > _POOL_MIN_LOOKUPS:
+            import multiprocessing as mp
+
+            step = max(_CHUNK_MIN, len(distinct) // (jobs * 16))
+            chunks = [distinct[i:i + step] for i in range(0, len(distinct), step)]
+            with mp.get_context("fork").Pool(jobs) as pool:
+                answers = [fp for part in pool.map(_answer_chunk, chunks) for fp in part]
+        else:
+            answers = _answer_chunk(distinct)
+    finally:
+        _REPLAY = None
+    return [mine is not None and all(answers[k] == fp for k, fp in mine) for mine in parsed]
+
+
+_POOL_MIN_LOOKUPS = 5000  # fewer distinct look-ups are answered faster than a pool starts
+_CHUNK_MIN = 64  # look-ups per task handed to a worker, at least
+_REPLAY = None  # (index, fingerprints, path → file index) while verify_many runs; forked workers inherit it
+
+
+def _answer_chunk(keys) -> list:
+    """The answer fingerprint of each look-up ``(kind, door, packed args, packed
+    keywords)``, None for one that raises or is malformed (never equal to a
+    stored fingerprint)."""
+    idx, fps, fi_of = _REPLAY
+    out = []
+    for kind, door, pa, pk in keys:
+        try:
+            out.append(_answer(kind, door, _unpack(pa), _unpack(pk), idx, fps, fi_of))
+        except Exception:  # a look-up that no longer applies, or a stranger's row
+            out.append(None)
+    return out
 
 
 def _fi(v, fi_of, idx):

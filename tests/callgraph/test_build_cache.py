@@ -308,16 +308,21 @@ def test_the_cli_warns_when_the_named_cache_is_refused(tmp_path):
     assert cache.read_text() == "my notes, not a cache\n" * 10
 
 
-def _rewrite(cache: Path, table: str, change) -> None:
+def _rewrite(cache: Path, table: str, change) -> int:
+    """Apply ``change`` to every row's document; the number of rows it changed."""
     import msgpack
 
     db = sqlite3.connect(cache)
+    changed = 0
     for key, blob in list(db.execute(f"SELECT key, blob FROM {table}")):
         doc = msgpack.unpackb(blob, strict_map_key=False, raw=False)
         change(doc)
-        db.execute(f"UPDATE {table} SET blob = ? WHERE key = ?", (msgpack.packb(doc, use_bin_type=True), key))
+        new = msgpack.packb(doc, use_bin_type=True)
+        changed += new != blob
+        db.execute(f"UPDATE {table} SET blob = ? WHERE key = ?", (new, key))
     db.commit()
     db.close()
+    return changed
 
 
 def _res(i, value):
@@ -333,33 +338,74 @@ def _facts(i, value):
     return change
 
 
-def _edge_lines(doc):
-    if doc[1] is not None and doc[1][0]:
-        doc[1][0][0][3] = ["x"]
+def _edge_lines(value):
+    def change(doc):
+        if doc[1] is not None and doc[1][0]:
+            doc[1][0][0][3] = value
+    return change
+
+
+def _edge(i, value):
+    """Field ``i`` of a row's first edge (caller index, callee index, kind, lines)."""
+    def change(doc):
+        if doc[1] is not None and doc[1][0]:
+            doc[1][0][0][i] = value
+    return change
+
+
+def _strings(doc):
+    if doc[4]:
+        doc[4][0] = 7  # the method-id table: a number among the ids
 
 
 @pytest.mark.parametrize("table, change", [
     ("resolved", _res(1, [["x", [1]]])),  # apis: an ApiTarget of 2 fields
     ("resolved", _res(1, [["x", "T", "m", "yes", None]])),  # third_party not a bool
+    ("resolved", _res(1, [[0, "T", "m", True, 5]])),  # library not a string
+    ("resolved", _res(1, [[-1, "T", "m", True, None]])),  # an id index before the table
     ("resolved", _res(2, [["exact", "lots"]])),  # counts: a string count
-    ("resolved", _res(0, [[1, 2, 3, 4]])),  # edges: ints for ids
-    ("resolved", _edge_lines),  # an edge line that is no int
+    ("resolved", _res(2, [["no such kind", 1]])),  # counts: not a resolution kind
+    ("resolved", _res(0, [["p.A.f(int)", "p.A.g()", "exact", [1]]])),  # edges: ids where indices belong
+    ("resolved", _res(0, [[1, 2, 3, 4]])),  # edges: a number for the kind, a number for the lines
+    ("resolved", _edge(1, 1 << 20)),  # a callee index past the table
+    ("resolved", _edge(0, -1)),  # a caller index before it (Python would read the last id)
+    ("resolved", _edge(0, True)),  # a bool for an index
+    ("resolved", _edge(2, "unresolved")),  # a resolution kind no edge has
+    ("resolved", _edge(2, ["exact"])),  # an unhashable kind
+    ("resolved", _edge_lines(["x"])),  # an edge line that is no int
+    ("resolved", _edge_lines([True])),  # a bool for a line
+    ("resolved", _edge_lines(7)),  # lines that are no sequence
+    ("resolved", lambda doc: doc[1][0].append([0, 0])),  # an edge of 2 fields
+    ("resolved", _strings),
+    ("resolved", lambda doc: doc.pop()),  # the format before the id table
     ("resolved", lambda doc: doc.__setitem__(3, [1])),  # warnings: no (path, reason)
     ("resolved", lambda doc: doc.__setitem__(2, [[["T", 7]], []])),  # RTA facts: no reason string
+    ("resolved", lambda doc: doc.__setitem__(2, [[["T", "no such reason"]], []])),  # RTA: not an Instantiation
     ("facts", _facts(4, [1, 2])),  # types: ints instead of TypeDecls
     ("facts", _facts(7, "many")),  # lines: a string
+    ("facts", _facts(7, True)),  # lines: a bool
     ("facts", _facts(2, 3)),  # package: an int
     ("facts", _facts(5, [[1, "a"]])),  # parse_errors: a string column
+    ("facts", _facts(5, [[1, 2, 3]])),  # parse_errors: a triple
+    ("facts", _facts(6, 8)),  # encoding: neither a string nor None
+    ("facts", _facts(3, [[False, ["java.util.List", False, False]]])),  # an Import's class index as a bool
+    ("facts", _facts(3, [[5, ["java.util.List", False, False]]])),  # an Import tagged as a TypeDecl
+    ("facts", _facts(3, [[0, ["java.util.List", False]]])),  # an Import of 2 fields
+    ("facts", lambda doc: doc[1][1].append(1)),  # FileFacts with a field too many
     ("facts", lambda doc: doc[1].__setitem__(0, "not a class index")),
+    ("facts", lambda doc: doc.__setitem__(0, 3)),  # the previous format
 ])
 def test_a_crafted_row_of_the_wrong_types_is_a_miss(tmp_path, table, change):
     root, cache = _project(tmp_path), tmp_path / "c.sqlite"
     cold = _build(root, cache)
-    _rewrite(cache, table, change)
+    changed = _rewrite(cache, table, change)
+    assert changed
     warm = _build(root, cache)  # no traceback, the same graph as without the cache
     assert _bytes(warm) == _bytes(cold)
     if table == "facts":
         assert warm.summary.cache["facts_misses"] == 4
+    else:
+        assert warm.summary.cache["resolved_misses"] == changed
 
 
 def test_decode_checks_every_field_type():
@@ -373,6 +419,66 @@ def test_decode_checks_every_field_type():
                 FileFacts("A.java", "main", "p", (Annotation("x", (("a",),)),), (), (), None, 3)):
         with pytest.raises(_codec.CodecError):
             _codec.decode_facts(_codec.encode_facts(bad))
+
+
+def _method(**changes):
+    from callgraph._facts import MethodDecl
+
+    fields = dict(name="m", params=(("a", ("List", (("String", (), 0),), 0)),), varargs=False,
+                  returns=("int", (), 0), type_params=(("T", None),), static=False, abstract=False, private=False,
+                  start_line=1, end_line=2, loc=2, comment=None, start_byte=0, end_byte=9)
+    return MethodDecl(**{**fields, **changes})
+
+
+def _file_with(method):
+    from callgraph._facts import FileFacts, TypeDecl
+
+    t = TypeDecl("p.A", "A", "class", None, False, False, False, False, None, (), (), (), (method,), (), (), (),
+                 0, 9, 1, 2, None)
+    return FileFacts("A.java", "main", "p", (), (t,), (), None, 3)
+
+
+@pytest.mark.parametrize("bad", [
+    dict(params=(("a", ("List", (("String", (), "0"),), 0)),)),  # a type argument's dims a string
+    dict(params=(("a", ("List", (("String", ()),), 0)),)),  # a type argument of 2 fields
+    dict(params=(("a", ("List", ["String"], 0)),)),  # type arguments not a tuple of type references
+    dict(params=(("a",),)),  # a parameter without its type
+    dict(returns="int"),  # a return type not a type reference
+    dict(type_params=(("T", 5),)),  # a bound neither a type reference nor None
+    dict(comment=3),  # an optional string that is an int
+    dict(loc=2.0),  # a float for an int
+    dict(annotations=(("Deprecated", ()),)),  # an annotation that is no record
+])
+def test_decode_checks_nested_fields(bad):
+    from callgraph import _codec
+
+    good = _file_with(_method())
+    assert _codec.decode_facts(_codec.encode_facts(good)) == good
+    assert _codec.decode_facts(_codec.encode_facts(_file_with(_method(comment="/** doc */")))).types[0] \
+        .methods[0].comment == "/** doc */"
+    with pytest.raises(_codec.CodecError):
+        _codec.decode_facts(_codec.encode_facts(_file_with(_method(**bad))))
+
+
+def test_decoded_edges_are_the_encoded_ones():
+    from callgraph import _codec
+    from callgraph._callsite import ApiTarget, CallEdge, FileResult, Resolution
+    from callgraph._rta import Instantiation
+
+    fr = FileResult(
+        (CallEdge("p.A.f(int)", "p.A.g()", Resolution.EXACT, (3, 7)),
+         CallEdge("p.A.f(int)", "java.lang.String.trim()", Resolution.BY_ARITY, (4,)),
+         CallEdge("p.A.g()", "p.A.f(int)", Resolution.CHA, ())),
+        (ApiTarget("java.lang.String.trim()", "java.lang.String", "trim", False, None),),
+        ((Resolution.EXACT, 2), (Resolution.UNRESOLVED, 1)), (("no method of that name", 1),),
+        (("no method of that name", "A.java:3"),), (("project", 2),))
+    made = ((("p.A", Instantiation.NEW),), (("p.A", "Component"),))
+    got_fr, got_made, got_w = _codec.decode_resolution(_codec.encode_resolution(fr, made, [("x.jar", "bad CRC")]))
+    assert got_fr == fr and got_made == made and got_w == [("x.jar", "bad CRC")]
+    assert all(type(e) is CallEdge and type(e.resolution) is Resolution for e in got_fr.edges)
+    assert type(got_fr.apis[0]) is ApiTarget and got_made[0][0][1] is Instantiation.NEW
+    assert got_fr.edges[0].src is got_fr.edges[1].src  # one string per distinct id
+    assert _codec.decode_resolution(_codec.encode_resolution(None, None)) == (None, None, [])
 
 
 def test_lombok_settings_key_the_cache_not_the_config_bytes(tmp_path):

@@ -93,7 +93,7 @@ def _bytes(pg) -> str:
     return buf.getvalue()
 
 
-def _build(root, cache, monkeypatch=None):
+def _build(root, cache, monkeypatch=None, jobs=1):
     """(graph, rel paths of the files resolved in this run)."""
     resolved = []
     if monkeypatch is not None:
@@ -104,7 +104,7 @@ def _build(root, cache, monkeypatch=None):
             return real(fi)
 
         monkeypatch.setattr(build_mod, "_resolve_file", spy)
-    pg = build_project_graph(root, auto_classpath=False, jdk=None, cache=cache, jobs=1)
+    pg = build_project_graph(root, auto_classpath=False, jdk=None, cache=cache, jobs=jobs)
     if monkeypatch is not None:
         monkeypatch.undo()
     return pg, sorted(resolved)
@@ -145,6 +145,52 @@ def test_signature_change_re_resolves_its_dependents_only(tmp_path, monkeypatch)
     # and the next run needs no replay: the rows now carry this project key
     again, resolved = _build(root, cache, monkeypatch)
     assert resolved == [] and again.summary.cache["resolved_verified"] == 0
+
+
+def test_the_replay_in_worker_processes_gives_the_same_verdicts(tmp_path, monkeypatch):
+    """Several jobs: the distinct look-ups of every row are asked in forked
+    workers (``_deps.verify_many``); same files resolved, same graph."""
+    import multiprocessing
+
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    _build(root, cache)
+    _edit(root, "p/A.java", "public int f(int x)", "public int f(long x)")
+    pools = []
+    real = multiprocessing.get_context
+
+    def context(method=None):
+        pools.append(method)
+        return real(method)
+
+    monkeypatch.setattr(_deps, "_POOL_MIN_LOOKUPS", 0)
+    monkeypatch.setattr(_deps, "_CHUNK_MIN", 1)  # many tasks: their answers must come back in order
+    monkeypatch.setattr(multiprocessing, "get_context", context)
+    warm = build_project_graph(root, auto_classpath=False, jdk=None, cache=cache, jobs=2)
+    monkeypatch.undo()
+    assert pools == ["fork"]  # the replay's pool (pass 2 has 2 files: no pool)
+    assert warm.summary.cache["resolved_verified"] == 6 and warm.summary.cache["resolved_misses"] == 2
+    assert _bytes(warm) == _bytes(_build(root, None)[0])
+
+
+def test_verify_many_fails_only_the_files_whose_answers_changed(tmp_path):
+    from callgraph._index import ProjectIndex
+    from callgraph._build import _pass1
+    from callgraph._discover import discover_sources
+
+    root = _project(tmp_path)
+    files, _ = discover_sources(root)
+    facts = [_pass1((sf, "physical", 2_000_000, False))[0] for sf in files]
+    idx = ProjectIndex(facts, None, "physical", root=root)
+    rels = [f.rel for f in facts]
+    fps = _deps.Fingerprints(rels)
+    fi_of = {r: i for i, r in enumerate(rels)}
+    known = fps.fingerprint(idx.types.get("p.A"))
+    rows = [["t", "types", _deps._pack(("p.A",)), _deps._pack(()), known]]
+    wrong = [["t", "types", _deps._pack(("p.A",)), _deps._pack(()), b"?" * 12]]
+    gone = [["t", "type_file", _deps._pack((_deps.FileRef("p/Gone.java"),)), _deps._pack(()), known]]
+    blobs = [msgpack.packb(r) for r in (rows, wrong, rows + wrong, gone)] + [b"\xc1", msgpack.packb([])]
+    assert _deps.verify_many(blobs, idx, fps, fi_of) == [True, False, False, False, False, True]
+    assert _deps.verify(blobs[0], idx, fps, fi_of)
 
 
 def test_a_new_class_shadowing_an_on_demand_import_re_resolves_the_importer(tmp_path, monkeypatch):
