@@ -6,7 +6,6 @@ import json
 import os
 import sqlite3
 import sys
-from functools import partial
 from pathlib import Path
 
 import click
@@ -432,9 +431,7 @@ def write_node_link_json(g, fh, skip=frozenset()) -> None:
     nodes = ((d, (("id", n),)) for n, d in g.nodes(data=True) if n not in skip)
     edges = ((d, (("source", u), ("target", v))) for u, v, d in g.edges(data=True)
              if u not in skip and v not in skip)
-    ids: dict = {}  # each node id's encoded text: an id ends ~18 edges on java.base, encoded once
-    edge_text = partial(_edge_text, ids=ids)
-    for i, (key, items, text) in enumerate((("nodes", nodes, _item_text), ("edges", edges, edge_text))):
+    for i, (key, items, text) in enumerate((("nodes", nodes, _item_text), ("edges", edges, _edge_text))):
         fh.write(f' "{key}": [')
         buf: list = []
         first = True
@@ -459,11 +456,10 @@ _REPEATED = frozenset({"kind", "resolution", "source_set", "library"})
 _EDGE_KEYS = frozenset({("lines", "resolution"), ("lines", "resolution", "rta")})  # in this order
 
 
-def _edge_text(d: dict, tail: tuple, strings: dict, ids: dict | None = None) -> str:
+def _edge_text(d: dict, tail: tuple, strings: dict) -> str:
     """``_item_text`` for the edges ``build_project_graph`` makes (``lines``
     ints, ``resolution`` and ``rta`` strings), in one format call; any other
-    edge goes through ``_item_text``. ``ids`` keeps the encoded source and
-    target ids (a dict the caller owns, bounded by the graph's nodes)."""
+    edge goes through ``_item_text``."""
     lines, res = d.get("lines"), d.get("resolution")
     if tuple(d) not in _EDGE_KEYS or lines.__class__ is not list or not lines \
             or res.__class__ is not str or not set(map(type, lines)) <= _INT:
@@ -480,15 +476,7 @@ def _edge_text(d: dict, tail: tuple, strings: dict, ids: dict | None = None) -> 
     head = '  {\n   "lines": [\n    ' + ",\n    ".join(map(int.__repr__, lines)) + '\n   ],\n   "resolution": ' + r
     if "rta" in d:
         head += ',\n   "rta": ' + ("[\n    " + ",\n    ".join(map(_ENC_STR, rta)) + "\n   ]" if rta else "[]")
-    if ids is None:
-        return f'{head},\n   "source": {_ENC_STR(u)},\n   "target": {_ENC_STR(v)}\n  }}'
-    su = ids.get(u)
-    if su is None:
-        su = ids[u] = _ENC_STR(u)
-    sv = ids.get(v)
-    if sv is None:
-        sv = ids[v] = _ENC_STR(v)
-    return f'{head},\n   "source": {su},\n   "target": {sv}\n  }}'
+    return f'{head},\n   "source": {_ENC_STR(u)},\n   "target": {_ENC_STR(v)}\n  }}'
 
 
 _INT, _STR = frozenset({int}), frozenset({str})
