@@ -245,17 +245,13 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     phases["discover"] = round(phases.get("discover", 0.0) + inputs.discover_seconds, 3)
     failed = _report_build(pg, classpath, quiet)
     phases["startup"] = round(startup, 3)
-    # what the build left is kept to the end of the process: the collector
-    # need not walk it again (a full collection over java.base's graph cost
-    # the store write 1.4 of its ~4 CPU-s), nor touch its pages in a writer
-    # forked beside the store (_write_beside_store)
-    import gc
-
-    gc.freeze()
     if store is not None:
         def save() -> None:
             t_store = time.perf_counter()
-            store.save(fp, pg)
+            # the store write makes no cyclic garbage; a full collection over
+            # java.base's graph cost it 1.4 of its ~4 CPU-s
+            with _gc_paused():
+                store.save(fp, pg)
             phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
 
         if store_later is None:
@@ -591,6 +587,12 @@ def _write_graph(g, out: Path, skip=frozenset()) -> None:
         raise click.UsageError("--out must end in .graphml, .json or .dot")
 
 
+def _gc_paused():
+    from callgraph._build import _gc_paused as paused  # one definition: the graph step's
+
+    return paused()
+
+
 def _output(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
     """Write ``--out``; ``(nodes, edges, unresolved nodes left out)``.
     Raises OSError or ValueError when it cannot be written."""
@@ -729,7 +731,10 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                    maven_repo_local, user_m2, no_cache, store=store, store_later=later)
             if out is not None:
-                written = _write_beside_store(pg, out, dispatch, include_unresolved, later)
+                # no collection while the graph is stored and written: none is
+                # needed, and in a forked writer it would touch (and copy) every page
+                with _gc_paused():
+                    written = _write_beside_store(pg, out, dispatch, include_unresolved, later)
             elif later:
                 later[0][2]()
         finally:
