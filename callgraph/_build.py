@@ -370,81 +370,91 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # nodes and edges are added in sorted order: the graph (and every file
     # written from it) is then byte-identical whatever the process count, the
     # hash seed or the order in which workers finished
-    g = nx.DiGraph()
-    infos = {}
-    for pms in idx.methods.values():
-        for p in pms:
-            infos[p.info.id] = p.info
-    for mid in sorted(infos):
-        mi = infos[mid]
-        g.add_node(mi.id, kind="method", file=mi.file, start_line=mi.start_line,
-                   end_line=mi.end_line, loc=mi.loc, comment=mi.comment,
-                   third_party=False, library=None, source_set=mi.source_set,
-                   generated_by=mi.generated_by)
-    counts: Counter = Counter()
-    reasons: Counter = Counter()
-    site_types: Counter = Counter()
-    examples: dict = {}
-    apis: dict = {}
-    edge_rows: list = []
-    results.sort(key=lambda r: r[0])
-    if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
-        seen_w = set(map(tuple, cp_warnings))
-        for w in [*cp.warnings, *(w for r in results if r[1] is not None for w in r[1][2])]:
-            if tuple(w) not in seen_w:
-                seen_w.add(tuple(w))
-                cp_warnings.append(tuple(w))
-    made = {}
-    for fi, res, err in results:
-        if res is None:
-            skipped.append((kept[fi].rel, err))
-            continue
-        fr, inst, _w = res
-        if inst is not None:
-            made[fi] = inst
-        counts.update(dict(fr.counts))
-        reasons.update(dict(fr.reasons))
-        site_types.update(dict(fr.sites))
-        for k, v in fr.examples:
-            examples.setdefault(k, v)
-        apis.update((a.id, a) for a in fr.apis)
-        edge_rows.extend(fr.edges)
-    g.add_nodes_from(
-        (aid, {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
-               "comment": None, "third_party": bool(a.third_party), "library": a.library, "source_set": None})
-        for aid, a in sorted(apis.items()) if aid not in infos)
-    edge_rows.sort(key=itemgetter(0, 1))
-    # an edge's source is a method of the file that produced it, so rows of
-    # different files never collide; a cha edge gets its rta witnesses as it
-    # is added (one attribute dict per edge, the witnesses once per target).
-    # The rows go straight into the adjacency dicts ``add_edges_from`` fills
-    # (``_succ``/``_pred``, the same dicts in the same order): it made and
-    # copied a second dict per edge, 1.3 of java.base's 2 CPU-s of adding edges
-    cha = 0
-    rta = 0
-    instantiated = InstantiatedSet(idx, made)
-    witnesses: dict = {}
-    nodes, succ, pred = g._node, g._succ, g._pred
-    cha_kind = Resolution.CHA
-    value = VALUE
-    for s, d, kind, lines in edge_rows:
-        if d not in nodes:
-            continue
-        if kind is cha_kind:
-            w = witnesses.get(d)
-            if w is None:
-                w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
-            cha += 1
-            rta += bool(w)
-            attrs = {"lines": list(lines), "resolution": value[kind], "rta": w}
-        else:
-            attrs = {"lines": list(lines), "resolution": value[kind]}
-        out = succ.get(s)
-        if out is None or d in out:  # a missing source node or a repeated pair: networkx's own merge
-            g.add_edge(s, d, **attrs)
-        else:
-            out[d] = attrs
-            pred[d][s] = attrs
+    # no cyclic garbage is made here, but ~1.2 M new dicts and lists (java.base)
+    # set off three full collections over the whole index: 2.8 of this step's
+    # 6 CPU-s (load 11), so the collector waits until the graph is built
+    with _gc_paused():
+        g = nx.DiGraph()
+        infos = {}
+        for pms in idx.methods.values():
+            for p in pms:
+                infos[p.info.id] = p.info
+        # nodes go straight into networkx's node and adjacency dicts (what
+        # ``add_node`` does, without its keyword dict copied into a second one)
+        nodes, succ, pred = g._node, g._succ, g._pred
+        for mid in sorted(infos):
+            mi = infos[mid]
+            nodes[mid] = {"kind": "method", "file": mi.file, "start_line": mi.start_line, "end_line": mi.end_line,
+                          "loc": mi.loc, "comment": mi.comment, "third_party": False, "library": None,
+                          "source_set": mi.source_set, "generated_by": mi.generated_by}
+            succ[mid] = {}
+            pred[mid] = {}
+        counts: Counter = Counter()
+        reasons: Counter = Counter()
+        site_types: Counter = Counter()
+        examples: dict = {}
+        apis: dict = {}
+        edge_rows: list = []
+        results.sort(key=lambda r: r[0])
+        if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
+            seen_w = set(map(tuple, cp_warnings))
+            for w in [*cp.warnings, *(w for r in results if r[1] is not None for w in r[1][2])]:
+                if tuple(w) not in seen_w:
+                    seen_w.add(tuple(w))
+                    cp_warnings.append(tuple(w))
+        made = {}
+        for fi, res, err in results:
+            if res is None:
+                skipped.append((kept[fi].rel, err))
+                continue
+            fr, inst, _w = res
+            if inst is not None:
+                made[fi] = inst
+            counts.update(dict(fr.counts))
+            reasons.update(dict(fr.reasons))
+            site_types.update(dict(fr.sites))
+            for k, v in fr.examples:
+                examples.setdefault(k, v)
+            apis.update((a.id, a) for a in fr.apis)
+            edge_rows.extend(fr.edges)
+        for aid, a in sorted(apis.items()):
+            if aid not in infos:
+                nodes[aid] = {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
+                              "comment": None, "third_party": bool(a.third_party), "library": a.library,
+                              "source_set": None}
+                succ[aid] = {}
+                pred[aid] = {}
+        edge_rows.sort(key=itemgetter(0, 1))
+        # an edge's source is a method of the file that produced it, so rows of
+        # different files never collide; a cha edge gets its rta witnesses as it
+        # is added (one attribute dict per edge, the witnesses once per target).
+        # The rows go straight into the adjacency dicts ``add_edges_from`` fills
+        # (``_succ``/``_pred``, the same dicts in the same order): it made and
+        # copied a second dict per edge, 1.3 of java.base's 2 CPU-s of adding edges
+        cha = 0
+        rta = 0
+        instantiated = InstantiatedSet(idx, made)
+        witnesses: dict = {}
+        cha_kind = Resolution.CHA
+        value = VALUE
+        for s, d, kind, lines in edge_rows:
+            if d not in nodes:
+                continue
+            if kind is cha_kind:
+                w = witnesses.get(d)
+                if w is None:
+                    w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
+                cha += 1
+                rta += bool(w)
+                attrs = {"lines": list(lines), "resolution": value[kind], "rta": w}
+            else:
+                attrs = {"lines": list(lines), "resolution": value[kind]}
+            out = succ.get(s)
+            if out is None or d in out:  # a missing source node or a repeated pair: networkx's own merge
+                g.add_edge(s, d, **attrs)
+            else:
+                out[d] = attrs
+                pred[d][s] = attrs
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}

@@ -196,12 +196,14 @@ def _report_build(pg, classpath, quiet) -> bool:
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None):
+           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
     ``inputs`` (an ``_Inputs``, found now when not given) fingerprinted
-    before the build reads a file."""
+    before the build reads a file; with a list ``store_later`` it is not
+    stored yet: ``(store, inputs fingerprint, save)`` is appended, ``save()``
+    storing it (and timing the ``store`` phase) when the caller chooses."""
     import time
 
     import callgraph
@@ -244,9 +246,18 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     failed = _report_build(pg, classpath, quiet)
     phases["startup"] = round(startup, 3)
     if store is not None:
-        t_store = time.perf_counter()
-        store.save(fp, pg)
-        phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
+        def save() -> None:
+            t_store = time.perf_counter()
+            # the store write makes no cyclic garbage; a full collection over
+            # java.base's graph cost it 1.4 of its ~4 CPU-s
+            with _gc_paused():
+                store.save(fp, pg)
+            phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
+
+        if store_later is None:
+            save()
+        else:
+            store_later.append((store, fp, save))
     return pg, failed
 
 
@@ -576,6 +587,108 @@ def _write_graph(g, out: Path, skip=frozenset()) -> None:
         raise click.UsageError("--out must end in .graphml, .json or .dot")
 
 
+def _gc_paused():
+    from callgraph._build import _gc_paused as paused  # one definition: the graph step's
+
+    return paused()
+
+
+def _output(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+    """Write ``--out``; ``(nodes, edges, unresolved nodes left out)``.
+    Raises OSError or ValueError when it cannot be written."""
+    g = pg.graph
+    if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+        # the common case writes the graph as it is, leaving the
+        # unresolved nodes out as it goes: no copy of the whole graph
+        bad = frozenset(_unresolved_nodes(g))
+        cut = {e for n in bad for e in (*g.in_edges(n), *g.out_edges(n))}
+        _write_graph(g, out, bad)
+        return g.number_of_nodes() - len(bad), g.number_of_edges() - len(cut), len(bad)
+    exported, dropped = export_graph(g, include_unresolved)
+    _write_graph(_dispatch_view(exported, dispatch), out)
+    return exported.number_of_nodes(), exported.number_of_edges(), dropped
+
+
+def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool):
+    """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
+    import time
+
+    t_out = time.perf_counter()
+    try:
+        return _output(pg, out, dispatch, include_unresolved)
+    except (OSError, ValueError) as e:
+        return str(e)
+    finally:
+        pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
+
+
+def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, later: list):
+    """Write ``--out`` and store the graph (``later``: from ``_build``) at the
+    same time: a forked child writes the file from the graph it inherits
+    while this process stores it; ``_timed_output``'s answer.
+
+    Both are serial Python over the whole graph (java.base: ~3 s each), and
+    a second core is usually idle by now. The child answers through a pipe
+    (counts, or the error's text) and ends with ``os._exit``; a child that
+    dies without answering is an error, and its temporary file
+    (``records.io.atomic_writer``: ``.<name>.<pid>.tmp``) is removed, so
+    ``out`` is either complete or as it was. The ``output`` phase is the
+    wall time the output took beyond the store's (0 when it was done
+    first), so the phases still add up to the process's time. Serial when
+    there is nothing to store (the store already holds these inputs, or no
+    store), or the platform cannot fork."""
+    import time
+
+    if not later:
+        return _timed_output(pg, out, dispatch, include_unresolved)
+    store, fp, save = later[0]
+    if not hasattr(os, "fork") or (fp.slot() not in store.unreadable and store.holds(fp)):
+        save()
+        return _timed_output(pg, out, dispatch, include_unresolved)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the writer: never returns into click, never runs the parent's cleanup
+        code = 1
+        try:
+            os.close(r)
+            try:
+                answer = {"counts": list(_output(pg, out, dispatch, include_unresolved))}
+                code = 0
+            except (OSError, ValueError) as e:
+                answer = {"error": str(e)}
+            except click.UsageError as e:  # .dot without pydot: a usage error here too
+                answer = {"usage": e.message}
+            except BaseException as e:  # a bug: said as such, never a silent success
+                answer = {"error": f"the writer failed: {type(e).__name__}: {e}"}
+            with os.fdopen(w, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(answer))
+        finally:
+            os._exit(code)
+    os.close(w)
+    try:
+        save()
+        t_wait = time.perf_counter()
+        with os.fdopen(r, "r", encoding="utf-8") as fh:
+            text = fh.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    pg.summary.phases["output"] = round(time.perf_counter() - t_wait, 3)
+    try:
+        answer = json.loads(text) if text else {}
+    except ValueError:
+        answer = {}
+    if "counts" in answer and os.waitstatus_to_exitcode(status) == 0:
+        return tuple(answer["counts"])
+    if "usage" in answer:
+        raise click.UsageError(answer["usage"])
+    if "error" in answer:
+        return answer["error"]
+    out.with_name(f".{out.name}.{pid}.tmp").unlink(missing_ok=True)
+    return f"the writer process ended without finishing (exit status {os.waitstatus_to_exitcode(status)})"
+
+
 _GRAPH_EPILOG = epilog(
     "some files were skipped or had parse errors (listed in the summary), a classpath jar could not be read, "
     "or some of the project's libraries could not be resolved (the classpath line on stderr names them)",
@@ -613,35 +726,27 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         cp_failed = False
     else:
         store = _open_graph_store(cache, no_cache)
+        later: list = []
         try:
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                   maven_repo_local, user_m2, no_cache, store=store)
+                                   maven_repo_local, user_m2, no_cache, store=store, store_later=later)
+            if out is not None:
+                # no collection while the graph is stored and written: none is
+                # needed, and in a forked writer it would touch (and copy) every page
+                with _gc_paused():
+                    written = _write_beside_store(pg, out, dispatch, include_unresolved, later)
+            elif later:
+                later[0][2]()
         finally:
             if store is not None:
                 store.close()
-    dropped = 0
     if out is not None:
-        import time
-
-        t_out = time.perf_counter()
-        g = pg.graph
-        try:
-            if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
-                # the common case writes the graph as it is, leaving the
-                # unresolved nodes out as it goes: no copy of the whole graph
-                bad = frozenset(_unresolved_nodes(g))
-                dropped = len(bad)
-                cut = {e for n in bad for e in (*g.in_edges(n), *g.out_edges(n))}
-                n_nodes, n_edges = g.number_of_nodes() - dropped, g.number_of_edges() - len(cut)
-                _write_graph(g, out, bad)
-            else:
-                exported, dropped = export_graph(g, include_unresolved)
-                n_nodes, n_edges = exported.number_of_nodes(), exported.number_of_edges()
-                _write_graph(_dispatch_view(exported, dispatch), out)
-        except (OSError, ValueError) as e:
-            click.echo(f"error: cannot write {out}: {e}", err=True)
+        if resolver == "jdt":
+            written = _timed_output(pg, out, dispatch, include_unresolved)
+        if isinstance(written, str):
+            click.echo(f"error: cannot write {out}: {written}", err=True)
             sys.exit(FATAL)
-        pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
+        n_nodes, n_edges, dropped = written
     click.echo(_summary_text(pg.summary))
     if out is not None:
         left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""

@@ -1,0 +1,155 @@
+"""`qare graph --out` writes the file in a forked child while the parent stores
+the graph (qare.cmd_callgraph._write_beside_store): same bytes as the serial
+writer, errors and a dying writer reported with exit 4 and no file left."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from qare import cmd_callgraph
+from qare.cli import main
+from qare.exitcodes import FATAL
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the overlap needs os.fork (POSIX)")
+
+SRC = {
+    "src/main/java/s/Svc.java": """package s;
+import org.lib.Text;
+public class Svc implements Runnable {
+    /** Process. */
+    public void process(String c) {
+        if (empty(c)) { return; }
+        Runnable r = new Svc();
+        r.run();
+    }
+    boolean empty(String c) {
+        return Text.isBlank(c);
+    }
+    public void run() { other(); other(1); }
+    void other() { }
+    void other(int x) { }
+}
+""",
+}
+
+
+@pytest.fixture()
+def project(tmp_path):
+    for rel, text in SRC.items():
+        p = tmp_path / "proj" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path / "proj"
+
+
+@pytest.fixture()
+def cache(tmp_path):
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    return d / "cg.sqlite"
+
+
+@pytest.fixture()
+def forks(monkeypatch):
+    """Count the forks of this process (the writer's)."""
+    calls = []
+    real = os.fork
+
+    def fork():
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    return calls
+
+
+def _graph(project, out, *extra):
+    return CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--quiet",
+                                     "--no-discover-classpath", *extra])
+
+
+@pytest.mark.parametrize("name,extra", [("g.json", ()), ("g.json", ("--dispatch", "rta")),
+                                        ("g.json", ("--include-unresolved",)), ("g.graphml", ())])
+def test_forked_writer_writes_the_serial_bytes(project, tmp_path, cache, forks, name, extra):
+    serial = tmp_path / "serial" / name
+    serial.parent.mkdir()
+    res = _graph(project, serial, "--no-cache", *extra)  # no store: written here, serially
+    assert res.exit_code == 0, res.output
+    assert forks == []
+    out = tmp_path / name
+    forked = _graph(project, out, "--cache", str(cache), *extra)  # a new store entry: written by the child
+    assert forked.exit_code == 0, forked.output
+    assert forks == [1]
+    assert out.read_bytes() == serial.read_bytes()
+
+    def counts(r):  # "graph: N nodes, M edges → OUT": the counts the child sent back
+        return [x.split("→")[0] for x in r.output.splitlines() if x.startswith("graph: ")]
+
+    assert counts(forked) == counts(res) and counts(res)[0].startswith("graph: ")
+    # the store now holds these inputs: nothing to store, so no child
+    res = _graph(project, out, "--cache", str(cache), *extra)
+    assert res.exit_code == 0, res.output
+    assert forks == [1]
+    assert out.read_bytes() == serial.read_bytes()
+
+
+def test_the_stored_graph_is_written_while_the_child_writes(project, tmp_path, cache, forks):
+    res = _graph(project, tmp_path / "g.json", "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    assert forks == [1]
+    # qare chain answers from the graph the parent stored: the build is never called
+    import callgraph
+
+    def no_build(*a, **k):
+        raise AssertionError("rebuilt: the graph was not stored")
+
+    orig = callgraph.build_project_graph
+    callgraph.build_project_graph = no_build
+    try:
+        res = CliRunner().invoke(main, ["chain", str(project), "Svc.process", "--quiet",
+                                        "--no-discover-classpath", "--cache", str(cache)])
+    finally:
+        callgraph.build_project_graph = orig
+    assert res.exit_code == 0, res.output
+    assert "org.lib.Text.isBlank" in res.output
+
+
+def test_an_unwritable_out_is_exit_4_from_the_child(project, tmp_path, cache, forks):
+    out = tmp_path / "missing-folder" / "g.json"
+    res = _graph(project, out, "--cache", str(cache))
+    assert forks == [1]
+    assert res.exit_code == FATAL
+    assert f"error: cannot write {out}" in res.output
+    assert not out.parent.exists()
+
+
+def test_a_writer_that_dies_leaves_no_file(project, tmp_path, cache, forks, monkeypatch):
+    real = cmd_callgraph.write_node_link_json
+
+    def dies_half_way(g, fh, skip=frozenset()):
+        real(g, fh, skip)
+        fh.flush()
+        os._exit(9)  # killed after writing: the temporary file is complete but never renamed
+
+    monkeypatch.setattr(cmd_callgraph, "write_node_link_json", dies_half_way)
+    out = tmp_path / "g.json"
+    res = _graph(project, out, "--cache", str(cache))
+    assert forks == [1]
+    assert res.exit_code == FATAL
+    assert "the writer process ended without finishing (exit status 9)" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "proj"]
+
+
+def test_a_writer_bug_is_reported_not_hidden(project, tmp_path, cache, forks, monkeypatch):
+    def broken(g, fh, skip=frozenset()):
+        raise KeyError("lines")
+
+    monkeypatch.setattr(cmd_callgraph, "write_node_link_json", broken)
+    out = tmp_path / "g.json"
+    res = _graph(project, out, "--cache", str(cache))
+    assert res.exit_code == FATAL
+    assert "the writer failed: KeyError" in res.output
+    assert not out.exists()
