@@ -26,7 +26,7 @@ from ._index import ProjectIndex
 from ._graphstore import CODE_DISTRIBUTIONS
 from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
-from ._resolve import FileResolver
+from ._resolve import FileResolver, pass2_captures
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from .safefs import read_regular
 
@@ -113,9 +113,11 @@ def _resolve_file(fi: int):
         # with a cache, the resolver sees the index through a recorder: what
         # it looked up is stored with the row (per-dependent invalidation)
         view = _deps.RecordingIndex(idx, fi, _STATE["rels"]) if fps is not None else idx
-        fr = FileResolver(view, fi, src, tree).run()
+        # one query finds what the resolver and RTA look at (one tree walk, not two)
+        site_caps, rta_caps = pass2_captures(tree)
+        fr = FileResolver(view, fi, src, tree).run(site_caps)
         try:
-            made = collect_instantiations(view, fi, tree)
+            made = collect_instantiations(view, fi, tree, rta_caps)
         except RecursionError:  # RTA facts are best effort: never cost the file's edges
             made = None
         deps = _deps.encode(view, fps) if fps is not None else None
