@@ -18,6 +18,7 @@ import networkx as nx
 from records.codeversion import code_version
 
 from . import _codec, _deps, _facts
+from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
@@ -130,6 +131,29 @@ def _resolve_file(fi: int):
         return fi, None, f"unreadable: {e.strerror or e}", None, None
     except Exception as e:  # never lose the whole build to one file
         return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}", None, None
+
+
+def _start_crew(jobs: int, todo: list, files, loc_mode: str, max_bytes: int, for_cache: bool, cp, root):
+    """Fork the workers of a build with ``jobs`` processes (callgraph._crew):
+    the pass-1 files split by size, the tree budget split between the processes."""
+    sizes = [sf.size for sf in files]
+
+    def parse(i, keep):
+        return _pass1((files[i], loc_mode, max_bytes, for_cache), keep)
+
+    def make_index(facts):
+        return ProjectIndex(facts, cp, loc_mode, root=root)
+
+    def setup(index, order, trees):  # in a worker: what _resolve_file reads
+        rels = [files[i].rel for i in order]
+        _STATE.update(index=index, paths=[files[i].path for i in order], rels=rels,
+                      fingerprints=_deps.Fingerprints(rels) if for_cache else None,
+                      max_bytes=max_bytes, trees=trees)
+
+    plan = CrewPlan(shares=balanced_shares(todo, sizes, jobs), budget=KEEP_TREES_SOURCE_BYTES // jobs,
+                    sizes=sizes, parse=parse, make_index=make_index, setup=setup,
+                    resolve=_pass2_cached if for_cache else _pass2)
+    return Crew(plan).start(len(files))
 
 
 def _open_classpath(classpath, jdk):
@@ -273,22 +297,25 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             todo.append(i)
     for_cache = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
-    pooled = jobs > 1 and len(todo) > 16
-    items = [(files[i], loc_mode, max_file_bytes, for_cache) for i in todo]
     trees: dict = {}  # file index → (src, tree) kept for pass 2 (one job, within the budget)
     budget = [KEEP_TREES_SOURCE_BYTES]
 
-    def parse_here(i, item):
-        keep = [] if budget[0] >= files[i].size else None
-        r = _pass1(item, keep)
+    def parse_here(i, keep="budget"):
+        if keep == "budget":
+            keep = [] if budget[0] >= files[i].size else None
+        r = _pass1((files[i], loc_mode, max_file_bytes, for_cache), keep)
         if keep:
             trees[i] = keep[0]
             budget[0] -= len(keep[0][0])
         return r
 
-    with (_pool(jobs) if pooled else _nullpool()) as pool:
-        results = pool.imap(_pass1, items, chunksize=8) if pooled else map(parse_here, todo, items)
-        for i, (ff, blob, digest, err) in zip(todo, results):
+    # several jobs: a crew of this process and jobs - 1 forked workers, each
+    # parsing a fixed share, keeping its trees and resolving them (_crew)
+    crew = _start_crew(jobs, todo, files, loc_mode, max_file_bytes, for_cache, cp, root) \
+        if jobs > 1 and len(todo) > 16 else None
+    try:
+        parsed = crew.parse_all() if crew is not None else ((i, parse_here(i)) for i in todo)
+        for i, (ff, blob, digest, err) in parsed:
             if ff is None:
                 facts[i] = err
             else:
@@ -296,16 +323,22 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                 if store is not None and fkeys[i]:
                     store.put_facts(fkeys[i], digest, blob)
             bar.update(1)
+    except BaseException:
+        if crew is not None:
+            crew.close()
+        raise
     bar.close()
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
     kept_keys: list = []
     kept_digests: list = []
     kept_trees: dict = {}
+    order: list = []  # file index of each kept file
     for i, (sf, ff) in enumerate(zip(files, facts)):
         if isinstance(ff, _facts.FileFacts):
             if i in trees:
                 kept_trees[len(kept)] = trees.pop(i)
+            order.append(i)
             kept.append(ff)
             kept_files.append(sf)
             kept_keys.append(fkeys[i])
@@ -313,13 +346,22 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         else:
             skipped.append(ff)
     if not kept:
+        if crew is not None:
+            crew.close()
         if store is not None:
             store.close()
         raise NoInputError(f"no parseable .java files under {root}")
+    if crew is not None:  # the workers build their index while this process builds its own
+        crew.send_facts(order, facts)
     lap("parse")
 
     # index ---------------------------------------------------------------
-    idx = ProjectIndex(kept, cp, loc_mode, root=root)
+    try:
+        idx = ProjectIndex(kept, cp, loc_mode, root=root)
+    except BaseException:
+        if crew is not None:
+            crew.close()
+        raise
     skipped.extend(idx.duplicates)
     lap("index")
 
@@ -332,9 +374,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     pkey = None
     if store is not None:
         fps = _deps.Fingerprints(rels)
-        ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
-        pkey = _project_key(ekey, kept_files, kept_digests)
-        todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results)
+        try:
+            ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
+            pkey = _project_key(ekey, kept_files, kept_digests)
+            todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results)
+        except BaseException:
+            if crew is not None:
+                crew.close()
+            raise
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
     _STATE["rels"] = rels
@@ -342,25 +389,43 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     _STATE["max_bytes"] = max_file_bytes
     # trees of files whose resolution comes from the cache are dropped here
     todo_set = set(todo)
+    if crew is not None:  # this process's own trees, by file index
+        fi_of = {i: fi for fi, i in enumerate(order)}
+        kept_trees = {fi_of[i]: t for i, t in crew.trees.items() if i in fi_of}
+        crew.trees.clear()
     _STATE["trees"] = {fi: t for fi, t in kept_trees.items() if fi in todo_set}
     kept_trees.clear()
     trees.clear()
     bar = tqdm(total=len(kept), desc="resolve", unit="file", initial=len(kept) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
+    work = _pass2_cached if store is not None else _pass2
     try:
-        with (_pool(jobs) if pooled else _nullpool()) as pool:
-            work = _pass2_cached if store is not None else _pass2
-            rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
+        if crew is not None and not pooled:
+            crew.stop()  # too little to resolve for the workers: done here
+        with (_pool(jobs) if pooled and crew is None else _nullpool()) as pool:
+            if crew is not None and pooled:
+                rs = crew.resolve_all(todo, fi_of, work)
+            else:
+                rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
             for fi, res, blob, err, deps in rs:
                 if res is not None and store is not None and rkeys[fi]:
                     store.put_resolved(rkeys[fi], blob, deps, pkey)
                 results.append((fi, res, err))
                 bar.update(1)
     finally:
+        if crew is not None:
+            crew.close()
         _STATE.clear()
         bar.close()
         if store is not None:
             store.close()
+    if crew is not None:
+        # a worker's CPU reaches RUSAGE_CHILDREN when it is reaped (now): its
+        # parse and index seconds, told by it, go back to their own phases
+        moved = crew.cpu["parse"] + crew.cpu["index"]
+        phases["parse_cpu"] += crew.cpu["parse"]
+        phases["index_cpu"] += crew.cpu["index"]
+        clock[1] += moved
     lap("resolve")
 
     # graph ---------------------------------------------------------------
