@@ -83,3 +83,17 @@ def test_pass2_walks_each_tree_once(monkeypatch):
     others = [q for q in made if q is not _resolve._PASS2_QUERY and q is not _facts._DECL_QUERY
               and q is not _facts._ERROR_QUERY and q is not _facts._COMMENT_QUERY]
     assert len(pass2) == n and others == []
+
+
+def test_facts_pickle_to_equal_facts_through_their_fields():
+    # facts cross between the processes of a build by pickle (_facts._pickled_by_fields)
+    import pickle
+
+    ff = _facts.extract(SRC, _facts.parse(SRC), "p/A.java", "main", None)
+    kinds = {type(ff), type(ff.imports[0]), type(ff.types[0]), type(ff.types[0].methods[0]),
+             type(ff.types[0].fields[0]) if ff.types[0].fields else None,
+             type(ff.types[0].annotations[0])}
+    back = pickle.loads(pickle.dumps(ff, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == ff and back is not ff
+    for k in kinds - {None}:
+        assert k.__reduce__ is not object.__reduce__
