@@ -62,7 +62,7 @@ def test_two_jobs_parse_each_file_once_in_both_processes(monkeypatch, tmp_path, 
 
 
 def test_without_a_tree_budget_files_are_parsed_again_and_the_graph_is_the_same(monkeypatch, tmp_path, one_job):
-    monkeypatch.setattr(_build, "KEEP_TREES_SOURCE_BYTES", 0)
+    monkeypatch.setattr(_build, "CREW_TREES_SOURCE_BYTES", 0)
     log = tmp_path / "parses"
     _count_parses(monkeypatch, log)
     pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=3)
