@@ -20,6 +20,7 @@ import networkx as nx
 from records.codeversion import code_version
 
 from . import _codec, _deps, _facts
+from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
@@ -28,7 +29,7 @@ from ._index import ProjectIndex
 from ._graphstore import CODE_DISTRIBUTIONS
 from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
-from ._resolve import FileResolver
+from ._resolve import FileResolver, pass2_captures
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from .safefs import read_regular
 
@@ -48,6 +49,25 @@ def _read(path: str, max_bytes: int):
 # job): a tree-sitter tree takes about 12 times its source (java.base: 52 MB
 # of source, 624 MB of trees); files past the budget are parsed again
 KEEP_TREES_SOURCE_BYTES = 48 << 20
+# The same for all the processes of a crew together (several jobs), split
+# evenly: each of them also holds a project index, so together they keep
+# fewer trees than one job does (spring-framework, 2 jobs, all processes:
+# 1,521 MB with 48 MiB of trees, against the issue's 1.5 GB)
+CREW_TREES_SOURCE_BYTES = 40 << 20
+
+
+def _trim_heap() -> None:
+    """Hand the C heap's free pages back to the system (glibc's
+    ``malloc_trim``; nothing elsewhere). The trees freed after pass 2 were
+    allocated by tree-sitter with ``malloc``; Python's small objects, which
+    the graph step makes by the million, come from its own arenas and would
+    not reuse that memory, so the process's peak RSS held both."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError, TypeError):
+        pass
 
 
 def _pass1(item, keep: list | None = None):
@@ -115,9 +135,11 @@ def _resolve_file(fi: int):
         # with a cache, the resolver sees the index through a recorder: what
         # it looked up is stored with the row (per-dependent invalidation)
         view = _deps.RecordingIndex(idx, fi, _STATE["rels"]) if fps is not None else idx
-        fr = FileResolver(view, fi, src, tree).run()
+        # one query finds what the resolver and RTA look at (one tree walk, not two)
+        site_caps, rta_caps = pass2_captures(tree)
+        fr = FileResolver(view, fi, src, tree).run(site_caps)
         try:
-            made = collect_instantiations(view, fi, tree)
+            made = collect_instantiations(view, fi, tree, rta_caps)
         except RecursionError:  # RTA facts are best effort: never cost the file's edges
             made = None
         deps = _deps.encode(view, fps) if fps is not None else None
@@ -130,6 +152,29 @@ def _resolve_file(fi: int):
         return fi, None, f"unreadable: {e.strerror or e}", None, None
     except Exception as e:  # never lose the whole build to one file
         return fi, None, f"internal error while resolving calls: {type(e).__name__}: {e}", None, None
+
+
+def _start_crew(jobs: int, todo: list, files, loc_mode: str, max_bytes: int, for_cache: bool, cp, root):
+    """Fork the workers of a build with ``jobs`` processes (callgraph._crew):
+    the pass-1 files split by size, the tree budget split between the processes."""
+    sizes = [sf.size for sf in files]
+
+    def parse(i, keep):
+        return _pass1((files[i], loc_mode, max_bytes, for_cache), keep)
+
+    def make_index(facts):
+        return ProjectIndex(facts, cp, loc_mode, root=root)
+
+    def setup(index, order, trees):  # in a worker: what _resolve_file reads
+        rels = [files[i].rel for i in order]
+        _STATE.update(index=index, paths=[files[i].path for i in order], rels=rels,
+                      fingerprints=_deps.Fingerprints(rels) if for_cache else None,
+                      max_bytes=max_bytes, trees=trees)
+
+    plan = CrewPlan(shares=balanced_shares(todo, sizes, jobs), budget=CREW_TREES_SOURCE_BYTES // jobs,
+                    sizes=sizes, parse=parse, make_index=make_index, setup=setup,
+                    resolve=_pass2_cached if for_cache else _pass2)
+    return Crew(plan).start(len(files))
 
 
 def _open_classpath(classpath, jdk):
@@ -274,22 +319,25 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                 todo.append(i)
     for_cache = store is not None
     bar = tqdm(total=len(files), desc="parse", unit="file", initial=len(files) - len(todo))
-    pooled = jobs > 1 and len(todo) > 16
-    items = [(files[i], loc_mode, max_file_bytes, for_cache) for i in todo]
     trees: dict = {}  # file index → (src, tree) kept for pass 2 (one job, within the budget)
     budget = [KEEP_TREES_SOURCE_BYTES]
 
-    def parse_here(i, item):
-        keep = [] if budget[0] >= files[i].size else None
-        r = _pass1(item, keep)
+    def parse_here(i, keep="budget"):
+        if keep == "budget":
+            keep = [] if budget[0] >= files[i].size else None
+        r = _pass1((files[i], loc_mode, max_file_bytes, for_cache), keep)
         if keep:
             trees[i] = keep[0]
             budget[0] -= len(keep[0][0])
         return r
 
-    with (_pool(jobs) if pooled else _nullpool()) as pool:
-        results = pool.imap(_pass1, items, chunksize=8) if pooled else map(parse_here, todo, items)
-        for i, (ff, blob, digest, err) in zip(todo, results):
+    # several jobs: a crew of this process and jobs - 1 forked workers, each
+    # parsing a fixed share, keeping its trees and resolving them (_crew)
+    crew = _start_crew(jobs, todo, files, loc_mode, max_file_bytes, for_cache, cp, root) \
+        if jobs > 1 and len(todo) > 16 else None
+    try:
+        parsed = crew.parse_all() if crew is not None else ((i, parse_here(i)) for i in todo)
+        for i, (ff, blob, digest, err) in parsed:
             if ff is None:
                 facts[i] = err
             else:
@@ -297,16 +345,22 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                 if store is not None and fkeys[i]:
                     store.put_facts(fkeys[i], digest, blob)
             bar.update(1)
+    except BaseException:
+        if crew is not None:
+            crew.close()
+        raise
     bar.close()
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
     kept_keys: list = []
     kept_digests: list = []
     kept_trees: dict = {}
+    order: list = []  # file index of each kept file
     for i, (sf, ff) in enumerate(zip(files, facts)):
         if isinstance(ff, _facts.FileFacts):
             if i in trees:
                 kept_trees[len(kept)] = trees.pop(i)
+            order.append(i)
             kept.append(ff)
             kept_files.append(sf)
             kept_keys.append(fkeys[i])
@@ -314,14 +368,23 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         else:
             skipped.append(ff)
     if not kept:
+        if crew is not None:
+            crew.close()
         if store is not None:
             store.close()
         raise NoInputError(f"no parseable .java files under {root}")
+    if crew is not None:  # the workers build their index while this process builds its own
+        crew.send_facts(order, facts)
     lap("parse")
 
     # index ---------------------------------------------------------------
-    with _gc_paused():
-        idx = ProjectIndex(kept, cp, loc_mode, root=root)
+    try:
+        with _gc_paused():
+            idx = ProjectIndex(kept, cp, loc_mode, root=root)
+    except BaseException:
+        if crew is not None:
+            crew.close()
+        raise
     skipped.extend(idx.duplicates)
     lap("index")
 
@@ -334,10 +397,15 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     pkey = None
     if store is not None:
         fps = _deps.Fingerprints(rels)
-        ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
-        pkey = _project_key(ekey, kept_files, kept_digests)
-        with _gc_paused():
-            todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
+        try:
+            ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
+            pkey = _project_key(ekey, kept_files, kept_digests)
+            with _gc_paused():
+                todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
+        except BaseException:
+            if crew is not None:
+                crew.close()
+            raise
     _STATE["index"] = idx
     _STATE["paths"] = [sf.path for sf in kept_files]
     _STATE["rels"] = rels
@@ -345,25 +413,44 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     _STATE["max_bytes"] = max_file_bytes
     # trees of files whose resolution comes from the cache are dropped here
     todo_set = set(todo)
+    if crew is not None:  # this process's own trees, by file index
+        fi_of = {i: fi for fi, i in enumerate(order)}
+        kept_trees = {fi_of[i]: t for i, t in crew.trees.items() if i in fi_of}
+        crew.trees.clear()
     _STATE["trees"] = {fi: t for fi, t in kept_trees.items() if fi in todo_set}
     kept_trees.clear()
     trees.clear()
     bar = tqdm(total=len(kept), desc="resolve", unit="file", initial=len(kept) - len(todo))
     pooled = jobs > 1 and len(todo) > 16
+    work = _pass2_cached if store is not None else _pass2
     try:
-        with (_pool(jobs) if pooled else _nullpool()) as pool:
-            work = _pass2_cached if store is not None else _pass2
-            rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
+        if crew is not None and not pooled:
+            crew.stop()  # too little to resolve for the workers: done here
+        with (_pool(jobs) if pooled and crew is None else _nullpool()) as pool:
+            if crew is not None and pooled:
+                rs = crew.resolve_all(todo, fi_of, work)
+            else:
+                rs = pool.imap_unordered(work, todo, chunksize=4) if pooled else map(work, todo)
             for fi, res, blob, err, deps in rs:
                 if res is not None and store is not None and rkeys[fi]:
                     store.put_resolved(rkeys[fi], blob, deps, pkey)
                 results.append((fi, res, err))
                 bar.update(1)
     finally:
+        if crew is not None:
+            crew.close()
         _STATE.clear()
         bar.close()
         if store is not None:
             store.close()
+    _trim_heap()
+    if crew is not None:
+        # a worker's CPU reaches RUSAGE_CHILDREN when it is reaped (now): its
+        # parse and index seconds, told by it, go back to their own phases
+        moved = crew.cpu["parse"] + crew.cpu["index"]
+        phases["parse_cpu"] += crew.cpu["parse"]
+        phases["index_cpu"] += crew.cpu["index"]
+        clock[1] += moved
     lap("resolve")
 
     # graph ---------------------------------------------------------------

@@ -10,7 +10,8 @@ between processes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
 
 import tree_sitter
 import tree_sitter_java_orchard
@@ -41,6 +42,22 @@ _COMMENT_QUERY = tree_sitter.Query(JAVA, "(line_comment) @c (block_comment) @c")
 _ERROR_QUERY = tree_sitter.Query(JAVA, "(ERROR) @e")
 
 
+def _pickled_by_fields(cls):
+    """Pickle ``cls`` as ``cls(*fields)``. Facts cross between processes of a
+    build by pickle (workers → this process, and the others' facts to each
+    worker); the state functions ``dataclasses`` gives a frozen slotted class
+    look its fields up again for every object: unpickling java/util's facts
+    took 0.36 CPU-s with them, 0.19 through the generated ``__init__``."""
+    get = operator.attrgetter(*(f.name for f in fields(cls)))
+
+    def __reduce__(self):
+        return cls, get(self)
+
+    cls.__reduce__ = __reduce__
+    return cls
+
+
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Import:
     """One import declaration: ``name`` dotted, ``static``, ``on_demand`` (``.*``)."""
@@ -50,6 +67,7 @@ class Import:
     on_demand: bool
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Annotation:
     """An annotation as written: ``name`` dotted as in the source (``"Getter"``,
@@ -68,6 +86,7 @@ class Annotation:
         return default
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FieldDecl:
     """A field (or enum constant, or record component) of a type.
@@ -84,6 +103,7 @@ class FieldDecl:
     initialized: bool = False
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class MethodDecl:
     """A method or constructor as declared (types not yet resolved).
@@ -114,6 +134,7 @@ class MethodDecl:
     annotations: tuple = ()
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class InitDecl:
     """An initializer block or a field declaration with an initializer."""
@@ -126,6 +147,7 @@ class InitDecl:
     loc: int
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
     """A type declaration (class, interface, enum, record, annotation; member,
@@ -163,6 +185,7 @@ class TypeDecl:
     final: bool = False
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FileFacts:
     """Declarations of one source file (pass 1 result)."""

@@ -101,14 +101,20 @@ _REPO_NAMES = frozenset({
 _TYPE_DECL_NODES = frozenset({"class_declaration", "interface_declaration", "enum_declaration",
                               "record_declaration", "annotation_type_declaration"})
 
-_QUERY = tree_sitter.Query(JAVA, """
+# What RTA looks at in a file. Pass 2 runs these patterns in one query with
+# the resolver's (``_resolve._PASS2_QUERY``, capture names prefixed ``rta_``):
+# each query is one walk of the whole tree, which costs about the same
+# whatever it captures (java.base: ~1.8 CPU-s a query)
+QUERY_PATTERNS = """
 (object_creation_expression type: (_) @new)
 (marker_annotation name: (_) @ann)
 (annotation name: (_) @ann)
 (lambda_expression) @fn
 (method_reference) @fn
 (class_literal) @lit
-""")
+"""
+CAPTURE_NAMES = ("new", "ann", "fn", "lit")
+_QUERY = tree_sitter.Query(JAVA, QUERY_PATTERNS)
 
 
 class _Spans:
@@ -128,11 +134,13 @@ class _Spans:
         return best
 
 
-def collect(idx, fi: int, tree) -> tuple:
+def collect(idx, fi: int, tree, captures: dict | None = None) -> tuple:
     """Instantiation facts of one file: ``((type key, Instantiation), ...)`` and
     ``(annotated type key, annotation FQN or "?Simple")`` pairs, as a 2-tuple.
 
     Types are project keys or library FQNs as ``ProjectIndex.resolve_ref`` gives them.
+    ``captures``: ``{capture name: [node, ...]}`` of ``QUERY_PATTERNS`` over the
+    tree, when a combined query already found them (pass 2); else the query runs here.
     """
     ff = idx.files[fi]
     spans = _Spans(ff, idx)
@@ -145,8 +153,9 @@ def collect(idx, fi: int, tree) -> tuple:
             made.append((td.key, Instantiation.ANONYMOUS))
         elif td.kind == "enum" and td.enum_constants:
             made.append((td.key, Instantiation.ENUM_CONSTANT))
-    cur = tree_sitter.QueryCursor(_QUERY)
-    for cap, nodes in cur.captures(tree.root_node).items():
+    if captures is None:
+        captures = tree_sitter.QueryCursor(_QUERY).captures(tree.root_node)
+    for cap, nodes in captures.items():
         for n in nodes:
             try:
                 if cap == "new":

@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
@@ -259,28 +260,9 @@ class _JarSource(_Source):
     def __init__(self, path: Path, warnings: list, lru: "collections.OrderedDict[str, zipfile.ZipFile]"):
         self.path = str(path)
         self._lru = lru
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_ZIP_ENTRIES:
-                raise _EntryError(f"zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES}); not indexed")
-            names: dict[str, zipfile.ZipInfo] = {}
-            unsafe = 0
-            poms: list[tuple[str, zipfile.ZipInfo]] = []
-            for info in infos:
-                fn = info.filename
-                if fn.startswith("/") or "\\" in fn or ".." in fn.split("/"):
-                    unsafe += 1
-                    continue
-                if fn.endswith(".class"):
-                    # Multi-release jars: base entries only (META-INF/versions/N/ ignored).
-                    if fn.startswith("META-INF/"):
-                        continue
-                    names[fn[:-6]] = info
-                elif fn.startswith("META-INF/maven/") and fn.endswith("/pom.properties"):
-                    poms.append((fn, info))
-            if unsafe:
-                warnings.append((self.path, f"{unsafe} zip entries with unsafe paths ('..', absolute) ignored"))
-            self.library = _library_from_poms(zf, poms, path, warnings) or _library_from_path(path)
+        names, pom_library, messages = _jar_index(path)
+        warnings.extend((self.path, m) for m in messages)
+        self.library = pom_library or _library_from_path(path)
         self._infos = names
         self.names = names.keys()
 
@@ -306,6 +288,117 @@ class _JarSource(_Source):
         if len(data) > MAX_CLASS_BYTES:
             raise _EntryError(f"inflates beyond {MAX_CLASS_BYTES} bytes")
         return data
+
+
+class _JarIndexMemo:
+    """Per-process memo of jars' class-name indexes, least recently used first.
+
+    Every ``qare build`` project (and every graph build in one process)
+    opens its classpath again; reading a jar's central directory
+    (``zipfile``'s ``_RealGetContents``) was about half of spring-petclinic's
+    graph stage (164 jars). An entry is keyed by the jar's identity as the
+    open file descriptor sees it — real path (and the name given, which picks
+    a shaded jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
+    (another inode) or copied over with ``cp -p`` is read afresh. Bounded by
+    the class names held (``max_names``, ~0.6 KB each as ``ZipInfo``) and by
+    the number of jars; the values are shared read-only between indexes.
+    """
+
+    def __init__(self, max_names: int, max_jars: int) -> None:
+        self.max_names = max_names
+        self.max_jars = max_jars
+        self._entries: collections.OrderedDict = collections.OrderedDict()
+        self._names = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key):
+        e = self._entries.get(key)
+        if e is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return e
+
+    def put(self, key, entry) -> None:
+        n = len(entry[0])
+        if n > self.max_names or self.max_jars < 1:
+            return  # larger than the whole memo: not kept
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._names -= len(old[0])
+        self._entries[key] = entry
+        self._names += n
+        while self._names > self.max_names or len(self._entries) > self.max_jars:
+            _, ev = self._entries.popitem(last=False)
+            self._names -= len(ev[0])
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._names = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+#: Class names (summed over jars) and jars the per-process jar index memo holds.
+JAR_MEMO_MAX_NAMES = 300_000
+JAR_MEMO_MAX_JARS = 1024
+_JAR_MEMO = _JarIndexMemo(JAR_MEMO_MAX_NAMES, JAR_MEMO_MAX_JARS)
+
+
+def _jar_index(path: Path) -> tuple:
+    """``(class name → ZipInfo, coordinates from pom.properties or None,
+    warning messages)`` of a jar, from the per-process memo when the same
+    file (by its descriptor's identity) was indexed before.
+
+    The jar is opened once, non-blocking and only if it is a regular file (a
+    FIFO or device on the classpath cannot block or flood), and read through
+    that descriptor, so the key describes exactly the bytes indexed.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _EntryError("not a regular file")
+        # the file name as given too: a shaded jar's coordinates are picked by
+        # it (_library_from_poms), and two links to one jar may be named apart
+        key = (os.path.realpath(path), Path(path).name, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+               st.st_ino, st.st_dev)
+        hit = _JAR_MEMO.get(key)
+        if hit is not None:
+            return hit
+        with os.fdopen(os.dup(fd), "rb") as fh, zipfile.ZipFile(fh) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ZIP_ENTRIES:
+                raise _EntryError(f"zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES}); not indexed")
+            names: dict[str, zipfile.ZipInfo] = {}
+            unsafe = 0
+            poms: list[tuple[str, zipfile.ZipInfo]] = []
+            for info in infos:
+                fn = info.filename
+                if fn.startswith("/") or "\\" in fn or ".." in fn.split("/"):
+                    unsafe += 1
+                    continue
+                if fn.endswith(".class"):
+                    # Multi-release jars: base entries only (META-INF/versions/N/ ignored).
+                    if fn.startswith("META-INF/"):
+                        continue
+                    names[fn[:-6]] = info
+                elif fn.startswith("META-INF/maven/") and fn.endswith("/pom.properties"):
+                    poms.append((fn, info))
+            messages: list = []
+            if unsafe:
+                messages.append(f"{unsafe} zip entries with unsafe paths ('..', absolute) ignored")
+            pom_warnings: list = []
+            library = _library_from_poms(zf, poms, path, pom_warnings)
+            messages.extend(m for _p, m in pom_warnings)
+    finally:
+        os.close(fd)
+    entry = (names, library, tuple(messages))
+    _JAR_MEMO.put(key, entry)
+    return entry
 
 
 class _DirSource(_Source):

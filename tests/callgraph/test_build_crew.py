@@ -1,0 +1,113 @@
+"""Several jobs (callgraph._crew): each file parsed once, where its pass-2
+work then runs; the same graph as one job, also when a worker dies."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from callgraph import _build, _crew, _facts, build_project_graph
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "fixtures" / "java" / "resolution"  # 67 files: a crew forms above 16
+
+
+def _edges(pg):
+    return list(pg.graph.nodes(data=True)), list(pg.graph.edges(data=True))
+
+
+@pytest.fixture(scope="module")
+def one_job():
+    return _edges(build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=1))
+
+
+def _count_parses(monkeypatch, log: Path):
+    """Every parse, in any process of the crew, appends a line to ``log``
+    (the patched module is inherited by the forked workers)."""
+    real = _facts.parse
+
+    def parse(src):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(src)
+
+    monkeypatch.setattr(_facts, "parse", parse)
+
+
+def test_two_jobs_parse_each_file_once_in_both_processes(monkeypatch, tmp_path, one_job):
+    log = tmp_path / "parses"
+    _count_parses(monkeypatch, log)
+    real = _build._resolve_file
+
+    def resolve(fi):  # was the file's tree there, in the process resolving it?
+        with open(log, "a") as fh:
+            fh.write(f"{'kept' if fi in _build._STATE['trees'] else 'again'}\n")
+        return real(fi)
+
+    monkeypatch.setattr(_build, "_resolve_file", resolve)
+    pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=2)
+    lines = log.read_text().split()
+    pids = [x for x in lines if x.isdigit()]
+    n = len(sorted(FIXTURE.rglob("*.java")))
+    assert pg.summary.files == n
+    assert lines.count("kept") + lines.count("again") == n
+    # parsed once in pass 1, and again only where a process that ran out of
+    # its own work took another's file (a pool per pass parsed all twice)
+    assert len(pids) == n + lines.count("again")
+    assert lines.count("kept") >= n // 2
+    assert len(set(pids)) == 2 and os.getpid() in map(int, pids)  # this process parses its share
+    assert _edges(pg) == one_job
+
+
+def test_without_a_tree_budget_files_are_parsed_again_and_the_graph_is_the_same(monkeypatch, tmp_path, one_job):
+    monkeypatch.setattr(_build, "CREW_TREES_SOURCE_BYTES", 0)
+    log = tmp_path / "parses"
+    _count_parses(monkeypatch, log)
+    pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=3)
+    n = pg.summary.files
+    assert len(log.read_text().split()) == 2 * n
+    assert _edges(pg) == one_job
+
+
+@pytest.mark.parametrize("when", ["pass1", "pass2"])
+def test_a_worker_that_dies_loses_nothing(monkeypatch, one_job, when):
+    parent = os.getpid()
+    if when == "pass1":
+        real = _build._pass1
+
+        def dying(item, keep=None):
+            if os.getpid() != parent:
+                os._exit(3)  # as if killed (out of memory): no message, no cleanup
+            return real(item, keep)
+
+        monkeypatch.setattr(_build, "_pass1", dying)
+    else:
+        real = _build._resolve_file
+
+        def dying(fi):
+            if os.getpid() != parent and fi % 5 == 4:
+                os._exit(3)
+            return real(fi)
+
+        monkeypatch.setattr(_build, "_resolve_file", dying)
+    pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=2)
+    assert pg.summary.skipped == ()
+    assert _edges(pg) == one_job
+
+
+def test_shares_are_balanced_by_size_and_fixed():
+    # sizes by file index; largest first to the least loaded share:
+    # 9 (i=1) → A; 7 (i=3) → B; 5 (i=0) → B (7 < 9); 4 (i=2) → A (9 < 12); 1 (i=4) → B (12 < 13)
+    sizes = [5, 9, 4, 7, 1]
+    assert _crew.balanced_shares([0, 1, 2, 3, 4], sizes, 2) == [[1, 2], [0, 3, 4]]
+    assert _crew.balanced_shares([4, 3, 2, 1, 0], sizes, 2) == [[1, 2], [0, 3, 4]]
+    assert _crew.balanced_shares([0, 2], sizes, 3) == [[0], [2], []]
+
+
+def test_claim_order_own_then_free_then_others_from_the_end():
+    todo = [0, 1, 2, 3, 4, 5]
+    owner = {0: 0, 1: 1, 2: 0, 4: 1}
+    assert list(_crew._claim_order(0, todo, owner)) == [0, 2, 3, 5, 4, 1]
+    assert list(_crew._claim_order(1, todo, owner)) == [1, 4, 3, 5, 2, 0]
