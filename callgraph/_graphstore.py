@@ -859,7 +859,7 @@ class GraphStore(PrivateSQLite):
             for i, mid in enumerate(methods):
                 info = _encode_info(infos[mid])
                 edges = _encode_edges(succ[mid] if mid in succ else empty, index, rtas)
-                rows.append((i, info, edges, crc32(edges, crc32(info))))
+                rows.append((i, info, edges, crc32(edges, crc32(info, i))))  # seeded by the row's place: a row moved is a bad row
                 size += len(info) + len(edges)
             blobs = (inputs.to_blob(), msgpack.packb([len(methods), names], use_bin_type=True),
                      _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
@@ -1035,7 +1035,8 @@ class StoredGraph:
         for chunk in _chunks(idxs):
             q = f"SELECT idx, info, edges, crc FROM nodes WHERE gid = ? AND idx IN ({','.join('?' * len(chunk))})"
             for i, info, edges, crc in db.execute(q, (self.gid, *chunk)):
-                if type(info) is not bytes or type(edges) is not bytes or crc32(edges, crc32(info)) != crc:
+                if type(i) is not int or not 0 <= i < 1 << 32 or type(info) is not bytes or type(edges) is not bytes \
+                        or crc32(edges, crc32(info, i)) != crc:
                     raise StoreError("method row: checksum")
                 out[i] = (info, edges)
         return out

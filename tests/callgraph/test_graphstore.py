@@ -277,7 +277,27 @@ def _set_rows(db_path, edges=None, info=None, crc=True):
             i = old_info if info is None else info
             e = old_edges if edges is None else edges(old_edges) if callable(edges) else edges
             db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
-                       (i, e, zlib.crc32(e, zlib.crc32(i)) if crc else 7, gid, idx))
+                       (i, e, zlib.crc32(e, zlib.crc32(i, idx)) if crc else 7, gid, idx))
+
+
+def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
+    """Each row's CRC is seeded by its place: rows swapped between methods,
+    unchanged, are bad rows — not another method's edges and lines (the
+    tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered with
+    B's lines and APIs, exit 0)."""
+    root = str(FIXTURES / "qare-example")
+    cache = tmp_path / "c.sqlite"
+    store = tmp_path / "c.sqlite.graphs"
+    good = _chain([root, "processComment"], cache)
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT gid, idx, info, edges, crc FROM nodes ORDER BY gid, idx").fetchall()
+        assert len(rows) > 1
+        for (gid, idx, *_), (_g, _i, info, edges, crc) in zip(rows, rows[1:] + rows[:1]):  # each one place on
+            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
+                       (info, edges, crc, gid, idx))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert "checksum" in r.stderr, r.stderr
 
 
 def _set_graph_blob(db_path, column, value):
