@@ -313,7 +313,7 @@ _INT, _STR, _BOOL = frozenset({int}), frozenset({str}), frozenset({bool})
 _OPT_STR = frozenset({str, _NONE})
 
 
-def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
+def encode_resolution(fr: FileResult, made, warnings=()) -> bytes:
     """What pass 2 found in one file → bytes: the ``FileResult`` (edges, API
     nodes, counts, reasons, examples, site types), the RTA facts ``(made, annotated)``
     (or None) and the classpath warnings raised while resolving it.
@@ -322,15 +322,13 @@ def encode_resolution(fr: FileResult | None, made, warnings=()) -> bytes:
     caller and callee, an API node's id) are indices into ``strings`` — a
     file's edges name few distinct methods, so the row is smaller and the
     decoded edges share their id strings."""
-    res = None
     strings: dict = {}
-    if fr is not None:
-        sid = strings.setdefault
-        res = [[(sid(e.src, len(strings)), sid(e.dst, len(strings)), e.resolution.value, e.lines)
-                for e in fr.edges],
-               [(sid(a.id, len(strings)), *a[1:]) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
-               [tuple(r) for r in fr.reasons], [tuple(x) for x in fr.examples],
-               [tuple(x) for x in fr.sites]]
+    sid = strings.setdefault
+    res = [[(sid(e.src, len(strings)), sid(e.dst, len(strings)), e.resolution.value, e.lines)
+            for e in fr.edges],
+           [(sid(a.id, len(strings)), *a[1:]) for a in fr.apis], [(k.value, n) for k, n in fr.counts],
+           [tuple(r) for r in fr.reasons], [tuple(x) for x in fr.examples],
+           [tuple(x) for x in fr.sites]]
     mk = None
     if made is not None:
         mk = [[(k, v.value) for k, v in made[0]], made[1]]
@@ -364,6 +362,8 @@ def _edges(rows, strings):
         return ()
     if min(src) < 0 or min(dst) < 0 or not set(kind) <= _EDGE_VALUES:
         _bad("edges")  # an index past the table raises IndexError below
+    if not all(lines):
+        _bad("edge lines")  # every call edge is seen at one call site at least
     _only(tuple(chain.from_iterable(lines)), _INT, "edge lines")
     name = strings.__getitem__
     return tuple(map(tuple.__new__, repeat(CallEdge),
@@ -383,7 +383,8 @@ def _apis(rows, strings):
 
 
 def decode_resolution(blob: bytes):
-    """bytes → ``(FileResult or None, made or None, warnings)``. Raises ``CodecError``."""
+    """bytes → ``(FileResult, made or None, warnings)``. Raises ``CodecError``
+    (also for a row without a result, or an edge without a call-site line)."""
     doc = _unpack(blob)
     try:
         fmt, res, mk, warnings, strings = doc
@@ -392,19 +393,18 @@ def decode_resolution(blob: bytes):
         if type(strings) is not tuple:
             _bad("strings")
         _only(strings, _STR, "strings")
-        fr = None
-        if res is not None:
-            if type(res) is not tuple or len(res) != 6:
-                _bad("resolution")
-            edges, apis, counts, reasons, examples, sites = res
-            kinds, ns = _columns(counts, 2, "counts")
-            if not set(kinds) <= _KIND_VALUES:
-                _bad("counts")
-            _only(ns, _INT, "counts")
-            fr = FileResult(_edges(edges, strings), _apis(apis, strings),
-                            tuple(zip(map(_KINDS.__getitem__, kinds), ns)),
-                            _pairs(reasons, _STR, _INT, "reasons"), _pairs(examples, _STR, _STR, "examples"),
-                            _pairs(sites, _STR, _INT, "site types"))
+        # a row always holds a result: a file that failed to resolve is not stored
+        if type(res) is not tuple or len(res) != 6:
+            _bad("resolution")
+        edges, apis, counts, reasons, examples, sites = res
+        kinds, ns = _columns(counts, 2, "counts")
+        if not set(kinds) <= _KIND_VALUES:
+            _bad("counts")
+        _only(ns, _INT, "counts")
+        fr = FileResult(_edges(edges, strings), _apis(apis, strings),
+                        tuple(zip(map(_KINDS.__getitem__, kinds), ns)),
+                        _pairs(reasons, _STR, _INT, "reasons"), _pairs(examples, _STR, _STR, "examples"),
+                        _pairs(sites, _STR, _INT, "site types"))
         made = None
         if mk is not None:
             if type(mk) is not tuple or len(mk) != 2:

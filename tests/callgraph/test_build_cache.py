@@ -375,6 +375,8 @@ def _strings(doc):
     ("resolved", _edge_lines(["x"])),  # an edge line that is no int
     ("resolved", _edge_lines([True])),  # a bool for a line
     ("resolved", _edge_lines(7)),  # lines that are no sequence
+    ("resolved", _edge_lines([])),  # an edge without a line (the graph store refused it: rebuilt on every call)
+    ("resolved", lambda doc: doc.__setitem__(1, None)),  # no result at all (a traceback on every later run)
     ("resolved", lambda doc: doc[1][0].append([0, 0])),  # an edge of 2 fields
     ("resolved", _strings),
     ("resolved", lambda doc: doc.pop()),  # the format before the id table
@@ -468,7 +470,7 @@ def test_decoded_edges_are_the_encoded_ones():
     fr = FileResult(
         (CallEdge("p.A.f(int)", "p.A.g()", Resolution.EXACT, (3, 7)),
          CallEdge("p.A.f(int)", "java.lang.String.trim()", Resolution.BY_ARITY, (4,)),
-         CallEdge("p.A.g()", "p.A.f(int)", Resolution.CHA, ())),
+         CallEdge("p.A.g()", "p.A.f(int)", Resolution.CHA, (5,))),
         (ApiTarget("java.lang.String.trim()", "java.lang.String", "trim", False, None),),
         ((Resolution.EXACT, 2), (Resolution.UNRESOLVED, 1)), (("no method of that name", 1),),
         (("no method of that name", "A.java:3"),), (("project", 2),))
@@ -478,7 +480,9 @@ def test_decoded_edges_are_the_encoded_ones():
     assert all(type(e) is CallEdge and type(e.resolution) is Resolution for e in got_fr.edges)
     assert type(got_fr.apis[0]) is ApiTarget and got_made[0][0][1] is Instantiation.NEW
     assert got_fr.edges[0].src is got_fr.edges[1].src  # one string per distinct id
-    assert _codec.decode_resolution(_codec.encode_resolution(None, None)) == (None, None, [])
+    import msgpack
+    with pytest.raises(_codec.CodecError):  # a row without a result is never stored: a bad row, not "no edges"
+        _codec.decode_resolution(msgpack.packb([_codec.FORMAT, None, None, [], []]))
 
 
 def test_lombok_settings_key_the_cache_not_the_config_bytes(tmp_path):
