@@ -183,7 +183,7 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
     t = time.perf_counter()
     with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
         proc = subprocess.Popen(cmd, env=env, stdout=so, stderr=se, text=True)
-        total_rss = _sample_tree_rss(proc)
+        total_rss, total_pss = _sample_tree_rss(proc)
         so.seek(0)
         se.seek(0)
         r = subprocess.CompletedProcess(cmd, proc.returncode, so.read(), se.read())
@@ -195,13 +195,17 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
     import sqlite3  # noqa: F401  (the counts come from the summary line below)
 
     return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
-            "rss": r1.ru_maxrss / 1024, "rss_all": total_rss / (1 << 20), "phases": phases, "sha": _sha(out),
+            "rss": r1.ru_maxrss / 1024, "rss_all": total_rss / (1 << 20), "pss_all": total_pss / (1 << 20),
+            "phases": phases, "sha": _sha(out),
             "edges": re.search(r"graph: \d+ nodes, (\d+) edges", r.stdout).group(1)}
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and its descendants now (Linux /proc; 0 elsewhere)."""
-    pids, seen, total = [pid], set(), 0
+def _tree_rss(pid: int) -> tuple[int, int]:
+    """``(RSS, PSS)`` bytes of ``pid`` and its descendants now (Linux /proc;
+    0 elsewhere). RSS counts a page shared after fork once per process (an
+    upper bound); PSS (``smaps_rollup``) splits it between the processes
+    sharing it, so its sum is the memory they really hold together."""
+    pids, seen, rss, pss = [pid], set(), 0, 0
     while pids:
         p = pids.pop()
         if p in seen:
@@ -209,23 +213,28 @@ def _tree_rss(pid: int) -> int:
         seen.add(p)
         try:
             with open(f"/proc/{p}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                rss += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as fh:
+                    pss += next(int(ln.split()[1]) for ln in fh if ln.startswith("Pss:")) * 1024
+            except (OSError, StopIteration, ValueError):
+                pass
             with open(f"/proc/{p}/task/{p}/children") as fh:
                 pids.extend(int(c) for c in fh.read().split())
         except (OSError, ValueError):
             continue
-    return total
+    return rss, pss
 
 
-def _sample_tree_rss(proc, every: float = 0.1) -> int:
-    """Wait for ``proc``; the largest resident size of it and its workers
-    together, sampled every ``every`` seconds (pages shared after fork count
-    once per process, as RSS counts them: an upper bound)."""
-    peak = 0
+def _sample_tree_rss(proc, every: float = 0.1) -> tuple[int, int]:
+    """Wait for ``proc``; the largest ``(RSS, PSS)`` of it and its workers
+    together (each its own peak), sampled every ``every`` seconds."""
+    peak, peak_pss = 0, 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss(proc.pid))
+        rss, pss = _tree_rss(proc.pid)
+        peak, peak_pss = max(peak, rss), max(peak_pss, pss)
         time.sleep(every)
-    return peak
+    return peak, peak_pss
 
 
 def _sha(p: Path) -> str:
@@ -265,7 +274,8 @@ def run_modes(a) -> int:
                 cache.unlink()
             r = _qare_graph(root, tmp / f"{m}.json", cache, a.jobs, extra)
             rows.append((f"{m} (jobs {a.jobs})", r["wall"], r["cpu"], r["rss"],
-                         f"{r['edges']} edges sha {r['sha']}; all processes {r['rss_all']:.0f} MB", r["phases"]))
+                         f"{r['edges']} edges sha {r['sha']}; all processes RSS {r['rss_all']:.0f} MB, "
+                         f"PSS {r['pss_all']:.0f} MB", r["phases"]))
         # xfloor compares CPU seconds (all processes) with the floor's CPU seconds:
         # on a shared machine wall times measure the load as much as the tool
         # RSS MB: the largest single process; "all processes" in the output column
