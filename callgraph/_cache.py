@@ -52,6 +52,9 @@ class BuildCache(PrivateSQLite):
     ``resolved_misses`` and ``rebuilt`` (the file was corrupt or foreign).
     """
 
+    MAGIC = _MAGIC
+    FORMAT = f"{_MAGIC} {_VERSION}"
+
     def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
         super().__init__(path, replace_foreign=replace_foreign, trusted_root=trusted_root)
         self.stats = {"facts_hits": 0, "facts_misses": 0, "resolved_hits": 0, "resolved_misses": 0,
@@ -60,20 +63,6 @@ class BuildCache(PrivateSQLite):
         self._open()
 
     # ----------------------------------------------------------- file
-    def _ours_older(self) -> bool:
-        try:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        except sqlite3.DatabaseError:
-            return False
-        return row is not None and isinstance(row[0], str) and row[0].startswith(_MAGIC + " ")
-
-    def _valid(self) -> bool:
-        try:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        except sqlite3.OperationalError:
-            return False
-        return row is not None and row[0] == f"{_MAGIC} {_VERSION}"
-
     def _create(self) -> bool:
         """Create the tables in an empty file (False: the file holds something else)."""
         db = self.db
@@ -86,30 +75,12 @@ class BuildCache(PrivateSQLite):
             db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB)")
             db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT)")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (f"{_MAGIC} {_VERSION}",))
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (self.FORMAT,))
             db.execute("COMMIT")
             return True
         except BaseException:
             db.execute("ROLLBACK")
             raise
-
-    def _rebuild(self) -> None:
-        """Replace a corrupt, foreign or older file by an empty cache."""
-        self.stats["rebuilt"] += 1
-        if self.db is not None:
-            try:
-                self.db.close()
-            except sqlite3.Error:
-                pass
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
-        self.db = self._connect()
-        if not self._create():
-            raise sqlite3.DatabaseError(f"{self.path}: cannot create the cache")
-        self._wal()
 
     def _query(self, sql: str, args: tuple):
         try:

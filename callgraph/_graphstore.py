@@ -746,45 +746,16 @@ class GraphStore(PrivateSQLite):
         self._open()
 
     KIND = "qare graph store"
+    NOUN = "graph store"
+    MAGIC = _MAGIC
+    FORMAT = FORMAT
     NOT_REPLACED = "not replaced: delete it or name another --cache file"
     NOT_REPLACED_UNREADABLE = "not replaced"
-
-    def _rebuild(self) -> None:
-        """Replace a corrupt, foreign or older file by an empty store."""
-        self.stats["rebuilt"] += 1
-        if self.db is not None:
-            try:
-                self.db.close()
-            except sqlite3.Error:
-                pass
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
-        self.db = self._connect()
-        if not self._create():
-            raise sqlite3.DatabaseError(f"{self.path}: cannot create the graph store")
-        self._wal()
 
     def close(self) -> None:
         if self.db is not None:
             self.db.close()
             self.db = None
-
-    def _valid(self) -> bool:
-        try:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        except sqlite3.OperationalError:
-            return False
-        return row is not None and row[0] == FORMAT
-
-    def _ours_older(self) -> bool:
-        try:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        except sqlite3.DatabaseError:
-            return False
-        return row is not None and isinstance(row[0], str) and row[0].startswith(_MAGIC + " ")
 
     def _create(self) -> bool:
         """Create the tables in an empty file (False: it holds something else)."""

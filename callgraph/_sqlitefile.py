@@ -30,11 +30,15 @@ class CacheRefused(OSError):
 
 class PrivateSQLite:
     """Base of a qare SQLite file. A subclass sets ``KIND`` (its name in
-    messages), ``NOT_REPLACED`` and ``NOT_REPLACED_UNREADABLE`` (what the user
-    can do) and provides ``_valid``, ``_create``, ``_ours_older`` and
-    ``_rebuild``; ``_open`` raises :class:`CacheRefused`."""
+    messages), ``NOUN`` (in "cannot create the …"), ``MAGIC`` and ``FORMAT``
+    (its ``meta`` table's ``format`` value: ``"MAGIC version"``),
+    ``NOT_REPLACED`` and ``NOT_REPLACED_UNREADABLE`` (what the user can do)
+    and provides ``_create``; ``_open`` raises :class:`CacheRefused`."""
 
     KIND = "qare cache"
+    NOUN = "cache"
+    MAGIC = ""
+    FORMAT = ""
     NOT_REPLACED = "not replaced: name another --cache file or delete it"
     NOT_REPLACED_UNREADABLE = NOT_REPLACED
 
@@ -48,6 +52,40 @@ class PrivateSQLite:
         db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
         db.execute("PRAGMA busy_timeout = 30000")
         return db
+
+    def _valid(self) -> bool:
+        """The file holds this version of this kind."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None and row[0] == self.FORMAT
+
+    def _ours_older(self) -> bool:
+        """The file is of this kind, another version (replaced, never misread)."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return row is not None and isinstance(row[0], str) and row[0].startswith(self.MAGIC + " ")
+
+    def _rebuild(self) -> None:
+        """Replace a corrupt, foreign or older file by an empty one of this kind."""
+        self.stats["rebuilt"] += 1
+        if self.db is not None:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+        self.db = self._connect()
+        if not self._create():
+            raise sqlite3.DatabaseError(f"{self.path}: cannot create the {self.NOUN}")
+        self._wal()
 
     def _wal(self) -> None:
         """WAL journal, set only once the file is known to be ours (it rewrites the header)."""
