@@ -269,48 +269,69 @@ def test_symlinked_store_is_refused(tmp_path):
 
 
 def _set_rows(db_path, edges=None, info=None, crc=True):
-    """Rewrite every method row's ``edges``/``info`` (the CRC recomputed unless ``crc`` is False)."""
-    import zlib
-
+    """Rewrite every method row's ``edges``/``info``: with ``crc`` each row
+    gets the key of its new bytes and every graph's references follow (a
+    crafted row); without, the key stays (a damaged row)."""
     with sqlite3.connect(db_path) as db:
-        for gid, idx, old_info, old_edges in db.execute("SELECT gid, idx, info, edges FROM nodes").fetchall():
+        new: dict = {}
+        moved: dict = {}
+        for h, old_info, old_edges, refs in db.execute("SELECT h, info, edges, refs FROM rows").fetchall():
             i = old_info if info is None else info
             e = old_edges if edges is None else edges(old_edges) if callable(edges) else edges
-            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
-                       (i, e, zlib.crc32(e, zlib.crc32(i, idx)) if crc else 7, gid, idx))
+            k = gs._row_key(i, e) if crc else h
+            moved[h] = k
+            n = new.setdefault(k, [i, e, 0])
+            n[2] += refs
+        db.execute("DELETE FROM rows")
+        db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", [(k, i, e, n) for k, (i, e, n) in new.items()])
+        for gid, refs in db.execute("SELECT gid, refs FROM graphs").fetchall():
+            at = [refs[j:j + 16] for j in range(0, len(refs), 16)]
+            _set_graph_blob(db, "refs", b"".join(moved[h] for h in at), gid)
 
 
 def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
-    """Each row's CRC is seeded by its place: rows swapped between methods,
-    unchanged, are bad rows — not another method's edges and lines (the
-    tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered with
-    B's lines and APIs, exit 0)."""
+    """A row is found by the digest of its bytes: rows swapped between
+    methods, unchanged, are bad rows — not another method's edges and lines
+    (the tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered
+    with B's lines and APIs, exit 0); so is the graph's list of row keys
+    rotated (the graph row's CRC)."""
     root = str(FIXTURES / "qare-example")
     cache = tmp_path / "c.sqlite"
     store = tmp_path / "c.sqlite.graphs"
     good = _chain([root, "processComment"], cache)
     with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT gid, idx, info, edges, crc FROM nodes ORDER BY gid, idx").fetchall()
+        rows = db.execute("SELECT h, info, edges FROM rows ORDER BY h").fetchall()
         assert len(rows) > 1
-        for (gid, idx, *_), (_g, _i, info, edges, crc) in zip(rows, rows[1:] + rows[:1]):  # each one place on
-            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
-                       (info, edges, crc, gid, idx))
+        for (h, *_), (_h, info, edges) in zip(rows, rows[1:] + rows[:1]):  # each one place on
+            db.execute("UPDATE rows SET info = ?, edges = ? WHERE h = ?", (info, edges, h))
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout, r.output
     assert "checksum" in r.stderr, r.stderr
+    with sqlite3.connect(store) as db:
+        refs = db.execute("SELECT refs FROM graphs").fetchone()[0]
+        db.execute("UPDATE graphs SET refs = ?", (refs[16:] + refs[:16],))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert "graph row: checksum" in r.stderr, r.stderr
 
 
-def _set_graph_blob(db_path, column, value):
-    """Rewrite one blob of the ``graphs`` row and recompute its CRC (a crafted row, not a damaged one)."""
+_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs")
+
+
+def _set_graph_blob(db_or_path, column, value, gid=None):
+    """Rewrite one blob of a ``graphs`` row (every row when ``gid`` is None)
+    and recompute its CRC (a crafted row, not a damaged one)."""
     import zlib
 
-    with sqlite3.connect(db_path) as db:
-        db.execute(f"UPDATE graphs SET {column} = ?", (value,))
-        row = db.execute("SELECT inputs, names, apis, rtas, summary FROM graphs").fetchone()
-        crc = 0
-        for b in row:
-            crc = zlib.crc32(b, crc)
-        db.execute("UPDATE graphs SET crc = ?", (crc,))
+    db = sqlite3.connect(db_or_path) if not isinstance(db_or_path, sqlite3.Connection) else db_or_path
+    with db:
+        where = "" if gid is None else f" WHERE gid = {int(gid)}"
+        db.execute(f"UPDATE graphs SET {column} = ?{where}", (value,))
+        for g, *blobs in db.execute(f"SELECT gid, {', '.join(_GRAPH_BLOBS)} FROM graphs{where}").fetchall():
+            crc = 0
+            for b in blobs:
+                crc = zlib.crc32(b, crc)
+            db.execute("UPDATE graphs SET crc = ? WHERE gid = ?", (crc, g))
 
 
 def _u32(*words) -> bytes:
@@ -442,10 +463,18 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
     try:
         assert [Path(g["project"]).name for g in store.graphs()] == ["c"]
         with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:  # rows of evicted graphs are gone too
-            gids = {r[0] for r in db.execute("SELECT gid FROM graphs")}
-            assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM nodes")} == gids
+            _assert_rows_counted(db)
     finally:
         store.close()
+
+
+def _assert_rows_counted(db) -> None:
+    """The rows table holds exactly the rows the stored graphs name, each with its count of names."""
+    want: dict = {}
+    for (refs,) in db.execute("SELECT refs FROM graphs"):
+        for j in range(0, len(refs), 16):
+            want[refs[j:j + 16]] = want.get(refs[j:j + 16], 0) + 1
+    assert dict(db.execute("SELECT h, refs FROM rows").fetchall()) == want
 
 
 def test_qare_cache_reports_and_prunes(tmp_path):
@@ -610,7 +639,8 @@ def test_a_row_that_failed_to_decode_is_replaced_and_said_once(tmp_path, monkeyp
     assert r.stderr.count("unreadable (edges); rebuilt and stored again") == 1, r.stderr
     assert f"{cache}.graphs" in r.stderr
     with sqlite3.connect(f"{cache}.graphs") as db:
-        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM nodes")}
+        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM rows")}
+        _assert_rows_counted(db)
     _no_build(monkeypatch)  # the replaced graph answers: no rebuild, no warning
     again = _chain([str(root), "processComment"], cache)
     assert again.exit_code == 0 and again.stdout == good.stdout and again.stderr == ""
@@ -656,32 +686,44 @@ def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_pat
 
 # ------------------------------------------------------------------ format versions (s5)
 
-def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch):
-    """A format-1 file (text keys, one msgpack document per row, no checksums; its tables as
-    that version created them) holding a graph of this very project: never read, replaced by
-    an empty store of this format, even at a named --cache (it is qare's own older file)."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, version):
+    """A format-1 file (text keys, one msgpack document per row, no checksums) or format-2
+    file (one row per method and graph, CRC seeded by its index), tables as that version
+    created them, holding a graph of this very project: never read, replaced by an empty
+    store of this format, even at a named --cache (it is qare's own older file)."""
     import msgpack
 
-    assert gs.FORMAT == "qare-graph-store 2"
+    assert gs.FORMAT == "qare-graph-store 3"
     root = str(FIXTURES / "qare-example")
     old = tmp_path / "c.sqlite.graphs"
+    slot = gs.slot_key(root, "physical", 2_000_000)
     with sqlite3.connect(old) as db:
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
-                   "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
-        db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
-        db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
-                   "WITHOUT ROWID")
-        db.execute("INSERT INTO meta VALUES ('format', 'qare-graph-store 1')")
-        db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
-                   (gs.slot_key(root, "physical", 2_000_000), b"\x90", msgpack.packb([]), b"\x80", time.time()))
+        if version == 1:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
+            db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
+            db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
+                       "WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
+                       (slot, b"\x90", msgpack.packb([]), b"\x80", time.time()))
+        else:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
+                       "used REAL)")
+            db.execute("CREATE TABLE nodes (gid INTEGER, idx INTEGER, info BLOB, edges BLOB, crc INTEGER, "
+                       "PRIMARY KEY (gid, idx)) WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, ?, ?, 0, 10, ?)",
+                       (slot, b"\x90", b"\x90", b"\x90", b"\x90", b"\x80", time.time()))
+        db.execute("INSERT INTO meta VALUES ('format', ?)", (f"qare-graph-store {version}",))
     cold = CliRunner().invoke(main, ["chain", root, "processComment", "--no-discover-classpath", "--no-cache", "-q"])
     r = _chain([root, "processComment"], tmp_path / "c.sqlite")
     assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
     assert "not used" not in r.stderr and "unreadable" not in r.stderr, r.stderr  # replaced, never read
     with sqlite3.connect(old) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 2",)
-        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'adj'").fetchone() == (0,)
+        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 3",)
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('adj', 'nodes')").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM graphs").fetchone() == (1,)  # the graph just built
     _no_build(monkeypatch)
     again = _chain([root, "processComment"], tmp_path / "c.sqlite")
