@@ -103,12 +103,13 @@ def _sha(path: str, max_bytes: int, root: str | None = None) -> str | None:
 
 
 def _entry_sigs(classpath) -> list:
-    """``[path, size, mtime_ns, ctime_ns, inode]`` of each classpath entry; a
+    """``[real path, size, mtime_ns, ctime_ns, inode]`` of each classpath entry; a
     class folder adds one row per file (a folder too large to list: a random
     row, so it never matches)."""
     out = []
     for entry in classpath:
-        p = str(entry)
+        # keyed by real path: `--classpath lib/x.jar` and its absolute path (or a link to it) are one input
+        p = os.path.realpath(entry)
         try:
             st = os.stat(p)
         except OSError:
@@ -548,17 +549,32 @@ class _ApiColumns:
                 "source_set": None}
 
 
+def _encode_names(names: list, n_methods: int) -> bytes:
+    """The string table: msgpack ``[n_methods, n_names, every id in UTF-8,
+    NUL-separated]`` (one split decodes it; ValueError for an id holding a
+    NUL, which no Java name has: such a graph is not stored)."""
+    text = "\0".join(names)
+    if text.count("\0") != max(len(names) - 1, 0):
+        raise ValueError("a node id holds a NUL")
+    return msgpack.packb([n_methods, len(names), text.encode("utf-8", "surrogatepass")], use_bin_type=True)
+
+
 def _decode_names(blob):
     """``(method ids, every node id)`` from the string table; ``StoreError``
-    unless it is ``[n_methods, [str, ...]]`` with unique ids, the methods sorted."""
+    unless it is ``[n_methods, n_names, bytes]`` holding ``n_names`` unique
+    ids, the first ``n_methods`` sorted."""
     try:
         v = msgpack.unpackb(blob, raw=False, use_list=True)
     except Exception:
         raise StoreError("node ids") from None
-    if not (type(v) is list and len(v) == 2 and type(v[0]) is int and type(v[1]) is list):
+    if not (type(v) is list and len(v) == 3 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is bytes):
         raise StoreError("node ids")
-    n, names = v
-    if not 0 <= n <= len(names) or (names and set(map(type, names)) != {str}) or len(set(names)) != len(names):
+    n, total, text = v
+    try:
+        names = text.decode("utf-8", "surrogatepass").split("\0") if total else []
+    except UnicodeDecodeError:
+        raise StoreError("node ids") from None
+    if len(names) != total or not 0 <= n <= total or len(set(names)) != total:
         raise StoreError("node ids")
     ids = names[:n]
     if ids != sorted(ids):
@@ -675,24 +691,28 @@ class _MethodTable(dict):
     (``in``, iteration, ``len``: ``find_methods``/``suggest_methods`` iterate
     them); a ``MethodInfo`` is read from the store on first use. The loaded
     ones are the dict's own items, so a lookup of a loaded method (``reach``
-    makes one per method it meets) is dict's own, not a Python call."""
+    makes one per method it meets) is dict's own, not a Python call. The ids
+    are the stored sorted list (``in`` bisects it: no dict of 100,000 ids is
+    built for a query that meets a few)."""
 
     __slots__ = ("_load", "_ids")
 
     def __init__(self, ids, load):
         super().__init__()
-        self._ids = dict.fromkeys(ids)
+        self._ids = ids  # sorted (checked by _decode_names)
         self._load = load
 
     def __missing__(self, mid):
-        if mid not in self._ids:
+        if mid not in self:
             raise KeyError(mid)
         mi = self._load(mid)
         dict.__setitem__(self, mid, mi)
         return mi
 
     def __contains__(self, mid):
-        return mid in self._ids
+        ids = self._ids
+        i = bisect_left(ids, mid) if type(mid) is str else len(ids)
+        return i < len(ids) and ids[i] == mid
 
     def __iter__(self):
         return iter(self._ids)
@@ -701,10 +721,10 @@ class _MethodTable(dict):
         return len(self._ids)
 
     def keys(self):
-        return self._ids.keys()
+        return list(self._ids)
 
     def get(self, mid, default=None):
-        return self[mid] if mid in self._ids else default
+        return self[mid] if mid in self else default
 
     def values(self):
         return [self[m] for m in self._ids]
@@ -842,6 +862,7 @@ class GraphStore(PrivateSQLite):
 
         Every row is encoded before the write transaction starts, then
         inserted with one ``executemany`` (module notes on the format)."""
+        self.last_error = None
         if inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
         g = pg.graph
@@ -872,7 +893,7 @@ class GraphStore(PrivateSQLite):
                 else:
                     r[2] += 1
                 size += len(info) + len(edges)
-            blobs = (inputs.to_blob(), msgpack.packb([len(methods), names], use_bin_type=True),
+            blobs = (inputs.to_blob(), _encode_names(names, len(methods)),
                      _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
                      _encode_summary(pg.summary), bytes(refs))
         except (OverflowError, KeyError, TypeError, ValueError):

@@ -347,7 +347,7 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     good = _chain([root, "processComment"], cache)
     import msgpack
 
-    n_nodes = len(msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1])
+    n_nodes = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1]
     # crafted edge arrays with a valid CRC: a target index past the string table, a kind that is none,
     # an edge without a line, lines that do not add up, a length that is no whole word
     for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5), _u32(1, 0, 0, 0, 0),
@@ -365,13 +365,18 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (method row)" in r.stderr, r.output
     # the graph row: garbage inputs, a string table with a repeated id or unsorted methods, bad API columns
-    names = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])
+    n_methods, total, text = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])
+    ids = text.split(b"\0")
+    assert len(ids) == total == n_nodes
+    table = lambda ids, n=n_methods, total=total: msgpack.packb([n, total, b"\0".join(ids)])  # noqa: E731
     for column, value, why in (
             ("inputs", b"\xc1garbage", "inputs"),
-            ("names", msgpack.packb([names[0], names[1] + names[1][:1]]), "node ids"),
-            ("names", msgpack.packb([names[0], names[1][::-1]]), "node ids"),
-            ("names", msgpack.packb([names[0], [*names[1][:-1], 3]]), "node ids"),
-            ("apis", msgpack.packb([[], [], b"\x02" * (len(names[1]) - names[0]), b"", b""]), "api nodes"),
+            ("names", table([*ids[:-1], ids[0]]), "node ids"),  # an id twice
+            ("names", table(ids[::-1]), "node ids"),  # methods not sorted
+            ("names", table(ids, total=total + 1), "node ids"),  # fewer ids than said
+            ("names", table([*ids[:-1], b"\xff"]), "node ids"),  # not UTF-8
+            ("names", msgpack.packb([n_methods, [s.decode() for s in ids]]), "node ids"),  # format 2's table
+            ("apis", msgpack.packb([[], [], b"\x02" * (total - n_methods), b"", b""]), "api nodes"),
             ("rtas", msgpack.packb([[1]]), "rta witnesses")):
         _set_graph_blob(store, column, value)
         r = _chain([root, "processComment"], cache)
@@ -751,3 +756,112 @@ def test_inputs_file_columns_round_trip_and_are_checked(tmp_path):
         forged[at] = bad
         with pytest.raises(gs.StoreError):
             gs.Inputs.from_blob(msgpack.packb(forged, use_bin_type=True))
+
+
+# ------------------------------------------------------------------ the tester's store findings (s6)
+
+def test_a_dropped_table_is_made_anew_and_the_graph_stored_again(tmp_path, monkeypatch):
+    """After ``DROP TABLE graphs`` or ``DROP TABLE rows`` every chain used to say
+    "rebuilt and stored again" and store nothing: the store is now made anew
+    (its tables checked on opening), the graph stored, and the next call answers
+    from it without a build."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([str(root), "processComment"], cache)
+    for table in ("graphs", "rows"):
+        with sqlite3.connect(f"{cache}.graphs") as db:
+            db.execute(f"DROP TABLE {table}")
+        r = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath",
+                                      "--cache", str(cache)])
+        assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+        assert "graph: built and stored (no stored graph; the store file was damaged" in r.stderr, r.stderr
+        with monkeypatch.context() as m:
+            _no_build(m)
+            again = _chain([str(root), "processComment"], cache)
+        assert again.exit_code == 0 and again.stdout == good.stdout, again.output
+
+
+def test_a_graph_that_could_not_be_stored_is_said_so(tmp_path):
+    """A write the store refuses (here a trigger aborts it) is a warning naming
+    why, even with -q; never "stored"."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([str(root), "processComment"], cache)
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("DELETE FROM graphs")
+        db.execute("CREATE TRIGGER refuse BEFORE INSERT ON graphs BEGIN SELECT RAISE(ABORT, 'refused here'); END")
+    r = _chain([str(root), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert "warning: graph built but not stored in" in r.stderr and "refused here" in r.stderr, r.stderr
+    assert "stored again" not in r.stderr
+
+
+def test_a_relative_and_an_absolute_classpath_entry_are_one_key(tmp_path, monkeypatch):
+    """``--classpath lib/x.jar`` and its absolute path (or a link to it) name one
+    jar: the second call answers from the graph the first stored."""
+    import zipfile
+
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    (tmp_path / "lib").mkdir()
+    with zipfile.ZipFile(tmp_path / "lib" / "x.jar", "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    (tmp_path / "link.jar").symlink_to(tmp_path / "lib" / "x.jar")
+    cache = tmp_path / "c.sqlite"
+    monkeypatch.chdir(tmp_path)
+    first = _chain([str(root), "processComment", "--classpath", "lib/x.jar"], cache)
+    assert first.exit_code == 0, first.output
+    _no_build(monkeypatch)
+    for entry in (str(tmp_path / "lib" / "x.jar"), "link.jar", "./lib/../lib/x.jar"):
+        r = _chain([str(root), "processComment", "--classpath", entry], cache)
+        assert r.exit_code == 0 and r.stdout == first.stdout, (entry, r.output)
+
+
+def test_an_answer_from_the_store_says_so_in_one_line(tmp_path, monkeypatch):
+    """A new user could not tell when an answer came from the stored graph: one
+    stderr line says it (without -q), and one says a graph was built and stored, and why."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    args = ["chain", str(root), "processComment", "--no-discover-classpath", "--cache", str(cache)]
+    before = time.time()
+    built = CliRunner().invoke(main, args)
+    assert built.exit_code == 0 and "graph: built and stored (no stored graph)" in built.stderr, built.stderr
+    _no_build(monkeypatch)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0 and r.stdout == built.stdout
+    n = len(discover_sources(root)[0])
+    lines = [x for x in r.stderr.splitlines() if x.startswith("graph:")]
+    stamps = {time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) for t in (before - 1, time.time())}
+    assert len(lines) == 1 and any(lines[0] == f"graph: from the store (built {s}, {n} files unchanged)"
+                                   for s in stamps), r.stderr
+    assert "graph:" not in CliRunner().invoke(main, [*args, "-q"]).stderr
+
+
+def test_a_body_edit_writes_only_the_rows_that_changed(tmp_path):
+    """Rows are shared by content: after one method body gains a call (same
+    lines), the rebuild's write adds exactly that method's row and drops its
+    old one; every other row is kept as it was, each counted once, and the
+    answer is a cold build's."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    _chain([str(root), "processComment"], cache)
+    rows = lambda: dict(sqlite3.connect(f"{cache}.graphs").execute("SELECT h, info FROM rows").fetchall())  # noqa: E731
+    before = rows()
+    with sqlite3.connect(f"{cache}.graphs") as db:  # counts every row written (inserted, or its bytes rewritten)
+        db.execute("CREATE TABLE written (n INTEGER)")
+        db.execute("INSERT INTO written VALUES (0)")
+        for event in ("INSERT", "UPDATE OF info, edges"):
+            db.execute(f"CREATE TRIGGER count_{event[:6]} AFTER {event} ON rows BEGIN "
+                       "UPDATE written SET n = n + 1; END")
+    src = root / "src/main/java/com/acme/CommentService.java"
+    src.write_text(src.read_text().replace("        return true;\n", "        return count() >= 0;\n"))
+    r = _chain([str(root), "processComment"], cache)
+    cold = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath", "--no-cache",
+                                     "-q"])
+    assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
+    assert sqlite3.connect(f"{cache}.graphs").execute("SELECT n FROM written").fetchone() == (1,)
+    after = rows()
+    new, gone = set(after) - set(before), set(before) - set(after)
+    assert len(new) == 1 and len(gone) == 1 and len(after) == len(before)
+    assert after[new.pop()] == before[gone.pop()]  # the same MethodInfo: only processComment's edges moved
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        _assert_rows_counted(db)
