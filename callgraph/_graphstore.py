@@ -409,8 +409,10 @@ def _decode_info(blob, mid: str):
         raise StoreError("method row") from None
     if type(v) is not tuple or tuple(map(type, v)) not in _row_types():
         raise StoreError("method row")
-    if not all(type(p) is str for p in v[_PARAMS_AT]):
-        raise StoreError("method row: params")
+    try:
+        "".join(v[_PARAMS_AT])  # one C pass: TypeError unless every item is a str (msgpack makes no subclass)
+    except TypeError:
+        raise StoreError("method row: params") from None
     return _method_info_cls()(mid, *v)
 
 
@@ -474,7 +476,7 @@ def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = No
     ``_KINDS``) in a stored edge array, and their targets' indices appended
     to ``found``; ``StoreError`` when it is not one (length, an index out of
     range, a kind unknown, an edge without a line)."""
-    a = _u32_of(blob, "edges")
+    a = _u32_of(blob, "edges").tolist()  # one C call; list slices below cost less than array slices + tolist
     if not a:
         raise StoreError("edges")
     e = a[0]
@@ -494,7 +496,7 @@ def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = No
     kind_names = _KINDS
     for v, k, r, c in zip(targets, kinds, rta, counts):
         if k in follow:  # reach skips the other kinds first thing: never loaded
-            d = {"lines": a[pos:pos + c].tolist(), "resolution": kind_names[k]}
+            d = {"lines": a[pos:pos + c], "resolution": kind_names[k]}
             if r:
                 d["rta"] = rtas[r - 1]
             out[names[v]] = d
@@ -745,10 +747,7 @@ _KEY_BYTES = 16
 def _row_key(info: bytes, edges: bytes) -> bytes:
     """A method row's key: BLAKE2b-128 of its two blobs (the first's length
     first, so no other split of the same bytes has this key)."""
-    h = blake2b(len(info).to_bytes(4, "little"), digest_size=_KEY_BYTES)
-    h.update(info)
-    h.update(edges)
-    return h.digest()
+    return blake2b(len(info).to_bytes(4, "little") + info + edges, digest_size=_KEY_BYTES).digest()
 
 
 def _ref_counts(refs) -> dict | None:
