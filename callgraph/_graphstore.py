@@ -28,12 +28,14 @@ The fingerprint is taken *before* the build reads the files: a file edited
 while the build runs leaves a fingerprint that no longer matches, so the
 next run rebuilds (never the other way round).
 
-Rows: ``adj`` holds each project method's out-edges (target, resolution,
-call-site lines, RTA witnesses), ``nodes`` each node's attributes (a
-project method's :class:`~callgraph._index.MethodInfo` fields; an API
-node's ``third_party``/``library``); the ``graphs`` row holds the sorted
-method ids (for :meth:`ProjectGraph.find_methods`), the build summary and
-the inputs. :meth:`GraphStore.reachable` loads, level by level, only the
+Rows (format 3): ``rows`` holds each distinct method row — a project
+method's :class:`~callgraph._index.MethodInfo` fields and its out-edges
+(target, resolution, call-site lines, RTA witnesses) — keyed by the digest
+of its bytes and shared by every graph that holds it; the ``graphs`` row
+holds the node ids (the sorted method ids serve
+:meth:`ProjectGraph.find_methods`), the API nodes' attributes, the build
+summary, the inputs and ``refs``, the key of each method's row. A rebuild
+writes only the rows new to its slot (docs/callgraph.md "Graph store"). :meth:`GraphStore.reachable` loads, level by level, only the
 nodes reachable from one method along edges the query could follow, into a
 read-only view with the ``adj``/``nodes``/``edges`` of a ``networkx``
 graph, and the *same* :meth:`ProjectGraph.reach` runs on it.
@@ -327,7 +329,7 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 
 # ------------------------------------------------------------------ rows
 #
-# Format 2 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
+# Format 2, kept in 3 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
 # one string table (project methods first, sorted, then API nodes, sorted);
 # everything else names a node by its index in it. A project method's row
 # holds its MethodInfo fields (msgpack, without the id) and its out-edges as
@@ -338,8 +340,8 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 # (kind: index in _KINDS; rta: 0 = no ``rta`` attribute, else 1 + index in
 # the graph's table of witness tuples), decoded in bulk by ``array`` and
 # checked by a few C-level passes (max, min, sum) instead of per-value
-# Python checks. Each row and the graph row carry a CRC-32 of their bytes:
-# a damaged row is a miss, not an answer from wrong indices.
+# Python checks. A row's key is the digest of its bytes and the graph row
+# carries a CRC-32: a damaged row is a miss, not an answer from wrong indices.
 
 _CLS: list = []
 
