@@ -913,17 +913,15 @@ class GraphStore(PrivateSQLite):
             if old is not None:
                 old_counts = _ref_counts(old[1])
                 db.execute("DELETE FROM graphs WHERE gid = ?", (old[0],))
-            if old_counts is None and old is not None:
-                # its references unknown: every row is written again and the rows no graph holds are swept
-                self._write_rows(rows, {}, True)
-                self._sweep()
-            else:
-                # a slot that failed to decode: its rows are written again even where unchanged (a
-                # damaged row keeps its key, so an upsert of the same key must replace its bytes)
-                self._write_rows(rows, old_counts or {}, slot in self.unreadable)
+            lost = old is not None and old_counts is None
+            # a slot that failed to decode: its rows are written again even where unchanged (a
+            # damaged row keeps its key, so an upsert of the same key must replace its bytes)
+            self._write_rows(rows, old_counts or {}, lost or slot in self.unreadable)
             self.unreadable.discard(slot)
             cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, crc, bytes, used) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (slot, *blobs, crc, size, time.time()))
+            if lost:  # the old graph's references unknown: every count recounted from the graphs' own lists
+                self._sweep()
             self._evict(keep=cur.lastrowid)
             db.execute("COMMIT")
         except sqlite3.DatabaseError as e:
@@ -984,8 +982,10 @@ class GraphStore(PrivateSQLite):
     def _delete(self, gid: int) -> None:
         """Delete a graph and release its rows (inside the caller's write transaction)."""
         row = self.db.execute("SELECT refs FROM graphs WHERE gid = ?", (gid,)).fetchone()
+        if row is None:
+            return  # already gone (a sweep dropped it)
         self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
-        counts = None if row is None else _ref_counts(row[0])
+        counts = _ref_counts(row[0])
         if counts is None:
             self._sweep()
         else:

@@ -865,3 +865,28 @@ def test_a_body_edit_writes_only_the_rows_that_changed(tmp_path):
     assert after[new.pop()] == before[gone.pop()]  # the same MethodInfo: only processComment's edges moved
     with sqlite3.connect(f"{cache}.graphs") as db:
         _assert_rows_counted(db)
+
+
+def test_a_graph_whose_row_list_is_bad_is_replaced_and_rows_recounted(tmp_path, monkeypatch):
+    """A ``refs`` list that is no list of keys (its CRC recomputed: crafted):
+    the graph is a miss and rebuilt, every row's count is recounted from the
+    graphs' own lists (rows no graph names deleted), and another project's
+    graph in the same store still answers."""
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "chains", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    good_a = _chain([str(a), "processComment"], cache)
+    good_b = _chain([str(b), "Paths.manyTargets"], cache)
+    assert good_a.exit_code == 0 and good_b.exit_code == 0, good_b.output
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        gid = db.execute("SELECT gid FROM graphs WHERE slot LIKE ?", (f"{a}%",)).fetchone()[0]
+        db.execute("UPDATE rows SET refs = refs + 5")  # counts gone wrong too
+    _set_graph_blob(f"{cache}.graphs", "refs", b"x", gid)
+    r = _chain([str(a), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good_a.stdout and "unreadable (row references)" in r.stderr, r.output
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        _assert_rows_counted(db)
+    _no_build(monkeypatch)
+    for root, method, good in ((a, "processComment", good_a), (b, "Paths.manyTargets", good_b)):
+        again = _chain([str(root), method], cache)
+        assert again.exit_code == 0 and again.stdout == good.stdout, again.output
