@@ -952,6 +952,7 @@ class GraphStore(PrivateSQLite):
             grow = [(h, info, edges, n - get(h, 0)) for h, (info, edges, n) in rows.items() if n > get(h, 0)]
             less = [(get(h) - n, h) for h, (_i, _e, n) in rows.items() if n < get(h, 0)]
             less += [(n, h) for h, n in old_counts.items() if h not in rows]
+        grow.sort()  # in key order: B-tree appends, not inserts at random pages (keys are digests)
         self.db.executemany("INSERT INTO rows (h, info, edges, refs) VALUES (?, ?, ?, ?) ON CONFLICT (h) DO UPDATE "
                             "SET info = excluded.info, edges = excluded.edges, refs = refs + excluded.refs", grow)
         self._release(less)
