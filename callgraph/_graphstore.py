@@ -28,12 +28,14 @@ The fingerprint is taken *before* the build reads the files: a file edited
 while the build runs leaves a fingerprint that no longer matches, so the
 next run rebuilds (never the other way round).
 
-Rows: ``adj`` holds each project method's out-edges (target, resolution,
-call-site lines, RTA witnesses), ``nodes`` each node's attributes (a
-project method's :class:`~callgraph._index.MethodInfo` fields; an API
-node's ``third_party``/``library``); the ``graphs`` row holds the sorted
-method ids (for :meth:`ProjectGraph.find_methods`), the build summary and
-the inputs. :meth:`GraphStore.reachable` loads, level by level, only the
+Rows (format 3): ``rows`` holds each distinct method row — a project
+method's :class:`~callgraph._index.MethodInfo` fields and its out-edges
+(target, resolution, call-site lines, RTA witnesses) — keyed by the digest
+of its bytes and shared by every graph that holds it; the ``graphs`` row
+holds the node ids (the sorted method ids serve
+:meth:`ProjectGraph.find_methods`), the API nodes' attributes, the build
+summary, the inputs and ``refs``, the key of each method's row. A rebuild
+writes only the rows new to its slot (docs/callgraph.md "Graph store"). :meth:`GraphStore.reachable` loads, level by level, only the
 nodes reachable from one method along edges the query could follow, into a
 read-only view with the ``adj``/``nodes``/``edges`` of a ``networkx``
 graph, and the *same* :meth:`ProjectGraph.reach` runs on it.
@@ -53,6 +55,7 @@ the freed pages go back to the file system (``auto_vacuum=INCREMENTAL``).
 from __future__ import annotations
 
 import hashlib
+from hashlib import blake2b
 import os
 import sqlite3
 import stat
@@ -68,12 +71,11 @@ from pathlib import Path
 import msgpack
 
 from ._sqlitefile import CacheRefused, PrivateSQLite
+from ._statsig import MISSING, RACY_NS, signature, signature_of, trusted  # noqa: F401  (RACY_NS: re-exported)
 
 _MAGIC = "qare-graph-store"
-_VERSION = "2"  # 2: string table, uint32 edge arrays, CRC-32 per row (s5)
+_VERSION = "3"  # 2: string table, uint32 edge arrays, CRC-32 per row (s5); 3: rows shared by content (s6)
 FORMAT = f"{_MAGIC} {_VERSION}"
-#: a file whose mtime or ctime is this close to the fingerprint's time is hashed, never trusted by stat
-RACY_NS = 3_000_000_000
 DEFAULT_MAX_BYTES = 2 << 30
 MAX_GRAPHS = 64
 _BATCH = 500  # ids per `IN (...)` query (SQLite allows 32,766 parameters)
@@ -90,7 +92,7 @@ class StoreError(ValueError):
 # ------------------------------------------------------------------ inputs
 
 def _stat_key(st: os.stat_result) -> list:
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    return list(signature_of(st))
 
 
 def _sha(path: str, max_bytes: int, root: str | None = None) -> str | None:
@@ -103,12 +105,13 @@ def _sha(path: str, max_bytes: int, root: str | None = None) -> str | None:
 
 
 def _entry_sigs(classpath) -> list:
-    """``[path, size, mtime_ns, ctime_ns, inode]`` of each classpath entry; a
+    """``[real path, size, mtime_ns, ctime_ns, inode]`` of each classpath entry; a
     class folder adds one row per file (a folder too large to list: a random
     row, so it never matches)."""
     out = []
     for entry in classpath:
-        p = str(entry)
+        # keyed by real path: `--classpath lib/x.jar` and its absolute path (or a link to it) are one input
+        p = os.path.realpath(entry)
         try:
             st = os.stat(p)
         except OSError:
@@ -290,12 +293,7 @@ def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_fi
     taken = time.time_ns()
     rows = []
     for sf in files:
-        try:
-            st = os.stat(sf.path)
-            key = _stat_key(st)
-        except OSError:
-            key = [-1, -1, -1, -1, -1]
-        rows.append((sf.path, sf.rel, sf.source_set, *key, _sha(sf.path, max_file_bytes)))
+        rows.append((sf.path, sf.rel, sf.source_set, *signature(sf.path), _sha(sf.path, max_file_bytes)))
     return Inputs(str(os.path.realpath(root)), loc_mode, max_file_bytes, code_version(), taken, tuple(rows),
                   _freeze([list(map(str, s)) for s in skipped]), _freeze(_entry_sigs(classpath)),
                   _freeze(_jdk_sigs(jdk_home)), _freeze(_lombok_configs(root, files)))
@@ -309,18 +307,15 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
         return "the set of .java files changed"
     if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
         return "the skipped files changed"
-    racy_before = stored.taken_ns - RACY_NS
-    stat_of = os.stat
+    written = stored.taken_ns
     for row, sf in zip(stored.files, files):
         if row[0] != sf.path or row[1] != sf.rel or row[2] != sf.source_set:
             return "the set of .java files changed"
-        try:
-            st = stat_of(sf.path)
-        except OSError:
+        now = signature(sf.path)
+        if now == MISSING:
             return f"{sf.rel} unreadable"
-        if (st.st_mtime_ns == row[4] and st.st_ctime_ns == row[5] and st.st_size == row[3] and st.st_ino == row[6]
-                and st.st_dev == row[7] and row[4] < racy_before and row[5] < racy_before):
-            continue  # same inode, size and timestamps, written well before the fingerprint
+        if now == row[3:8] and trusted(now, written):
+            continue  # same inode, size and timestamps, written well before the fingerprint (callgraph._statsig)
         if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
             return f"{sf.rel} changed"
     if _freeze(_entry_sigs(classpath)) != stored.classpath:
@@ -334,7 +329,7 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 
 # ------------------------------------------------------------------ rows
 #
-# Format 2 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
+# Format 2, kept in 3 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
 # one string table (project methods first, sorted, then API nodes, sorted);
 # everything else names a node by its index in it. A project method's row
 # holds its MethodInfo fields (msgpack, without the id) and its out-edges as
@@ -345,8 +340,8 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
 # (kind: index in _KINDS; rta: 0 = no ``rta`` attribute, else 1 + index in
 # the graph's table of witness tuples), decoded in bulk by ``array`` and
 # checked by a few C-level passes (max, min, sum) instead of per-value
-# Python checks. Each row and the graph row carry a CRC-32 of their bytes:
-# a damaged row is a miss, not an answer from wrong indices.
+# Python checks. A row's key is the digest of its bytes and the graph row
+# carries a CRC-32: a damaged row is a miss, not an answer from wrong indices.
 
 _CLS: list = []
 
@@ -416,8 +411,10 @@ def _decode_info(blob, mid: str):
         raise StoreError("method row") from None
     if type(v) is not tuple or tuple(map(type, v)) not in _row_types():
         raise StoreError("method row")
-    if not all(type(p) is str for p in v[_PARAMS_AT]):
-        raise StoreError("method row: params")
+    try:
+        "".join(v[_PARAMS_AT])  # one C pass: TypeError unless every item is a str (msgpack makes no subclass)
+    except TypeError:
+        raise StoreError("method row: params") from None
     return _method_info_cls()(mid, *v)
 
 
@@ -481,7 +478,7 @@ def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = No
     ``_KINDS``) in a stored edge array, and their targets' indices appended
     to ``found``; ``StoreError`` when it is not one (length, an index out of
     range, a kind unknown, an edge without a line)."""
-    a = _u32_of(blob, "edges")
+    a = _u32_of(blob, "edges").tolist()  # one C call; list slices below cost less than array slices + tolist
     if not a:
         raise StoreError("edges")
     e = a[0]
@@ -501,7 +498,7 @@ def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = No
     kind_names = _KINDS
     for v, k, r, c in zip(targets, kinds, rta, counts):
         if k in follow:  # reach skips the other kinds first thing: never loaded
-            d = {"lines": a[pos:pos + c].tolist(), "resolution": kind_names[k]}
+            d = {"lines": a[pos:pos + c], "resolution": kind_names[k]}
             if r:
                 d["rta"] = rtas[r - 1]
             out[names[v]] = d
@@ -556,17 +553,32 @@ class _ApiColumns:
                 "source_set": None}
 
 
+def _encode_names(names: list, n_methods: int) -> bytes:
+    """The string table: msgpack ``[n_methods, n_names, every id in UTF-8,
+    NUL-separated]`` (one split decodes it; ValueError for an id holding a
+    NUL, which no Java name has: such a graph is not stored)."""
+    text = "\0".join(names)
+    if text.count("\0") != max(len(names) - 1, 0):
+        raise ValueError("a node id holds a NUL")
+    return msgpack.packb([n_methods, len(names), text.encode("utf-8", "surrogatepass")], use_bin_type=True)
+
+
 def _decode_names(blob):
     """``(method ids, every node id)`` from the string table; ``StoreError``
-    unless it is ``[n_methods, [str, ...]]`` with unique ids, the methods sorted."""
+    unless it is ``[n_methods, n_names, bytes]`` holding ``n_names`` unique
+    ids, the first ``n_methods`` sorted."""
     try:
         v = msgpack.unpackb(blob, raw=False, use_list=True)
     except Exception:
         raise StoreError("node ids") from None
-    if not (type(v) is list and len(v) == 2 and type(v[0]) is int and type(v[1]) is list):
+    if not (type(v) is list and len(v) == 3 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is bytes):
         raise StoreError("node ids")
-    n, names = v
-    if not 0 <= n <= len(names) or (names and set(map(type, names)) != {str}) or len(set(names)) != len(names):
+    n, total, text = v
+    try:
+        names = text.decode("utf-8", "surrogatepass").split("\0") if total else []
+    except UnicodeDecodeError:
+        raise StoreError("node ids") from None
+    if len(names) != total or not 0 <= n <= total or len(set(names)) != total:
         raise StoreError("node ids")
     ids = names[:n]
     if ids != sorted(ids):
@@ -683,24 +695,28 @@ class _MethodTable(dict):
     (``in``, iteration, ``len``: ``find_methods``/``suggest_methods`` iterate
     them); a ``MethodInfo`` is read from the store on first use. The loaded
     ones are the dict's own items, so a lookup of a loaded method (``reach``
-    makes one per method it meets) is dict's own, not a Python call."""
+    makes one per method it meets) is dict's own, not a Python call. The ids
+    are the stored sorted list (``in`` bisects it: no dict of 100,000 ids is
+    built for a query that meets a few)."""
 
     __slots__ = ("_load", "_ids")
 
     def __init__(self, ids, load):
         super().__init__()
-        self._ids = dict.fromkeys(ids)
+        self._ids = ids  # sorted (checked by _decode_names)
         self._load = load
 
     def __missing__(self, mid):
-        if mid not in self._ids:
+        if mid not in self:
             raise KeyError(mid)
         mi = self._load(mid)
         dict.__setitem__(self, mid, mi)
         return mi
 
     def __contains__(self, mid):
-        return mid in self._ids
+        ids = self._ids
+        i = bisect_left(ids, mid) if type(mid) is str else len(ids)
+        return i < len(ids) and ids[i] == mid
 
     def __iter__(self):
         return iter(self._ids)
@@ -709,10 +725,10 @@ class _MethodTable(dict):
         return len(self._ids)
 
     def keys(self):
-        return self._ids.keys()
+        return list(self._ids)
 
     def get(self, mid, default=None):
-        return self[mid] if mid in self._ids else default
+        return self[mid] if mid in self else default
 
     def values(self):
         return [self[m] for m in self._ids]
@@ -722,6 +738,31 @@ class _MethodTable(dict):
 
 
 # ------------------------------------------------------------------ the store
+
+_GRAPHS_COLUMNS = (("gid", "INTEGER PRIMARY KEY AUTOINCREMENT"), ("slot", "TEXT UNIQUE NOT NULL"),
+                   ("inputs", "BLOB"), ("names", "BLOB"), ("apis", "BLOB"), ("rtas", "BLOB"), ("summary", "BLOB"),
+                   ("refs", "BLOB"), ("crc", "INTEGER"), ("bytes", "INTEGER"), ("used", "REAL"))
+_ROWS_COLUMNS = (("h", "BLOB PRIMARY KEY"), ("info", "BLOB"), ("edges", "BLOB"), ("refs", "INTEGER"))
+_KEY_BYTES = 16
+
+
+def _row_key(info: bytes, edges: bytes) -> bytes:
+    """A method row's key: BLAKE2b-128 of its two blobs (the first's length
+    first, so no other split of the same bytes has this key)."""
+    return blake2b(len(info).to_bytes(4, "little") + info + edges, digest_size=_KEY_BYTES).digest()
+
+
+def _ref_counts(refs) -> dict | None:
+    """``{digest: how many methods name it}`` of a graph's ``refs`` blob (None when it is not one)."""
+    if type(refs) is not bytes or len(refs) % _KEY_BYTES:
+        return None
+    counts: dict = {}
+    get = counts.get
+    for i in range(0, len(refs), _KEY_BYTES):
+        h = refs[i:i + _KEY_BYTES]
+        counts[h] = get(h, 0) + 1
+    return counts
+
 
 class GraphStore(PrivateSQLite):
     """Stored call graphs in one SQLite file (module docstring); raises
@@ -743,6 +784,8 @@ class GraphStore(PrivateSQLite):
         # slots whose stored graph failed to decode in this process: save() replaces them even
         # when holds() finds the same inputs (a bad row must not outlive the rebuild it caused)
         self.unreadable: set[str] = set()
+        #: why the last :meth:`save` stored nothing (None after one that stored)
+        self.last_error: str | None = None
         self._open()
 
     KIND = "qare graph store"
@@ -757,6 +800,20 @@ class GraphStore(PrivateSQLite):
             self.db.close()
             self.db = None
 
+    def _valid(self) -> bool:
+        """This format, and its tables there with their columns (a dropped or
+        altered table is a damaged store: rebuilt, not written into in vain)."""
+        if not super()._valid():
+            return False
+        try:
+            for table, cols in (("graphs", _GRAPHS_COLUMNS), ("rows", _ROWS_COLUMNS)):
+                have = [r[1] for r in self.db.execute(f"PRAGMA table_info({table})")]
+                if have != [c[0] for c in cols]:
+                    return False
+        except sqlite3.DatabaseError:
+            return False
+        return True
+
     def _create(self) -> bool:
         """Create the tables in an empty file (False: it holds something else)."""
         db = self.db
@@ -769,12 +826,10 @@ class GraphStore(PrivateSQLite):
                 db.execute("ROLLBACK")
                 return ok
             db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
-                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
-                       "used REAL)")
-            # one row per project method: its MethodInfo fields and its out-edges (module notes, "rows")
-            db.execute("CREATE TABLE nodes (gid INTEGER, idx INTEGER, info BLOB, edges BLOB, crc INTEGER, "
-                       "PRIMARY KEY (gid, idx)) WITHOUT ROWID")
+            db.execute(f"CREATE TABLE graphs ({', '.join(' '.join(c) for c in _GRAPHS_COLUMNS)})")
+            # one row per distinct method row (its MethodInfo fields and its out-edges, module notes
+            # "rows"), keyed by its content digest and shared by every graph that holds it
+            db.execute(f"CREATE TABLE rows ({', '.join(' '.join(c) for c in _ROWS_COLUMNS)}) WITHOUT ROWID")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
             db.execute("COMMIT")
             return True
@@ -808,6 +863,7 @@ class GraphStore(PrivateSQLite):
 
         Every row is encoded before the write transaction starts, then
         inserted with one ``executemany`` (module notes on the format)."""
+        self.last_error = None
         if inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
         g = pg.graph
@@ -822,53 +878,119 @@ class GraphStore(PrivateSQLite):
         if not isinstance(succ, dict):
             succ = g.adj
         rtas: dict = {}
-        rows = []
+        rows: dict = {}  # digest -> [info, edges, how many of this graph's methods have it]
+        refs = bytearray()  # the digest of each method's row, in method order
         size = 0
-        crc32 = zlib.crc32
         empty: dict = {}
         try:
-            for i, mid in enumerate(methods):
+            for mid in methods:
                 info = _encode_info(infos[mid])
                 edges = _encode_edges(succ[mid] if mid in succ else empty, index, rtas)
-                rows.append((i, info, edges, crc32(edges, crc32(info, i))))  # seeded by the row's place: a row moved is a bad row
+                h = _row_key(info, edges)
+                refs += h
+                r = rows.get(h)
+                if r is None:
+                    rows[h] = [info, edges, 1]
+                else:
+                    r[2] += 1
                 size += len(info) + len(edges)
-            blobs = (inputs.to_blob(), msgpack.packb([len(methods), names], use_bin_type=True),
+            blobs = (inputs.to_blob(), _encode_names(names, len(methods)),
                      _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
-                     _encode_summary(pg.summary))
+                     _encode_summary(pg.summary), bytes(refs))
         except (OverflowError, KeyError, TypeError, ValueError):
-            return False  # a graph this format cannot hold (an index or line beyond 32 bits): not stored
+            self.last_error = "a graph this format cannot hold (an index or line beyond 32 bits)"
+            return False
         crc = 0
         for b in blobs:
-            crc = crc32(b, crc)
+            crc = zlib.crc32(b, crc)
             size += len(b)
+        slot = inputs.slot()
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")
-            old = db.execute("SELECT gid FROM graphs WHERE slot = ?", (inputs.slot(),)).fetchone()
+            old = db.execute("SELECT gid, refs FROM graphs WHERE slot = ?", (slot,)).fetchone()
+            old_counts = None
             if old is not None:
-                self._delete(old[0])
-            self.unreadable.discard(inputs.slot())
-            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, crc, bytes, used) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (inputs.slot(), *blobs, crc, size, time.time()))
-            gid = cur.lastrowid
-            db.executemany(f"INSERT INTO nodes VALUES ({int(gid)}, ?, ?, ?, ?)", rows)
-            self._evict(keep=gid)
+                old_counts = _ref_counts(old[1])
+                db.execute("DELETE FROM graphs WHERE gid = ?", (old[0],))
+            lost = old is not None and old_counts is None
+            # a slot that failed to decode: its rows are written again even where unchanged (a
+            # damaged row keeps its key, so an upsert of the same key must replace its bytes)
+            self._write_rows(rows, old_counts or {}, lost or slot in self.unreadable)
+            self.unreadable.discard(slot)
+            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, crc, bytes, used) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (slot, *blobs, crc, size, time.time()))
+            if lost:  # the old graph's references unknown: every count recounted from the graphs' own lists
+                self._sweep()
+            self._evict(keep=cur.lastrowid)
             db.execute("COMMIT")
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as e:
             try:
                 db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+            self.last_error = f"{type(e).__name__}: {e}"
             return False
         try:
             db.execute("PRAGMA incremental_vacuum")
         except sqlite3.DatabaseError:
             pass
+        self.last_error = None
         return True
 
+    def _write_rows(self, rows: dict, old_counts: dict, rewrite: bool) -> None:
+        """Make the rows table hold ``rows`` (digest → [info, edges, count])
+        for a graph replacing one that held ``old_counts`` (digest → count):
+        only rows new to the slot are written (all when ``rewrite``), each
+        row's ``refs`` (how many stored methods name it) moves by the
+        difference, and a row no method names any more is deleted."""
+        get = old_counts.get
+        if rewrite:
+            grow = [(h, info, edges, n) for h, (info, edges, n) in rows.items()]
+            less = [(n, h) for h, n in old_counts.items()]
+        else:
+            grow = [(h, info, edges, n - get(h, 0)) for h, (info, edges, n) in rows.items() if n > get(h, 0)]
+            less = [(get(h) - n, h) for h, (_i, _e, n) in rows.items() if n < get(h, 0)]
+            less += [(n, h) for h, n in old_counts.items() if h not in rows]
+        grow.sort()  # in key order: B-tree appends, not inserts at random pages (keys are digests)
+        self.db.executemany("INSERT INTO rows (h, info, edges, refs) VALUES (?, ?, ?, ?) ON CONFLICT (h) DO UPDATE "
+                            "SET info = excluded.info, edges = excluded.edges, refs = refs + excluded.refs", grow)
+        self._release(less)
+
+    def _release(self, counts) -> None:
+        """Take ``(count, digest)`` references off their rows; delete the rows left unnamed."""
+        if counts:
+            self.db.executemany("UPDATE rows SET refs = refs - ? WHERE h = ?", counts)
+            self.db.executemany("DELETE FROM rows WHERE h = ? AND refs <= 0", [(h,) for _c, h in counts])
+
+    def _sweep(self) -> None:
+        """Recount every row's references from the graphs' own lists (rows no
+        graph names are deleted; a graph whose list does not decode is dropped)."""
+        db = self.db
+        counts: dict = {}
+        for gid, refs in db.execute("SELECT gid, refs FROM graphs").fetchall():
+            c = _ref_counts(refs)
+            if c is None:
+                db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
+                self.stats["dropped"] += 1
+                continue
+            for h, n in c.items():
+                counts[h] = counts.get(h, 0) + n
+        have = [r[0] for r in db.execute("SELECT h FROM rows")]
+        db.executemany("DELETE FROM rows WHERE h = ?", [(h,) for h in have if h not in counts])
+        db.executemany("UPDATE rows SET refs = ? WHERE h = ?", [(n, h) for h, n in counts.items()])
+
     def _delete(self, gid: int) -> None:
-        self.db.execute("DELETE FROM nodes WHERE gid = ?", (gid,))
+        """Delete a graph and release its rows (inside the caller's write transaction)."""
+        row = self.db.execute("SELECT refs FROM graphs WHERE gid = ?", (gid,)).fetchone()
+        if row is None:
+            return  # already gone (a sweep dropped it)
         self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
+        counts = _ref_counts(row[0])
+        if counts is None:
+            self._sweep()
+        else:
+            self._release([(c, h) for h, c in counts.items()])
 
     def prune(self, limit: int | None = None) -> int:
         """Apply the size bound now (``limit`` bytes instead of
@@ -937,17 +1059,17 @@ class GraphStore(PrivateSQLite):
         slot = slot_key(str(root), loc_mode, max_file_bytes)
         try:
             db.execute("BEGIN")
-            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, crc FROM graphs WHERE slot = ?",
+            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, crc FROM graphs WHERE slot = ?",
                              (slot,)).fetchone()
             if row is None:
                 db.execute("COMMIT")
                 return None, "no stored graph"
             crc = 0
-            for b in row[1:6]:
+            for b in row[1:7]:
                 if type(b) is not bytes:
                     raise StoreError("graph row")
                 crc = zlib.crc32(b, crc)
-            if crc != row[6]:
+            if crc != row[7]:
                 raise StoreError("graph row: checksum")
             stored = Inputs.from_blob(row[1])
             why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
@@ -958,6 +1080,8 @@ class GraphStore(PrivateSQLite):
             apis = _ApiColumns(row[3], len(names) - len(ids))
             rtas = _decode_rtas(row[4])
             summary = _decode_summary(row[5])
+            if len(row[6]) != _KEY_BYTES * len(ids):
+                raise StoreError("row references")
         except (sqlite3.DatabaseError, StoreError, ValueError, TypeError) as e:
             try:
                 db.execute("COMMIT")
@@ -965,7 +1089,7 @@ class GraphStore(PrivateSQLite):
                 pass
             self.unreadable.add(slot)
             return None, f"stored graph in {self.path} unreadable ({e})"
-        return StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot), None
+        return StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns), None
 
     def touch(self, gid: int) -> None:
         """Mark a graph used now (for the size bound); best effort."""
@@ -986,8 +1110,11 @@ class StoredGraph:
     """A stored graph found unchanged by :meth:`GraphStore.lookup`."""
 
     def __init__(self, store: GraphStore, gid: int, ids: list, names: list, apis: _ApiColumns, rtas: list,
-                 summary, slot: str):
+                 summary, slot: str, refs: bytes = b"", built_ns: int = 0):
         self.store = store
+        self.refs = refs  # the row key of method i at refs[16 i : 16 i + 16]
+        #: when the stored graph's inputs were fingerprinted (ns since the epoch): just before its build read them
+        self.built_ns = built_ns
         self.gid = gid
         self.slot = slot
         self.summary = summary
@@ -999,17 +1126,21 @@ class StoredGraph:
         self._open = True
 
     def _rows(self, idxs):
-        """``{index: (info blob, edges blob)}`` of the given method indices, each row's checksum checked."""
+        """``{index: (info blob, edges blob)}`` of the given method indices, each row's key (its content digest) checked."""
         db = self.store.db
         out = {}
-        crc32 = zlib.crc32
+        refs = self.refs
+        k = _KEY_BYTES
         for chunk in _chunks(idxs):
-            q = f"SELECT idx, info, edges, crc FROM nodes WHERE gid = ? AND idx IN ({','.join('?' * len(chunk))})"
-            for i, info, edges, crc in db.execute(q, (self.gid, *chunk)):
-                if type(i) is not int or not 0 <= i < 1 << 32 or type(info) is not bytes or type(edges) is not bytes \
-                        or crc32(edges, crc32(info, i)) != crc:
+            at: dict = {}
+            for i in chunk:
+                at.setdefault(refs[k * i:k * i + k], []).append(i)
+            q = f"SELECT h, info, edges FROM rows WHERE h IN ({','.join('?' * len(at))})"
+            for h, info, edges in db.execute(q, tuple(at)):
+                if type(info) is not bytes or type(edges) is not bytes or _row_key(info, edges) != h:
                     raise StoreError("method row: checksum")
-                out[i] = (info, edges)
+                for i in at.get(h, ()):
+                    out[i] = (info, edges)
         return out
 
     def _load_info(self, mid: str):

@@ -801,12 +801,13 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         sys.exit(NO_INPUT)
     stored = None
     cp_failed = False
+    why = None
     if store is not None:
         stored, why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
                                    loc_mode, _MAX_FILE_BYTES)
-        if stored is None and store.unreadable:
-            # said once: the rebuild below replaces the bad graph (GraphStore.save)
-            click.echo(f"warning: {why}; rebuilt and stored again", err=True)
+        if store.stats["rebuilt"]:
+            why = f"{why}; the store file was damaged or of another version and was made anew"
+    bad_row = store is not None and bool(store.unreadable)  # said once, after the rebuild replaced it
     try:
         if stored is not None:
             # the graph as built from these very inputs: answer from the part METHOD reaches
@@ -818,12 +819,17 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                 stored.reachable(pg, mid, dispatch=dispatch, include_unresolved=include_unresolved,
                                  max_depth=max_depth)
             except (ValueError, sqlite3.Error) as e:  # a bad stored row (StoreError): build as if nothing were stored
-                click.echo(f"warning: {e}; rebuilt and stored again", err=True)
+                why, bad_row = str(e), True
                 stored.close()
                 stored = None
+            else:
+                if not quiet:
+                    click.echo(_from_store_line(stored, len(inputs.files)), err=True)
         if stored is None:
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                    maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+            if store is not None:
+                _say_stored(store, why, bad_row, quiet)
             mid = _chain_method(pg, method)
         t_chain = time.perf_counter()
         targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
@@ -840,6 +846,27 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         _print_chains(mid, info, targets)
     if cp_failed:
         sys.exit(PARTIAL)  # as qare graph: a jar, class folder or class file of the classpath was not read
+
+
+def _from_store_line(stored, n_files: int) -> str:
+    """The one stderr line of an answer from the graph store (docs/callgraph.md "Graph store")."""
+    import time
+
+    built = time.strftime("%Y-%m-%d %H:%M", time.localtime(stored.built_ns / 1e9))
+    return f"graph: from the store (built {built}, {n_files} files unchanged)"
+
+
+def _say_stored(store, why, bad_row: bool, quiet: bool) -> None:
+    """After a rebuild: whether the graph was stored, and why it had to be
+    built (``why``: lookup's reason). A graph that could not be stored is a
+    warning even with ``-q``: every later call would rebuild it too."""
+    if store.last_error is not None:
+        click.echo(f"warning: {why}; rebuilt, but not stored: {store.last_error}" if bad_row else
+                   f"warning: graph built but not stored in {store.path}: {store.last_error}", err=True)
+    elif bad_row:
+        click.echo(f"warning: {why}; rebuilt and stored again", err=True)
+    elif not quiet:
+        click.echo(f"graph: built and stored ({why})", err=True)
 
 
 def _print_chains(mid, info, targets) -> None:

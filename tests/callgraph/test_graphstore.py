@@ -269,48 +269,69 @@ def test_symlinked_store_is_refused(tmp_path):
 
 
 def _set_rows(db_path, edges=None, info=None, crc=True):
-    """Rewrite every method row's ``edges``/``info`` (the CRC recomputed unless ``crc`` is False)."""
-    import zlib
-
+    """Rewrite every method row's ``edges``/``info``: with ``crc`` each row
+    gets the key of its new bytes and every graph's references follow (a
+    crafted row); without, the key stays (a damaged row)."""
     with sqlite3.connect(db_path) as db:
-        for gid, idx, old_info, old_edges in db.execute("SELECT gid, idx, info, edges FROM nodes").fetchall():
+        new: dict = {}
+        moved: dict = {}
+        for h, old_info, old_edges, refs in db.execute("SELECT h, info, edges, refs FROM rows").fetchall():
             i = old_info if info is None else info
             e = old_edges if edges is None else edges(old_edges) if callable(edges) else edges
-            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
-                       (i, e, zlib.crc32(e, zlib.crc32(i, idx)) if crc else 7, gid, idx))
+            k = gs._row_key(i, e) if crc else h
+            moved[h] = k
+            n = new.setdefault(k, [i, e, 0])
+            n[2] += refs
+        db.execute("DELETE FROM rows")
+        db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", [(k, i, e, n) for k, (i, e, n) in new.items()])
+        for gid, refs in db.execute("SELECT gid, refs FROM graphs").fetchall():
+            at = [refs[j:j + 16] for j in range(0, len(refs), 16)]
+            _set_graph_blob(db, "refs", b"".join(moved[h] for h in at), gid)
 
 
 def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
-    """Each row's CRC is seeded by its place: rows swapped between methods,
-    unchanged, are bad rows — not another method's edges and lines (the
-    tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered with
-    B's lines and APIs, exit 0)."""
+    """A row is found by the digest of its bytes: rows swapped between
+    methods, unchanged, are bad rows — not another method's edges and lines
+    (the tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered
+    with B's lines and APIs, exit 0); so is the graph's list of row keys
+    rotated (the graph row's CRC)."""
     root = str(FIXTURES / "qare-example")
     cache = tmp_path / "c.sqlite"
     store = tmp_path / "c.sqlite.graphs"
     good = _chain([root, "processComment"], cache)
     with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT gid, idx, info, edges, crc FROM nodes ORDER BY gid, idx").fetchall()
+        rows = db.execute("SELECT h, info, edges FROM rows ORDER BY h").fetchall()
         assert len(rows) > 1
-        for (gid, idx, *_), (_g, _i, info, edges, crc) in zip(rows, rows[1:] + rows[:1]):  # each one place on
-            db.execute("UPDATE nodes SET info = ?, edges = ?, crc = ? WHERE gid = ? AND idx = ?",
-                       (info, edges, crc, gid, idx))
+        for (h, *_), (_h, info, edges) in zip(rows, rows[1:] + rows[:1]):  # each one place on
+            db.execute("UPDATE rows SET info = ?, edges = ? WHERE h = ?", (info, edges, h))
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout, r.output
     assert "checksum" in r.stderr, r.stderr
+    with sqlite3.connect(store) as db:
+        refs = db.execute("SELECT refs FROM graphs").fetchone()[0]
+        db.execute("UPDATE graphs SET refs = ?", (refs[16:] + refs[:16],))
+    r = _chain([root, "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert "graph row: checksum" in r.stderr, r.stderr
 
 
-def _set_graph_blob(db_path, column, value):
-    """Rewrite one blob of the ``graphs`` row and recompute its CRC (a crafted row, not a damaged one)."""
+_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs")
+
+
+def _set_graph_blob(db_or_path, column, value, gid=None):
+    """Rewrite one blob of a ``graphs`` row (every row when ``gid`` is None)
+    and recompute its CRC (a crafted row, not a damaged one)."""
     import zlib
 
-    with sqlite3.connect(db_path) as db:
-        db.execute(f"UPDATE graphs SET {column} = ?", (value,))
-        row = db.execute("SELECT inputs, names, apis, rtas, summary FROM graphs").fetchone()
-        crc = 0
-        for b in row:
-            crc = zlib.crc32(b, crc)
-        db.execute("UPDATE graphs SET crc = ?", (crc,))
+    db = sqlite3.connect(db_or_path) if not isinstance(db_or_path, sqlite3.Connection) else db_or_path
+    with db:
+        where = "" if gid is None else f" WHERE gid = {int(gid)}"
+        db.execute(f"UPDATE graphs SET {column} = ?{where}", (value,))
+        for g, *blobs in db.execute(f"SELECT gid, {', '.join(_GRAPH_BLOBS)} FROM graphs{where}").fetchall():
+            crc = 0
+            for b in blobs:
+                crc = zlib.crc32(b, crc)
+            db.execute("UPDATE graphs SET crc = ? WHERE gid = ?", (crc, g))
 
 
 def _u32(*words) -> bytes:
@@ -326,7 +347,7 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     good = _chain([root, "processComment"], cache)
     import msgpack
 
-    n_nodes = len(msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1])
+    n_nodes = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1]
     # crafted edge arrays with a valid CRC: a target index past the string table, a kind that is none,
     # an edge without a line, lines that do not add up, a length that is no whole word
     for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5), _u32(1, 0, 0, 0, 0),
@@ -344,13 +365,18 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (method row)" in r.stderr, r.output
     # the graph row: garbage inputs, a string table with a repeated id or unsorted methods, bad API columns
-    names = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])
+    n_methods, total, text = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])
+    ids = text.split(b"\0")
+    assert len(ids) == total == n_nodes
+    table = lambda ids, n=n_methods, total=total: msgpack.packb([n, total, b"\0".join(ids)])  # noqa: E731
     for column, value, why in (
             ("inputs", b"\xc1garbage", "inputs"),
-            ("names", msgpack.packb([names[0], names[1] + names[1][:1]]), "node ids"),
-            ("names", msgpack.packb([names[0], names[1][::-1]]), "node ids"),
-            ("names", msgpack.packb([names[0], [*names[1][:-1], 3]]), "node ids"),
-            ("apis", msgpack.packb([[], [], b"\x02" * (len(names[1]) - names[0]), b"", b""]), "api nodes"),
+            ("names", table([*ids[:-1], ids[0]]), "node ids"),  # an id twice
+            ("names", table(ids[::-1]), "node ids"),  # methods not sorted
+            ("names", table(ids, total=total + 1), "node ids"),  # fewer ids than said
+            ("names", table([*ids[:-1], b"\xff"]), "node ids"),  # not UTF-8
+            ("names", msgpack.packb([n_methods, [s.decode() for s in ids]]), "node ids"),  # format 2's table
+            ("apis", msgpack.packb([[], [], b"\x02" * (total - n_methods), b"", b""]), "api nodes"),
             ("rtas", msgpack.packb([[1]]), "rta witnesses")):
         _set_graph_blob(store, column, value)
         r = _chain([root, "processComment"], cache)
@@ -442,10 +468,18 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
     try:
         assert [Path(g["project"]).name for g in store.graphs()] == ["c"]
         with sqlite3.connect(tmp_path / "c.sqlite.graphs") as db:  # rows of evicted graphs are gone too
-            gids = {r[0] for r in db.execute("SELECT gid FROM graphs")}
-            assert {r[0] for r in db.execute("SELECT DISTINCT gid FROM nodes")} == gids
+            _assert_rows_counted(db)
     finally:
         store.close()
+
+
+def _assert_rows_counted(db) -> None:
+    """The rows table holds exactly the rows the stored graphs name, each with its count of names."""
+    want: dict = {}
+    for (refs,) in db.execute("SELECT refs FROM graphs"):
+        for j in range(0, len(refs), 16):
+            want[refs[j:j + 16]] = want.get(refs[j:j + 16], 0) + 1
+    assert dict(db.execute("SELECT h, refs FROM rows").fetchall()) == want
 
 
 def test_qare_cache_reports_and_prunes(tmp_path):
@@ -610,7 +644,8 @@ def test_a_row_that_failed_to_decode_is_replaced_and_said_once(tmp_path, monkeyp
     assert r.stderr.count("unreadable (edges); rebuilt and stored again") == 1, r.stderr
     assert f"{cache}.graphs" in r.stderr
     with sqlite3.connect(f"{cache}.graphs") as db:
-        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM nodes")}
+        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM rows")}
+        _assert_rows_counted(db)
     _no_build(monkeypatch)  # the replaced graph answers: no rebuild, no warning
     again = _chain([str(root), "processComment"], cache)
     assert again.exit_code == 0 and again.stdout == good.stdout and again.stderr == ""
@@ -656,32 +691,44 @@ def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_pat
 
 # ------------------------------------------------------------------ format versions (s5)
 
-def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch):
-    """A format-1 file (text keys, one msgpack document per row, no checksums; its tables as
-    that version created them) holding a graph of this very project: never read, replaced by
-    an empty store of this format, even at a named --cache (it is qare's own older file)."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, version):
+    """A format-1 file (text keys, one msgpack document per row, no checksums) or format-2
+    file (one row per method and graph, CRC seeded by its index), tables as that version
+    created them, holding a graph of this very project: never read, replaced by an empty
+    store of this format, even at a named --cache (it is qare's own older file)."""
     import msgpack
 
-    assert gs.FORMAT == "qare-graph-store 2"
+    assert gs.FORMAT == "qare-graph-store 3"
     root = str(FIXTURES / "qare-example")
     old = tmp_path / "c.sqlite.graphs"
+    slot = gs.slot_key(root, "physical", 2_000_000)
     with sqlite3.connect(old) as db:
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
-                   "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
-        db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
-        db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
-                   "WITHOUT ROWID")
-        db.execute("INSERT INTO meta VALUES ('format', 'qare-graph-store 1')")
-        db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
-                   (gs.slot_key(root, "physical", 2_000_000), b"\x90", msgpack.packb([]), b"\x80", time.time()))
+        if version == 1:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, methods BLOB, summary BLOB, bytes INTEGER, used REAL)")
+            db.execute("CREATE TABLE adj (gid INTEGER, src TEXT, blob BLOB, PRIMARY KEY (gid, src)) WITHOUT ROWID")
+            db.execute("CREATE TABLE nodes (gid INTEGER, id TEXT, info BLOB, attrs BLOB, PRIMARY KEY (gid, id)) "
+                       "WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
+                       (slot, b"\x90", msgpack.packb([]), b"\x80", time.time()))
+        else:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
+                       "used REAL)")
+            db.execute("CREATE TABLE nodes (gid INTEGER, idx INTEGER, info BLOB, edges BLOB, crc INTEGER, "
+                       "PRIMARY KEY (gid, idx)) WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, ?, ?, 0, 10, ?)",
+                       (slot, b"\x90", b"\x90", b"\x90", b"\x90", b"\x80", time.time()))
+        db.execute("INSERT INTO meta VALUES ('format', ?)", (f"qare-graph-store {version}",))
     cold = CliRunner().invoke(main, ["chain", root, "processComment", "--no-discover-classpath", "--no-cache", "-q"])
     r = _chain([root, "processComment"], tmp_path / "c.sqlite")
     assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
     assert "not used" not in r.stderr and "unreadable" not in r.stderr, r.stderr  # replaced, never read
     with sqlite3.connect(old) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 2",)
-        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'adj'").fetchone() == (0,)
+        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 3",)
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('adj', 'nodes')").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM graphs").fetchone() == (1,)  # the graph just built
     _no_build(monkeypatch)
     again = _chain([root, "processComment"], tmp_path / "c.sqlite")
@@ -709,3 +756,137 @@ def test_inputs_file_columns_round_trip_and_are_checked(tmp_path):
         forged[at] = bad
         with pytest.raises(gs.StoreError):
             gs.Inputs.from_blob(msgpack.packb(forged, use_bin_type=True))
+
+
+# ------------------------------------------------------------------ the tester's store findings (s6)
+
+def test_a_dropped_table_is_made_anew_and_the_graph_stored_again(tmp_path, monkeypatch):
+    """After ``DROP TABLE graphs`` or ``DROP TABLE rows`` every chain used to say
+    "rebuilt and stored again" and store nothing: the store is now made anew
+    (its tables checked on opening), the graph stored, and the next call answers
+    from it without a build."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([str(root), "processComment"], cache)
+    for table in ("graphs", "rows"):
+        with sqlite3.connect(f"{cache}.graphs") as db:
+            db.execute(f"DROP TABLE {table}")
+        r = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath",
+                                      "--cache", str(cache)])
+        assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+        assert "graph: built and stored (no stored graph; the store file was damaged" in r.stderr, r.stderr
+        with monkeypatch.context() as m:
+            _no_build(m)
+            again = _chain([str(root), "processComment"], cache)
+        assert again.exit_code == 0 and again.stdout == good.stdout, again.output
+
+
+def test_a_graph_that_could_not_be_stored_is_said_so(tmp_path):
+    """A write the store refuses (here a trigger aborts it) is a warning naming
+    why, even with -q; never "stored"."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    good = _chain([str(root), "processComment"], cache)
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        db.execute("DELETE FROM graphs")
+        db.execute("CREATE TRIGGER refuse BEFORE INSERT ON graphs BEGIN SELECT RAISE(ABORT, 'refused here'); END")
+    r = _chain([str(root), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout, r.output
+    assert "warning: graph built but not stored in" in r.stderr and "refused here" in r.stderr, r.stderr
+    assert "stored again" not in r.stderr
+
+
+def test_a_relative_and_an_absolute_classpath_entry_are_one_key(tmp_path, monkeypatch):
+    """``--classpath lib/x.jar`` and its absolute path (or a link to it) name one
+    jar: the second call answers from the graph the first stored."""
+    import zipfile
+
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    (tmp_path / "lib").mkdir()
+    with zipfile.ZipFile(tmp_path / "lib" / "x.jar", "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    (tmp_path / "link.jar").symlink_to(tmp_path / "lib" / "x.jar")
+    cache = tmp_path / "c.sqlite"
+    monkeypatch.chdir(tmp_path)
+    first = _chain([str(root), "processComment", "--classpath", "lib/x.jar"], cache)
+    assert first.exit_code == 0, first.output
+    _no_build(monkeypatch)
+    for entry in (str(tmp_path / "lib" / "x.jar"), "link.jar", "./lib/../lib/x.jar"):
+        r = _chain([str(root), "processComment", "--classpath", entry], cache)
+        assert r.exit_code == 0 and r.stdout == first.stdout, (entry, r.output)
+
+
+def test_an_answer_from_the_store_says_so_in_one_line(tmp_path, monkeypatch):
+    """A new user could not tell when an answer came from the stored graph: one
+    stderr line says it (without -q), and one says a graph was built and stored, and why."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    args = ["chain", str(root), "processComment", "--no-discover-classpath", "--cache", str(cache)]
+    before = time.time()
+    built = CliRunner().invoke(main, args)
+    assert built.exit_code == 0 and "graph: built and stored (no stored graph)" in built.stderr, built.stderr
+    _no_build(monkeypatch)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0 and r.stdout == built.stdout
+    n = len(discover_sources(root)[0])
+    lines = [x for x in r.stderr.splitlines() if x.startswith("graph:")]
+    stamps = {time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) for t in (before - 1, time.time())}
+    assert len(lines) == 1 and any(lines[0] == f"graph: from the store (built {s}, {n} files unchanged)"
+                                   for s in stamps), r.stderr
+    assert "graph:" not in CliRunner().invoke(main, [*args, "-q"]).stderr
+
+
+def test_a_body_edit_writes_only_the_rows_that_changed(tmp_path):
+    """Rows are shared by content: after one method body gains a call (same
+    lines), the rebuild's write adds exactly that method's row and drops its
+    old one; every other row is kept as it was, each counted once, and the
+    answer is a cold build's."""
+    root = _copy(FIXTURES / "qare-example", tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    _chain([str(root), "processComment"], cache)
+    rows = lambda: dict(sqlite3.connect(f"{cache}.graphs").execute("SELECT h, info FROM rows").fetchall())  # noqa: E731
+    before = rows()
+    with sqlite3.connect(f"{cache}.graphs") as db:  # counts every row written (inserted, or its bytes rewritten)
+        db.execute("CREATE TABLE written (n INTEGER)")
+        db.execute("INSERT INTO written VALUES (0)")
+        for event in ("INSERT", "UPDATE OF info, edges"):
+            db.execute(f"CREATE TRIGGER count_{event[:6]} AFTER {event} ON rows BEGIN "
+                       "UPDATE written SET n = n + 1; END")
+    src = root / "src/main/java/com/acme/CommentService.java"
+    src.write_text(src.read_text().replace("        return true;\n", "        return count() >= 0;\n"))
+    r = _chain([str(root), "processComment"], cache)
+    cold = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath", "--no-cache",
+                                     "-q"])
+    assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
+    assert sqlite3.connect(f"{cache}.graphs").execute("SELECT n FROM written").fetchone() == (1,)
+    after = rows()
+    new, gone = set(after) - set(before), set(before) - set(after)
+    assert len(new) == 1 and len(gone) == 1 and len(after) == len(before)
+    assert after[new.pop()] == before[gone.pop()]  # the same MethodInfo: only processComment's edges moved
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        _assert_rows_counted(db)
+
+
+def test_a_graph_whose_row_list_is_bad_is_replaced_and_rows_recounted(tmp_path, monkeypatch):
+    """A ``refs`` list that is no list of keys (its CRC recomputed: crafted):
+    the graph is a miss and rebuilt, every row's count is recounted from the
+    graphs' own lists (rows no graph names deleted), and another project's
+    graph in the same store still answers."""
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "chains", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    good_a = _chain([str(a), "processComment"], cache)
+    good_b = _chain([str(b), "Paths.manyTargets"], cache)
+    assert good_a.exit_code == 0 and good_b.exit_code == 0, good_b.output
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        gid = db.execute("SELECT gid FROM graphs WHERE slot LIKE ?", (f"{a}%",)).fetchone()[0]
+        db.execute("UPDATE rows SET refs = refs + 5")  # counts gone wrong too
+    _set_graph_blob(f"{cache}.graphs", "refs", b"x", gid)
+    r = _chain([str(a), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == good_a.stdout and "unreadable (row references)" in r.stderr, r.output
+    with sqlite3.connect(f"{cache}.graphs") as db:
+        _assert_rows_counted(db)
+    _no_build(monkeypatch)
+    for root, method, good in ((a, "processComment", good_a), (b, "Paths.manyTargets", good_b)):
+        again = _chain([str(root), method], cache)
+        assert again.exit_code == 0 and again.stdout == good.stdout, again.output
