@@ -52,3 +52,13 @@ def test_graph_prints_every_phase_of_the_process(tmp_path):
     process, unaccounted = map(float, re.search(r"process ([\d.]+) s \(unaccounted ([\d.]+) s\)", line).groups())
     # what the phases leave out is the summary's own printing: well under the process's time
     assert process > 0 and unaccounted < 0.1 * process + 0.2
+    # the labels say what adds up (issue 17's new user: "time:" did not add up against the phases)
+    wall_part, cpu_part = line.removeprefix("phases: ").split(";")[:2]
+    assert wall_part.endswith(" (wall)") and cpu_part.startswith(" build CPU ") and cpu_part.endswith("(all processes)")
+    assert "wall since start = the wall phases + unaccounted" in line
+    wall = {n.strip(): float(v) for n, v in re.findall(r"([a-z ]+?) ([\d.]+) s", wall_part)}
+    assert abs(sum(wall.values()) + unaccounted - process) <= len(wall) * 0.005 + 0.01  # printed to 0.01 s
+    build = float(re.search(r"^time: build ([\d.]+) s wall = discover \+ classpath \+ jdk index \+ parse \+ index "
+                            r"\+ resolve \+ graph below; the whole run is 'process'$", r.stdout, re.M).group(1))
+    lib = sum(wall[k.replace("_", " ")] for k in LIB_PHASES)
+    assert lib - 7 * 0.005 <= build <= lib + 7 * 0.005 + 0.02 + 0.25 * build, (build, lib)
