@@ -51,7 +51,8 @@ def maven_options(f):
     f = click.option("--user-m2", is_flag=True,
                      help="Use ~/.m2/repository as the local Maven repository instead of qare's cache.")(f)
     f = click.option("--maven-repo-local", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="The local Maven repository (default <qare cache>/m2/repository).")(f)
+                     help="The local Maven repository (default $QARE_MAVEN_REPO_LOCAL, "
+                          "else <qare cache>/m2/repository).")(f)
     return f
 
 
