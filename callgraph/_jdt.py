@@ -193,8 +193,29 @@ def _private(below: Path) -> None:
 
 
 def maven_repository() -> Path:
-    """qare's local Maven repository: ``<cache>/m2/repository`` (shared conventions)."""
+    """qare's local Maven repository: ``$QARE_MAVEN_REPO_LOCAL`` when set, else
+    ``<cache>/m2/repository`` (shared conventions: ``_mvn_resolve.default_repo_local``)."""
+    if os.environ.get("QARE_MAVEN_REPO_LOCAL"):
+        from ._mvn_resolve import default_repo_local
+
+        return default_repo_local()
     return _cache_root() / "m2" / "repository"
+
+
+def _private_repository() -> None:
+    """:func:`_private` for the Maven repository whose JDT jars are run; one named
+    by ``QARE_MAVEN_REPO_LOCAL`` outside the cache is checked from its own folder down."""
+    repo = maven_repository()
+    from .safefs import FolderNotPrivate, check_private, is_inside
+
+    if is_inside(os.path.realpath(repo), os.path.realpath(_cache_root())):
+        _private(repo)
+        return
+    try:
+        check_private(repo)
+    except FolderNotPrivate as e:
+        raise JdtUnavailableError(f"refusing the Maven repository {e.filename}: {e.strerror} "
+                                  "(it holds code qare runs; make it private to you)") from None
 
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -226,7 +247,7 @@ def fetch_jdt(version: str = JDT_VERSION, *, timeout: float = 900) -> tuple[Path
     work = _cache_root() / "jdt" / version
     listing = work / "classpath.txt"
     _private(work)
-    _private(maven_repository())
+    _private_repository()
     try:
         from .safefs import read_regular
 

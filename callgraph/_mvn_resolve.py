@@ -153,10 +153,26 @@ class ResolvedClasspath:
         }
 
 
+REPO_LOCAL_ENV = "QARE_MAVEN_REPO_LOCAL"
+
+
 def default_repo_local() -> Path:
-    """qare's local Maven repository: ``<cache>/m2/repository`` (``$QARE_CACHE_DIR``,
-    else ``$XDG_CACHE_HOME/qare``, else ``~/.cache/qare``; a disabled cache falls back to
-    ``~/.cache/qare``, because downloaded jars must live somewhere)."""
+    """The local Maven repository used when no ``--maven-repo-local`` / ``--user-m2``
+    is given: ``$QARE_MAVEN_REPO_LOCAL`` when set (``~`` expanded, a relative path
+    taken from the current folder), else qare's ``<cache>/m2/repository``
+    (``$QARE_CACHE_DIR``, else ``$XDG_CACHE_HOME/qare``, else ``~/.cache/qare``; a
+    disabled cache falls back to ``~/.cache/qare``, because downloaded jars must live
+    somewhere).
+
+    ``QARE_MAVEN_REPO_LOCAL`` is the environment's form of ``--maven-repo-local``:
+    the user's own choice, so :func:`cache_refusal` checks it only when it lies
+    under qare's cache folder. It lets a private cache share an existing
+    repository's jars (the test suite runs on a fresh cache with the user's), which
+    a symlink cannot: the privacy check refuses a cache folder that leads outside
+    itself (docs/classpath.md "Another repository for every command")."""
+    env = os.environ.get(REPO_LOCAL_ENV)
+    if env:
+        return Path(os.path.abspath(os.path.expanduser(env)))
     return _cache_base() / "m2" / "repository"
 
 

@@ -51,7 +51,8 @@ def maven_options(f):
     f = click.option("--user-m2", is_flag=True,
                      help="Use ~/.m2/repository as the local Maven repository instead of qare's cache.")(f)
     f = click.option("--maven-repo-local", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="The local Maven repository (default <qare cache>/m2/repository).")(f)
+                     help="The local Maven repository (default $QARE_MAVEN_REPO_LOCAL, "
+                          "else <qare cache>/m2/repository).")(f)
     return f
 
 
@@ -309,7 +310,9 @@ def _summary_text(s) -> str:
         lines.append(f"skipped {len(s.skipped)}:")
         for f, why in s.skipped[:20]:
             lines.append(f"  {f}: {why}")
-    lines.append(f"time: {s.seconds:.2f} s")
+    # the library's own wall time; start-up, store and output are on top (the next line's "process")
+    lines.append(f"time: build {s.seconds:.2f} s wall = discover + classpath + jdk index + parse + index + resolve "
+                 "+ graph below; the whole run is 'process'")
     if s.phases:
         lines.append(phases_text(s.phases))
     return "\n".join(lines)
@@ -320,17 +323,22 @@ PHASES = ("startup", "discover", "classpath", "jdk_index", "parse", "index", "re
 
 
 def phases_text(phases: dict) -> str:
-    """``phases: startup 0.4 s, …; process 12.3 s (unaccounted 0.1 s)``: every
-    phase of the run in order; ``process`` is the age of this process now."""
+    """``phases: startup 0.4 s, … (wall); build CPU …; process 12.3 s (unaccounted 0.1 s)
+    wall since start = the wall phases + unaccounted``: every phase of the run in
+    order, in wall seconds; then the build's CPU seconds per phase (this process
+    and its workers: more than the wall where workers ran side by side, less where
+    the process waited); ``process`` is the age of this process now, and
+    ``unaccounted`` what no phase holds (printing the summary)."""
     parts = [f"{k.replace('_', ' ')} {phases[k]:.2f} s" for k in PHASES if k in phases]
-    line = "phases: " + ", ".join(parts)
+    line = "phases: " + ", ".join(parts) + " (wall)"
     if "total_cpu" in phases:  # CPU of the build (this process and its workers): wall minus waiting
         line += "; build CPU " + ", ".join(f"{k.replace('_', ' ')} {phases[k + '_cpu']:.2f} s"
-                                           for k in PHASES if k + "_cpu" in phases)
+                                           for k in PHASES if k + "_cpu" in phases) + " (all processes)"
     age = process_age()
     if "startup" in phases:
         accounted = sum(phases[k] for k in PHASES if k in phases)
-        line += f"; process {age:.2f} s (unaccounted {max(0.0, age - accounted):.2f} s)"
+        line += (f"; process {age:.2f} s (unaccounted {max(0.0, age - accounted):.2f} s) "
+                 "wall since start = the wall phases + unaccounted")
     return line
 
 

@@ -197,13 +197,19 @@ def vineflower_jar(repository: str | os.PathLike | None = None, *, timeout: floa
     Central by the ``mvn`` client (checksums strict, run outside any project)
     when absent. Raises :class:`DecompileError` when it cannot be had."""
     group, artifact, version = VINEFLOWER.split(":")
-    repo = Path(repository) if repository else _qare_cache() / "m2" / "repository"
+    named = os.environ.get("QARE_MAVEN_REPO_LOCAL") if not repository else None
+    if named:  # the user's repository for every command (docs/classpath.md)
+        from callgraph._mvn_resolve import default_repo_local
+
+        repo = default_repo_local()
+    else:
+        repo = Path(repository) if repository else _qare_cache() / "m2" / "repository"
     jar = repo.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
-    if not repository:  # qare's own cache: the jar is run, so its folders must be private
+    if not repository:  # qare's own cache or the named one: the jar is run, so its folders must be private
         from callgraph.safefs import FolderNotPrivate, check_private
 
         try:
-            check_private(_qare_cache(), jar.parent)
+            check_private(repo if named else _qare_cache(), jar.parent)
         except FolderNotPrivate as e:
             raise DecompileError(f"refusing the cache folder {e.filename}: {e.strerror}") from None
     if jar.is_file():

@@ -5,7 +5,6 @@ foreign files rebuilt, never unpickled, safe with concurrent processes."""
 
 from __future__ import annotations
 
-import io
 import os
 import pickle
 import sqlite3
@@ -18,68 +17,21 @@ import pytest
 
 from callgraph import build_project_graph
 from callgraph._cache import BuildCache
-from qare.cmd_callgraph import write_node_link_json
+from tests.callgraph._warm_project import edit as _edit, graph_bytes as _bytes, project
 
 ROOT = Path(__file__).resolve().parents[2]
 
-FILES = {
-    "p/A.java": """package p;
-public class A {
-    public int f(int x) {
-        return x + 1;
-    }
-    public int g() {
-        return f(2);
-    }
-}
-""",
-    "p/B.java": """package p;
-public class B {
-    int use(A a) {
-        return a.f(3) + a.g();
-    }
-}
-""",
-    "p/C.java": """package p;
-public class C {
-    int top() {
-        return new B().use(new A());
-    }
-}
-""",
-    "q/D.java": """package q;
-public class D {
-    String s() {
-        return "d".trim();
-    }
-}
-""",
-}
+FILES = (  # under fixtures/java/warm-cache/ (tests/callgraph/_warm_project.py)
+    "p/A.java", "p/B.java", "p/C.java", "q/D.java",
+)
 
 
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return project(tmp_path, FILES)
 
 
 def _build(root, cache):
     return build_project_graph(root, auto_classpath=False, jdk=None, cache=cache)
-
-
-def _bytes(pg) -> str:
-    buf = io.StringIO()
-    write_node_link_json(pg.graph, buf)
-    return buf.getvalue()
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    p = root / rel
-    text = p.read_text()
-    assert old in text
-    p.write_text(text.replace(old, new))
 
 
 def test_cold_then_warm_reads_every_file_from_the_cache(tmp_path):

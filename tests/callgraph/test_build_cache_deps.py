@@ -6,7 +6,6 @@ graph is byte-identical to a cold build of the same sources."""
 
 from __future__ import annotations
 
-import io
 import sqlite3
 from pathlib import Path
 
@@ -16,81 +15,15 @@ import pytest
 import callgraph._build as build_mod
 from callgraph import build_project_graph
 from callgraph import _deps
-from qare.cmd_callgraph import write_node_link_json
+from tests.callgraph._warm_project import edit as _edit, graph_bytes as _bytes, project
 
-FILES = {
-    "p/A.java": """package p;
-public class A {
-    public int f(int x) {
-        return x + 1;
-    }
-    public int g() {
-        return f(2);
-    }
-}
-""",
-    "p/B.java": """package p;
-public class B {
-    int use(A a) {
-        return a.f(3) + a.g();
-    }
-}
-""",
-    "p/Shape.java": """package p;
-public abstract class Shape {
-    public abstract double area();
-}
-""",
-    "p/Circle.java": """package p;
-public class Circle extends Shape {
-    public double area() {
-        return 3.0;
-    }
-}
-""",
-    "p/Use.java": """package p;
-public class Use {
-    double total(Shape s) {
-        return s.area();
-    }
-}
-""",
-    "r/Helper.java": """package r;
-public class Helper {
-    public void run() {
-    }
-}
-""",
-    "q/U.java": """package q;
-import r.*;
-public class U {
-    void u(Helper h) {
-        h.run();
-    }
-}
-""",
-    "q/D.java": """package q;
-public class D {
-    String s() {
-        return "d".trim();
-    }
-}
-""",
-}
+FILES = (  # under fixtures/java/warm-cache/ (tests/callgraph/_warm_project.py)
+    "p/A.java", "p/B.java", "p/Shape.java", "p/Circle.java", "p/Use.java", "r/Helper.java", "q/U.java", "q/D.java",
+)
 
 
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
-def _bytes(pg) -> str:
-    buf = io.StringIO()
-    write_node_link_json(pg.graph, buf)
-    return buf.getvalue()
+    return project(tmp_path, FILES)
 
 
 def _build(root, cache, monkeypatch=None, jobs=1):
@@ -108,13 +41,6 @@ def _build(root, cache, monkeypatch=None, jobs=1):
     if monkeypatch is not None:
         monkeypatch.undo()
     return pg, sorted(resolved)
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    p = root / rel
-    text = p.read_text()
-    assert old in text
-    p.write_text(text.replace(old, new))
 
 
 def _warm_equals_cold(root, cache, monkeypatch):

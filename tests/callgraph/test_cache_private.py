@@ -11,6 +11,9 @@ import pytest
 from callgraph import _jdt
 from callgraph.safefs import FolderNotPrivate, _own_group, check_private
 
+# each test's QARE_CACHE_DIR brings its own <cache>/m2/repository, the folder under test
+pytestmark = pytest.mark.usefixtures("own_maven_repo")
+
 
 def _plant(cache: Path) -> tuple[Path, Path]:
     """A classpath.txt listing an attacker's jar and a planted visitor class."""

@@ -18,6 +18,9 @@ from callgraph._mvn import Reason
 from callgraph.classpath import find_jdk
 from tests.callgraph import _evil_plugin
 
+# each test's QARE_CACHE_DIR brings its own <cache>/m2/repository, the folder under test
+pytestmark = pytest.mark.usefixtures("own_maven_repo")
+
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>t</groupId><artifactId>p</artifactId><version>1</version>
 <dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>1</version></dependency></dependencies>

@@ -13,6 +13,7 @@ import pytest
 from cg_fixture_support import (
     ACME_GAV,
     BAD_INPUT,
+    FIXTURES,
     GRADLE_APP,
     MULTIMODULE,
     PLAIN,
@@ -76,6 +77,10 @@ def test_gradle_app_compiles(tmp_path, commons_lang3):
 
 def test_plain_compiles(tmp_path):
     javac(java_files(PLAIN), tmp_path)
+
+
+def test_warm_cache_compiles(tmp_path):
+    javac(java_files(FIXTURES / "warm-cache"), tmp_path)
 
 
 def test_bad_input_good_parts_compile_and_broken_does_not(tmp_path):

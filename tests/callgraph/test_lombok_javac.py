@@ -34,15 +34,14 @@ COMMONS_LOGGING = Path("/usr/share/java/commons-logging.jar")
 
 
 def fetch_lombok_jar() -> Path:
-    """Lombok's jar in ``<qare cache>/m2/repository``, fetched from Maven Central with
-    ``mvn dependency:get`` when absent (the integrator's convention until the general
-    Maven module serves tool artifacts). Skips the test with the reason on failure."""
-    from callgraph.classpath import _cache_dir
+    """Lombok's jar in qare's local Maven repository (``default_repo_local``: the
+    user's, which tests/conftest.py shares through ``QARE_MAVEN_REPO_LOCAL``), fetched
+    from Maven Central with ``mvn dependency:get`` when absent (the integrator's
+    convention until the general Maven module serves tool artifacts). Skips the test
+    with the reason on failure."""
+    from callgraph._mvn_resolve import default_repo_local
 
-    cache = _cache_dir()
-    if cache is None:
-        pytest.skip("qare cache disabled (QARE_CACHE_DIR=off): nowhere to fetch Lombok to")
-    repo = cache / "m2" / "repository"
+    repo = default_repo_local()
     g, a, v = LOMBOK_GAV
     jar = repo / g.replace(".", "/") / a / v / f"{a}-{v}.jar"
     if jar.is_file():
