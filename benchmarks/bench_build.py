@@ -15,14 +15,17 @@ The second (scaling) copies DIR (without ``.git``) to N folders at distinct
 paths, so each copy is its own list entry with its own key and its own warm
 cache in ``OUT/.cache`` — every copy is really analysed, none resumed or
 deduplicated — and runs one whole ``qare build`` process per (N, jobs) into a
-fresh ``--out``. Printed per run: process wall, CPU seconds of all processes,
-peak RSS (the largest single process, and the sum over the process tree
-sampled every 0.1 s — an upper bound: pages a forked worker, or a subprocess
-before its exec, shares with the parent count twice), the seconds the build itself reports (manifest), the
+fresh ``--out``. Printed per run: the load average at its start, process
+wall, CPU seconds of all processes, peak RSS (the largest single process; the
+``qare build`` process itself; the sum over the process tree sampled every
+0.1 s — an upper bound: pages a forked worker, or a subprocess before its
+exec, shares with the parent count twice; and the tree's PSS sum, which
+splits shared pages between the processes), the seconds the build itself reports (manifest), the
 process start-up and exit around it, the sum of every project's per-stage
-seconds from projects.jsonl, the speed-up of jobs J over jobs 1, and the
+seconds from projects.jsonl, the speed-up (wall of jobs 1 over wall of jobs J, same N), and the
 raw-parse floor of the same files (``bench_callgraph.parse_floor``, one core,
-times N). ``--doc-cache cold`` gives every run an empty qare cache folder
+times N); then, per jobs, the wall and CPU per project at each N and the
+marginal cost of a project between consecutive N. ``--doc-cache cold`` gives every run an empty qare cache folder
 (``QARE_CACHE_DIR``; the Maven repository stays the usual one through
 ``--maven-repo-local``), so the per-jar javadoc index cache starts empty;
 ``warm`` (default) uses the user's qare cache as it is. ``--check`` compares
@@ -103,40 +106,32 @@ def in_process(args) -> None:
 # ------------------------------------------------------------------ scaling
 
 
-def _tree_rss_kib(pid: int) -> int:
-    """Summed VmRSS (KiB) of ``pid`` and all its descendants, from /proc."""
-    total, todo, seen = 0, [pid], set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            with open(f"/proc/{p}/status") as fh:
-                for line in fh:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
-            for tid in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{tid}/children") as fh:
-                    todo.extend(int(x) for x in fh.read().split())
-        except (OSError, ValueError):
-            continue  # the process ended between two reads
-    return total
+def _parent_rss_kib(pid: int) -> int:
+    """VmRSS (KiB) of the ``qare build`` process itself (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next((int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")), 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def _run_build(listfile: Path, out: Path, jobs: int, env: dict, extra: list[str]) -> dict:
+    load = os.getloadavg()[0]
     cmd = [sys.executable, "-m", "qare", "build", str(listfile), "--out", str(out), "-q", "--jobs", str(jobs),
            *extra]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = [0]
+    from bench_callgraph import _tree_rss  # (RSS, PSS) bytes of a process tree
+
+    peak = [0, 0, 0]  # RSS sum, PSS sum, the parent's own RSS (KiB / bytes as named below)
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.is_set():
-            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+            rss, pss = _tree_rss(proc.pid)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            peak[2] = max(peak[2], _parent_rss_kib(proc.pid))
             stop.wait(0.1)
 
     th = threading.Thread(target=sample, daemon=True)
@@ -153,7 +148,8 @@ def _run_build(listfile: Path, out: Path, jobs: int, env: dict, extra: list[str]
     stages = {k: sum(r["timings"].get(k, 0) or 0 for r in rows) for k in STAGES}
     return {
         "wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
-        "rss_max_mb": r1.ru_maxrss / 1024, "rss_tree_mb": peak[0] / 1024, "build_s": manifest["seconds"],
+        "rss_max_mb": r1.ru_maxrss / 1024, "rss_tree_mb": peak[0] / (1 << 20), "pss_tree_mb": peak[1] / (1 << 20),
+        "rss_parent_mb": peak[2] / 1024, "load": load, "build_s": manifest["seconds"],
         "stages": stages, "samples": manifest["counts"].get("samples", 0),
         "kept": manifest["counts"].get("kept", 0), "failed": manifest["counts"].get("failed", 0),
         "digest": {n: hashlib.sha256((out / n).read_bytes()).hexdigest()[:12] for n in ("samples.jsonl", "apis.jsonl")},
@@ -184,13 +180,15 @@ def scaling(args) -> None:
 
             repo = (cache_dir() or Path.home() / ".cache/qare") / "m2" / "repository"
             extra = ["--maven-repo-local", str(repo)]
-        head = (f"{'N':>4} {'jobs':>4} {'wall s':>7} {'CPU s':>7} {'speedup':>7} {'RSS max':>7} {'RSS sum':>7} "
-                f"{'build s':>7} {'start+exit':>10} {'floor xN':>8}  per-stage sums (s)  samples  digest")
+        head = (f"{'N':>4} {'jobs':>4} {'load':>5} {'wall s':>7} {'CPU s':>7} {'speedup':>7} {'RSS max':>7} "
+                f"{'parent':>6} {'RSS sum':>7} {'PSS sum':>7} {'build s':>7} {'start+exit':>10} {'floor xN':>8}  "
+                "per-stage sums (s)  samples  digest")
         results = []
         for n in copies:
             listfile = tmp / f"list-{n}.txt"
             listfile.write_text("".join(f"{base / f'p{i:03d}'}\n" for i in range(n)))
             first = None
+            of_n = {}
             for j in jobs_list:
                 out = tmp / f"out-{n}-{j}"
                 run_env = dict(env)
@@ -202,14 +200,18 @@ def scaling(args) -> None:
                 if args.keep:
                     shutil.copytree(out, Path(args.keep) / out.name, dirs_exist_ok=True)
                 first = first or r
-                r["speedup"] = first["wall"] / r["wall"] if j != jobs_list[0] else 1.0
                 r["same"] = r["digest"] == first["digest"]
+                of_n[j] = r
                 results.append((n, j, r))
                 print(_row(n, j, r, floor_cpu), flush=True)
                 shutil.rmtree(out)
+            one = of_n.get(1)
+            for r in of_n.values():  # wall of jobs 1 over wall of jobs J (None without a jobs-1 run)
+                r["speedup"] = one["wall"] / r["wall"] if one else None
         print(head)
         for n, j, r in results:
             print(_row(n, j, r, floor_cpu))
+        _linearity(results)
         if args.check:
             bad = [(n, j) for n, j, r in results if not r["same"]]
             print("samples/apis identical across jobs: " + ("yes" if not bad else f"NO for {bad}"))
@@ -218,10 +220,29 @@ def scaling(args) -> None:
 
 def _row(n: int, j: int, r: dict, floor_cpu: float) -> str:
     st = " ".join(f"{k} {r['stages'][k]:.1f}" for k in STAGES)
-    return (f"{n:>4} {j:>4} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['speedup']:>6.2f}x {r['rss_max_mb']:>7.0f} "
-            f"{r['rss_tree_mb']:>7.0f} {r['build_s']:>7.1f} {r['wall'] - r['build_s']:>10.1f} "
+    sp = r.get("speedup")
+    return (f"{n:>4} {j:>4} {r['load']:>5.1f} {r['wall']:>7.1f} {r['cpu']:>7.1f} "
+            f"{(f'{sp:.2f}x' if sp else '-'):>7} {r['rss_max_mb']:>7.0f} {r['rss_parent_mb']:>6.0f} "
+            f"{r['rss_tree_mb']:>7.0f} {r['pss_tree_mb']:>7.0f} {r['build_s']:>7.1f} {r['wall'] - r['build_s']:>10.1f} "
             f"{floor_cpu * n:>8.2f}  {st}  {r['samples']} ({r['kept']} kept, {r['failed']} failed)  "
             f"{r['digest']['samples.jsonl']}/{r['digest']['apis.jsonl']}")
+
+
+def _linearity(results) -> None:
+    """Per jobs, wall and CPU per project at each N, and the marginal cost of
+    a project between consecutive N (linear when the marginal cost stays flat
+    and the fixed part — the N = 1 figure minus one marginal project — does
+    not grow)."""
+    by_j: dict[int, list] = {}
+    for n, j, r in results:
+        by_j.setdefault(j, []).append((n, r))
+    for j, rows in sorted(by_j.items()):
+        rows.sort(key=lambda x: x[0])
+        parts = [f"N={n}: {r['wall'] / n:.2f} s wall, {r['cpu'] / n:.2f} CPU-s per project" for n, r in rows]
+        for (n0, a), (n1, b) in zip(rows, rows[1:]):
+            parts.append(f"marginal {n0}->{n1}: {(b['wall'] - a['wall']) / (n1 - n0):.2f} s wall, "
+                         f"{(b['cpu'] - a['cpu']) / (n1 - n0):.2f} CPU-s per project")
+        print(f"jobs {j}: " + "; ".join(parts))
 
 
 if __name__ == "__main__":

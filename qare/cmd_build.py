@@ -10,7 +10,7 @@ import click
 
 from ._llm_options import LLM_EPILOG, llm_options
 from ._options import deprecated_alias, jobs_option, quiet_option
-from .cmd_callgraph import maven_options, repo_local_of
+from .cmd_callgraph import _size, maven_options, repo_local_of
 from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
 
@@ -33,6 +33,54 @@ def _range(ctx, param, value):
     if a > b:
         raise click.BadParameter(f"{value!r}: A must not exceed B")
     return (a, b)
+
+
+def classpath_line(part) -> str | None:
+    """The one stderr line on how a project's libraries were resolved, as
+    ``qare graph`` prints it, prefixed with the project's name; None when the
+    build did not resolve them (``--no-discover-classpath``, a project dropped
+    or failed before that step). ``part``: a ``queries.ProjectPart``."""
+    rec = part.classpath
+    if not isinstance(rec, dict):
+        return None
+    unresolved, warnings = rec.get("unresolved") or [], rec.get("warnings") or []
+    if rec.get("method") == "none" and not unresolved and not warnings:
+        return f"{part.project}: classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"
+    # the jars the graph was built with (the list's own classpath entries first); a project that
+    # failed before its graph has none recorded: then the resolved artifacts are counted
+    n, what = (len(part.classpath_jars), "jar") if part.classpath_jars else (len(rec.get("artifacts") or ()), "artifact")
+    line = f"{part.project}: classpath ({rec.get('method')}): {n} {what}{'s' if n != 1 else ''}, {len(unresolved)} unresolved"
+    if unresolved:
+        shown = [f"{u.get('coords')} ({u.get('reason')})" for u in unresolved[:4]]
+        line += ": " + ", ".join(shown) + (f", … {len(unresolved) - 4} more" if len(unresolved) > 4 else "")
+        refused = [u for u in unresolved if u.get("reason") == "cache-not-private"]
+        if refused:
+            line += f"; {refused[0].get('detail')}"
+    downloads = rec.get("downloads") or 0
+    line += ("; cached result" if rec.get("from_cache") else
+             f"; {downloads} file{'s' if downloads != 1 else ''} downloaded ({_size(rec.get('bytes_downloaded') or 0)})")
+    line += f" in {rec.get('seconds') or 0:.1f} s"
+    if warnings:
+        line += f"; {len(warnings)} build-file warning(s), first: {warnings[0][0]}: {warnings[0][1]}"
+    return line
+
+
+def _print_classpath_lines(quiet: bool):
+    """``on_project`` of ``build_dataset``: each project's classpath line on stderr as it
+    finishes — with ``-q`` only when it reports a failure (as ``qare graph``: the reason
+    of a missing library is never hidden); through tqdm so a progress bar stays intact."""
+    from tqdm import tqdm
+
+    def show(part) -> None:
+        line = classpath_line(part)
+        if line is None:
+            return
+        rec = part.classpath
+        if quiet and not (rec.get("unresolved") or rec.get("warnings")):
+            return
+        tqdm.write(line, file=sys.stderr)
+
+    return show
 
 
 _EPILOG = LLM_EPILOG + epilog(
@@ -112,6 +160,7 @@ def build(project_list, out, **kw):
             formats=tuple(dict.fromkeys(("jsonl", *kw["formats"]))),
             quiet=kw["quiet"],
             resume=not kw["no_resume"],
+            on_project=_print_classpath_lines(kw["quiet"]),
         )
     except BuildError as e:
         click.echo(f"error: {e}", err=True)

@@ -7,13 +7,21 @@ picklable for the pool and dask: a module-level function or a
 ``functools.partial`` of one) and hands each result — a
 :class:`~queries._part.ProjectPart`, or the exception that escaped — to
 ``done(spec, result)`` in the calling process, as results arrive.
+
+A :class:`PoolRunner` takes two optional hooks, each called once in the
+calling process: ``before_fork`` just before the first worker starts (what it
+loads, forked workers inherit copy-on-write instead of each loading it
+again), and ``spare`` as soon as fewer projects are in flight than there are
+workers (a core is idle from then on: the build loads its merge stage's
+modules there instead of after the last project). A hook that raises is
+ignored: it only warms what the work loads anyway.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from ._options import BuildError
 from .projects import ProjectSpec
@@ -22,6 +30,16 @@ __all__ = ["Runner", "SerialRunner", "PoolRunner", "DaskRunner", "WorkerDied", "
 
 Work = Callable[[ProjectSpec, bool], object]
 Done = Callable[[ProjectSpec, object], None]
+Hook = Optional[Callable[[], None]]
+
+
+def _call_hook(hook: Hook) -> None:
+    if hook is None:
+        return
+    try:
+        hook()
+    except Exception:  # warming only: the work itself loads (and reports) whatever failed here
+        pass
 
 
 class WorkerDied(RuntimeError):
@@ -57,26 +75,38 @@ class SerialRunner(Runner):
 class PoolRunner(Runner):
     """A ``ProcessPoolExecutor`` of ``jobs`` processes. A dying worker breaks
     the whole pool, failing every project still in it; those are re-run one
-    per fresh process, so only the culprit fails (with :class:`WorkerDied`)."""
+    per fresh process, so only the culprit fails (with :class:`WorkerDied`).
+    ``before_fork``/``spare``: the hooks of the module docstring."""
 
-    def __init__(self, jobs: int):
+    def __init__(self, jobs: int, *, before_fork: Hook = None, spare: Hook = None):
         self.jobs = jobs
+        self.before_fork = before_fork
+        self.spare = spare
 
     def run(self, specs, work, done):
         for s in self._run(specs, work, done, self.jobs):
             if self._run([s], work, done, 1):
                 done(s, WorkerDied())
+        self._spare()  # every project lost to a broken pool: the merge still comes
 
-    @staticmethod
-    def _run(specs, work, done, jobs) -> list:
+    def _spare(self) -> None:
+        hook, self.spare = self.spare, None
+        _call_hook(hook)
+
+    def _run(self, specs, work, done, jobs) -> list:
         """Run ``specs`` in a pool; returns those lost to a broken pool."""
         from concurrent.futures.process import BrokenProcessPool
 
+        hook, self.before_fork = self.before_fork, None
+        _call_hook(hook)
         broken = []
-        with ProcessPoolExecutor(max_workers=min(jobs, len(specs))) as pool:
+        workers = min(jobs, len(specs))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             futs = {pool.submit(work, s, False): s for s in specs}
+            left = len(futs)
             for fut in as_completed(futs):
                 s = futs[fut]
+                left -= 1
                 try:
                     result = fut.result()
                 except BrokenProcessPool:
@@ -85,6 +115,8 @@ class PoolRunner(Runner):
                 except Exception as e:  # e.g. a result that cannot be pickled
                     result = e
                 done(s, result)
+                if left < workers:
+                    self._spare()
         return broken
 
 
@@ -113,11 +145,13 @@ class DaskRunner(Runner):
                 done(s, result)
 
 
-def make_runner(jobs: int, scheduler: str | None, n_todo: int, progress: bool) -> Runner:
+def make_runner(jobs: int, scheduler: str | None, n_todo: int, progress: bool, *,
+                before_fork: Hook = None, spare: Hook = None) -> Runner:
     """The runner for a build: dask when a scheduler is given, else a pool
-    for ``jobs`` > 1 and more than one project to analyse, else serial."""
+    for ``jobs`` > 1 and more than one project to analyse (with the hooks),
+    else serial."""
     if scheduler:
         return DaskRunner(scheduler)
     if jobs <= 1 or n_todo <= 1:
         return SerialRunner(progress)
-    return PoolRunner(jobs)
+    return PoolRunner(jobs, before_fork=before_fork, spare=spare)

@@ -31,7 +31,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from records import __version__
 from records.dataset import MANIFEST_FILE, PROJECTS_FILE, ProjectRecord
@@ -169,6 +169,41 @@ def _stderr_is_tty() -> bool:
         return False
 
 
+#: What every project's analysis imports (``_docs.build_graph``, ``open_docs``): imported once in
+#: the parent before a forked pool starts, instead of once in every worker.
+_WORKER_MODULES = ("callgraph._build", "callgraph.classpath", "javadoc")
+
+
+def _warm_before_fork(opts: BuildOptions) -> None:
+    """Load, in this process, what every forked worker would load for itself:
+    the analysis modules and the JDK's class index (its image and name index
+    are cached per process; the image is read through a read-only ``mmap``,
+    which forked processes share safely). Only under the ``fork`` start
+    method; elsewhere the workers would not inherit it."""
+    import importlib
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        return
+    for name in _WORKER_MODULES:
+        importlib.import_module(name)
+    if opts.jdk is not None:
+        from callgraph.classpath import ClasspathIndex
+
+        ClasspathIndex.open([], jdk=opts.jdk).close()
+
+
+def _warm_merge() -> None:
+    """Load the merge stage's modules and data (numpy for the API-count range,
+    wordfreq's English frequency list for the leak check) while the last
+    projects are still analysed, rather than after them. Pure look-ups: no
+    result or memo of the build changes."""
+    import numpy  # noqa: F401
+    from wordfreq import zipf_frequency
+
+    zipf_frequency("the", "en")
+
+
 def _run_one(spec: ProjectSpec, progress: bool, *, opts: BuildOptions, deps: BuildDeps) -> ProjectPart:
     # module level (with functools.partial) so pool and dask workers pickle it by name
     return analyse_project(spec, opts, progress=progress, deps=deps)
@@ -185,6 +220,7 @@ def build_dataset(
     quiet: bool = False,
     resume: bool = True,
     deps: BuildDeps | None = None,
+    on_project: Callable[[ProjectPart], None] | None = None,
 ) -> BuildResult:
     """Build a dataset folder from a project list.
 
@@ -211,6 +247,12 @@ def build_dataset(
     deps : BuildDeps, optional
         The call-graph and documentation functions (default: ``callgraph``'s
         and ``javadoc``'s); a pool or dask run needs them picklable.
+    on_project : callable, optional
+        Called in this process with each analysed project's whole
+        :class:`ProjectPart`, as soon as its part file is written (in the
+        order projects finish; resumed ones are not passed). ``qare build``
+        prints its classpath line from it. An exception it raises ends the
+        build.
 
     Returns
     -------
@@ -256,13 +298,14 @@ def build_dataset(
     try:
         remove_stale_tmp(out, parts_dir)
         return _build_locked(specs, list_name, out, parts_dir, opts, started, jobs=jobs, scheduler=scheduler,
-                             formats=formats, quiet=quiet, resume=resume, deps=deps or DEFAULT_DEPS)
+                             formats=formats, quiet=quiet, resume=resume, deps=deps or DEFAULT_DEPS,
+                             on_project=on_project)
     finally:
         lock.close()
 
 
 def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptions, started, *,
-                  jobs, scheduler, formats, quiet, resume, deps: BuildDeps) -> BuildResult:
+                  jobs, scheduler, formats, quiet, resume, deps: BuildDeps, on_project=None) -> BuildResult:
     fp = opts.fingerprint()
     # duplicate list entries (same source and commit) are analysed once
     seen: dict[str, ProjectSpec] = {}
@@ -304,6 +347,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     def done(spec: ProjectSpec, result) -> None:
         part = result if isinstance(result, ProjectPart) else _failed_part(spec, opts, result)
         write_text_atomic(parts_dir / f"{spec.key}.json", json.dumps(part.to_dict(), ensure_ascii=False))
+        if on_project is not None:
+            on_project(part)
         keep_light(part)
         bar.set_postfix_str(f"{spec.name[:30]}: {part.verdict.value}")
         bar.update(1)
@@ -312,7 +357,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     if not scheduler and (jobs <= 1 or len(todo) <= 1) and jobs > 1:
         # one project left: give the processes to its call-graph build instead
         opts = replace(opts, graph_jobs=jobs)
-    runner = make_runner(jobs, scheduler, len(todo), progress)
+    runner = make_runner(jobs, scheduler, len(todo), progress,
+                         before_fork=functools.partial(_warm_before_fork, opts), spare=_warm_merge)
     try:
         lines.__enter__()
         runner.run(todo, functools.partial(_run_one, opts=opts, deps=deps), done)

@@ -579,3 +579,66 @@ def test_fixture_compiles_with_javac(fixture, tmp_path):
     proc = subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp_path / "classes"),
                            "-cp", str(JAR), *map(str, sources + stubs)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------- jobs, the per-project hook, the classpath line
+
+
+def test_jobs_2_writes_the_same_bytes_as_jobs_1_and_hands_each_part_over_once(env, tmp_path):
+    """The pool (its parent warmed before the fork, the merge modules loaded while
+    the last projects run) changes nothing in the files; ``on_project`` gets
+    each analysed project's whole part once, resumed ones not at all."""
+    faults, _, project = env
+    specs = [project(f"p{i}", "svc") for i in range(4)]
+    opts = BuildOptions(api_count_range=(0, 9), require_docs=False)
+    seen = {1: [], 2: []}
+    for jobs in (1, 2):
+        build_dataset(specs, tmp_path / f"out{jobs}", opts, jobs=jobs, quiet=True, on_project=seen[jobs].append)
+    for name in ("samples.jsonl", "apis.jsonl"):
+        assert (tmp_path / "out1" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes()
+    assert len(read_jsonl(tmp_path / "out2/samples.jsonl")) == 12
+    for jobs in (1, 2):
+        assert sorted(p.project for p in seen[jobs]) == ["p0", "p1", "p2", "p3"]
+        assert all(p.verdict.value == "kept" and len(p.candidates) == 4 for p in seen[jobs])
+    again = []
+    build_dataset(specs, tmp_path / "out2", opts, jobs=2, quiet=True, on_project=again.append)
+    assert again == []
+
+
+def _resolution(root, unresolved=()):
+    from callgraph._mvn import Failure, Reason
+    from callgraph._mvn_resolve import Method, ResolvedClasspath
+
+    return ResolvedClasspath(Method.MAVEN, jars=(JAR,), unresolved=tuple(Failure(c, Reason.NOT_FOUND, "")
+                                                                         for c in unresolved),
+                             seconds=0.25, build_files=(Path(root) / "pom.xml",), from_cache=True)
+
+
+def resolved_clean(root, *args):
+    """Maven's resolution as a record: commons-lang3, nothing missing (module level: the pool pickles it)."""
+    return _resolution(root)
+
+
+def resolved_missing(root, *args):
+    return _resolution(root, ["com.acme:gone:1.0"])
+
+
+def test_qare_build_prints_each_projects_classpath_line(env, tmp_path, monkeypatch):
+    faults, _, project = env
+    use_deps(monkeypatch, discover_classpath=resolved_clean)
+    project("svc", "svc")
+    project("web", "svc")
+    (tmp_path / "projects/list.txt").write_text("svc\nweb\n")
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out", "--no-require-docs", "--jobs", "2")
+    assert r.exit_code == 0, r.output
+    lines = sorted(ln for ln in r.stderr.splitlines() if "classpath" in ln)
+    assert lines == ["svc: classpath (maven): 1 jar, 0 unresolved; cached result in 0.2 s",
+                     "web: classpath (maven): 1 jar, 0 unresolved; cached result in 0.2 s"]
+    # -q hides a clean line, never one naming what was not resolved
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out-q", "--no-require-docs", "-q")
+    assert "classpath" not in r.stderr
+    use_deps(monkeypatch, discover_classpath=resolved_missing)
+    r = _cli(tmp_path / "projects/list.txt", "--out", tmp_path / "out-miss", "--no-require-docs", "-q")
+    assert sorted(ln for ln in r.stderr.splitlines() if "classpath" in ln) == [
+        f"{n}: classpath (maven): 1 jar, 1 unresolved: com.acme:gone:1.0 (not-found); cached result in 0.2 s"
+        for n in ("svc", "web")]

@@ -1,0 +1,133 @@
+"""The process pool of ``qare build`` (``queries._runners.PoolRunner``): its
+two hooks — ``before_fork`` runs once in this process before any worker
+exists, and forked workers see what it loaded; ``spare`` runs once, in this
+process, as soon as fewer projects are in flight than there are workers —
+and the ``qare build`` classpath line (``qare.cmd_build.classpath_line``),
+worked out by hand from the resolution records given."""
+
+import multiprocessing
+import os
+
+import pytest
+
+from queries._part import ProjectPart
+from queries._runners import PoolRunner, WorkerDied, make_runner
+from queries.projects import ProjectSpec
+
+pytestmark = pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
+                                reason="the hooks warm forked workers; this platform does not fork")
+
+#: set by ``before_fork`` in the parent; a forked worker reads it
+WARMED: dict = {}
+
+
+def spec(name):
+    return ProjectSpec(source=f"/nonexistent/{name}", name=name)
+
+
+def work(s, progress):
+    """The worker's pid and what it inherited from the parent's ``before_fork``."""
+    if s.name == "die":
+        os._exit(9)
+    return (s.name, os.getpid(), WARMED.get("by"))
+
+
+def test_before_fork_runs_once_in_the_parent_and_workers_inherit_it():
+    events = []
+
+    def before():
+        events.append(("before_fork", os.getpid()))
+        WARMED["by"] = os.getpid()
+
+    got = {}
+    runner = PoolRunner(2, before_fork=before, spare=lambda: events.append(("spare", len(got))))
+    try:
+        runner.run([spec(f"p{i}") for i in range(5)], work, lambda s, r: got.__setitem__(s.name, r))
+    finally:
+        WARMED.clear()
+    assert events[0] == ("before_fork", os.getpid())
+    assert [e for e in events if e[0] == "before_fork"] == [events[0]]
+    assert sorted(got) == ["p0", "p1", "p2", "p3", "p4"]
+    # every worker is another process, forked after the hook ran: it sees the parent's value
+    assert {r[2] for r in got.values()} == {os.getpid()}
+    assert all(r[1] != os.getpid() for r in got.values())
+    # 5 projects, 2 workers: after the 4th result only one is in flight, a core is idle
+    assert [e for e in events if e[0] == "spare"] == [("spare", 4)]
+
+
+def test_spare_runs_once_even_when_the_pool_breaks_and_hooks_that_raise_are_ignored():
+    calls = []
+
+    def boom():
+        calls.append("spare")
+        raise RuntimeError("not worth failing the build")
+
+    def bad_before():
+        calls.append("before")
+        raise ImportError("no such module")
+
+    got = {}
+    runner = PoolRunner(2, before_fork=bad_before, spare=boom)
+    runner.run([spec("a"), spec("die"), spec("b")], work, lambda s, r: got.__setitem__(s.name, r))
+    assert calls.count("before") == 1 and calls.count("spare") == 1
+    assert isinstance(got["die"], WorkerDied)
+    assert got["a"][0] == "a" and got["b"][0] == "b"
+
+
+def test_make_runner_passes_the_hooks_to_the_pool_only():
+    hook = lambda: None  # noqa: E731
+    pool = make_runner(2, None, 3, False, before_fork=hook, spare=hook)
+    assert isinstance(pool, PoolRunner) and pool.before_fork is hook and pool.spare is hook
+    assert not isinstance(make_runner(1, None, 3, False, before_fork=hook, spare=hook), PoolRunner)
+
+
+# ---------------------------------------------------------------- the classpath line
+
+
+def part(classpath, jars=()):
+    p = ProjectPart(fingerprint="f", key="k", spec={"source": "x", "classpath": []}, project="svc")
+    p.classpath, p.classpath_jars = classpath, list(jars)
+    return p
+
+
+def rec(**kw):
+    d = {"method": "maven", "artifacts": ["g:a:1", "g:b:2"], "unresolved": [], "warnings": [], "downloads": 0,
+         "bytes_downloaded": 0, "seconds": 0.016, "from_cache": True, "repo_local": "/r"}
+    d.update(kw)
+    return d
+
+
+def test_classpath_line_as_qare_graph_prints_it():
+    from qare.cmd_build import classpath_line
+
+    assert classpath_line(part(rec(), ["/r/a.jar", "/r/b.jar"])) == \
+        "svc: classpath (maven): 2 jars, 0 unresolved; cached result in 0.0 s"
+    miss = [{"coords": f"g:m{i}:1", "reason": "not-found", "detail": "", "file": None} for i in range(6)]
+    line = classpath_line(part(rec(unresolved=miss, from_cache=False, downloads=3, bytes_downloaded=3 * 1024 ** 2,
+                                   seconds=12.34, warnings=[["pom.xml", "refused <build> plugin"]]), ["/r/a.jar"]))
+    assert line == ("svc: classpath (maven): 1 jar, 6 unresolved: g:m0:1 (not-found), g:m1:1 (not-found), "
+                    "g:m2:1 (not-found), g:m3:1 (not-found), … 2 more; 3 files downloaded (3.0 MiB) in 12.3 s; "
+                    "1 build-file warning(s), first: pom.xml: refused <build> plugin")
+    # failed before its graph: no jar list recorded, the resolved artifacts are counted
+    assert classpath_line(part(rec(method="gradle-declared"))) == \
+        "svc: classpath (gradle-declared): 2 artifacts, 0 unresolved; cached result in 0.0 s"
+    assert classpath_line(part(rec(method="none", artifacts=[], seconds=0.0))) == \
+        "svc: classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"
+    refused = [{"coords": "/r", "reason": "cache-not-private", "detail": "/r is writable by others", "file": None}]
+    assert classpath_line(part(rec(method="none", artifacts=[], unresolved=refused))) == \
+        ("svc: classpath (none): 0 artifacts, 1 unresolved: /r (cache-not-private); /r is writable by others; "
+         "cached result in 0.0 s")
+    assert classpath_line(part(None)) is None
+
+
+def test_quiet_shows_only_classpath_lines_that_report_a_failure(capsys):
+    from qare.cmd_build import _print_classpath_lines
+
+    ok = part(rec(), ["/r/a.jar"])
+    bad = part(rec(unresolved=[{"coords": "g:x:1", "reason": "timeout", "detail": "", "file": None}]), ["/r/a.jar"])
+    for p in (ok, bad):
+        _print_classpath_lines(True)(p)
+    assert capsys.readouterr().err.splitlines() == [
+        "svc: classpath (maven): 1 jar, 1 unresolved: g:x:1 (timeout); cached result in 0.0 s"]
+    _print_classpath_lines(False)(ok)
+    assert capsys.readouterr().err == "svc: classpath (maven): 1 jar, 0 unresolved; cached result in 0.0 s\n"
