@@ -226,6 +226,10 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
 
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
                          _MAX_FILE_BYTES)
+        # the warm cache's facts keys take these digests instead of hashing every file again
+        from callgraph._build import remember_digests
+
+        remember_digests(fp.files, fp.taken_ns, _MAX_FILE_BYTES)
     t_fp = time.perf_counter() - t_fp
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
@@ -239,6 +243,10 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
+    finally:
+        from callgraph._build import forget_digests
+
+        forget_digests()
     pg.resolution = inputs.resolution
     phases = pg.summary.phases
     phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
