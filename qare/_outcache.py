@@ -64,11 +64,16 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
+class _Unreadable(Exception):
+    """The entry could not be read while copied (not an error of ``--out``)."""
+
+
 def _copy_hashed(src_fd: int, out: Path) -> tuple[str, int, Path]:
     """Copy ``src_fd`` to ``.<out name>.<pid>.tmp`` beside ``out`` (the name
     ``records.io.atomic_writer`` uses, so a dead writer's file is found and
     removed the same way); ``(sha256 hex, bytes, temporary path)``. Raises
-    OSError (the temporary file removed) when it cannot be written."""
+    OSError (the temporary file removed) when it cannot be written,
+    :class:`_Unreadable` when ``src_fd`` cannot be read."""
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
         tmp.unlink()
@@ -78,7 +83,10 @@ def _copy_hashed(src_fd: int, out: Path) -> tuple[str, int, Path]:
     try:
         with open(fd, "wb", closefd=True) as fh:
             while True:
-                chunk = os.read(src_fd, _CHUNK)
+                try:
+                    chunk = os.read(src_fd, _CHUNK)
+                except OSError as e:
+                    raise _Unreadable(str(e)) from None
                 if not chunk:
                     break
                 h.update(chunk)
@@ -157,6 +165,9 @@ class OutputCache:
                 self._drop(key)
                 return None
             sha, n, tmp = _copy_hashed(src, out)
+        except _Unreadable:
+            self._drop(key)
+            return None
         finally:
             os.close(src)
         if sha != m["sha256"] or n != m["size"]:
@@ -186,9 +197,11 @@ class OutputCache:
             raise
         try:
             sha, n, tmp = _copy_hashed(src, out)
-        except BaseException:
+        except BaseException as e:
             os.close(src)
             body.unlink(missing_ok=True)
+            if isinstance(e, _Unreadable):  # our own new file could not be read back: --out cannot be written
+                raise OSError(f"cannot read back the written graph: {e}") from None
             raise
         os.close(src)
         os.replace(tmp, out)
