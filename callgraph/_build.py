@@ -31,6 +31,7 @@ from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver, pass2_captures
 from ._rta import InstantiatedSet, collect as collect_instantiations
+from ._statsig import RACY_NS
 from .safefs import read_regular
 
 # Set before forking pass-2 workers; read by them (copy-on-write).
@@ -609,11 +610,47 @@ def _open_store(cache):
         return None, None
 
 
+# SHA-256 digests of source files taken just before this build by the graph
+# store's fingerprint (qare graph hashes every file for it): path →
+# (size, mtime_ns, ctime_ns, inode, device, max_bytes, hex digest), kept only
+# for files whose mtime and ctime were older than the fingerprint by more
+# than the racy window, so an unchanged stat now stands for the same bytes
+# (docs/callgraph.md "Nothing changed", the stat rule). One build reads each
+# file's digest from here instead of reading and hashing it a second time.
+_KNOWN_DIGESTS: dict = {}
+
+
+def remember_digests(rows, taken_ns: int, max_bytes: int) -> None:
+    """Keep the digests of a fingerprint (``callgraph._graphstore.Inputs``:
+    ``files`` rows ``[path, rel, source set, size, mtime_ns, ctime_ns, inode,
+    device, sha256 hex or None]`` and its ``taken_ns``) for the next build of
+    this process; :func:`forget_digests` drops them."""
+    _KNOWN_DIGESTS.clear()
+    before = taken_ns - RACY_NS
+    for r in rows:
+        if r[8] is not None and r[4] < before and r[5] < before:
+            _KNOWN_DIGESTS[r[0]] = (*r[3:8], max_bytes, r[8])
+
+
+def forget_digests() -> None:
+    _KNOWN_DIGESTS.clear()
+
+
 def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
-    try:
-        h = hashlib.sha256(read_regular(sf.path, max_bytes)).hexdigest()
-    except OSError:
-        return None  # parsed without the cache; pass 1 reports the error
+    h = None
+    known = _KNOWN_DIGESTS.get(sf.path)
+    if known is not None:
+        try:
+            st = os.stat(sf.path)
+            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, max_bytes) == known[:6]:
+                h = known[6]
+        except OSError:
+            pass
+    if h is None:
+        try:
+            h = hashlib.sha256(read_regular(sf.path, max_bytes)).hexdigest()
+        except OSError:
+            return None  # parsed without the cache; pass 1 reports the error
     return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{_code_version()}"
 
 

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import zlib
 from pathlib import Path
 
 from . import _codec
 from ._sqlitefile import CacheRefused, PrivateSQLite  # noqa: F401  (CacheRefused: callgraph._build's import)
 
 _MAGIC = "qare-callgraph-cache"
-_VERSION = f"5.{_codec.FORMAT}"  # bump with any change of keys or tables
+_VERSION = f"6.{_codec.FORMAT}"  # bump with any change of keys or tables (6: a CRC-32 per row)
 _FLUSH_EVERY = 500
 
 
@@ -73,8 +74,8 @@ class BuildCache(PrivateSQLite):
                 db.execute("ROLLBACK")
                 return ok
             db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB)")
-            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT)")
+            db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB, crc INTEGER)")
+            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT, crc INTEGER)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (self.FORMAT,))
             db.execute("COMMIT")
             return True
@@ -92,8 +93,9 @@ class BuildCache(PrivateSQLite):
     # ----------------------------------------------------------- rows
     def get_facts(self, key: str):
         """``(FileFacts, declaration digest)`` or None."""
-        row = self._query("SELECT digest, blob FROM facts WHERE key = ?", (key,))
-        if row is not None:
+        row = self._query("SELECT digest, blob, crc FROM facts WHERE key = ?", (key,))
+        if row is not None and type(row[0]) is bytes and type(row[1]) is bytes \
+                and _facts_crc(key, row[0], row[1]) == row[2]:
             try:
                 ff = _codec.decode_facts(row[1])
                 self.stats["facts_hits"] += 1
@@ -104,7 +106,7 @@ class BuildCache(PrivateSQLite):
         return None
 
     def put_facts(self, key: str, digest: bytes, blob: bytes) -> None:
-        self._pending["facts"].append((key, digest, blob))
+        self._pending["facts"].append((key, digest, blob, _facts_crc(key, digest, blob)))
         if len(self._pending["facts"]) >= _FLUSH_EVERY:
             self.flush()
 
@@ -113,17 +115,18 @@ class BuildCache(PrivateSQLite):
         blob, the look-ups it was resolved with (``_deps.encode``, or None) and
         the project key it was last known to hold under. The caller decides
         whether it holds and says so with :meth:`count_resolved`."""
-        row = self._query("SELECT blob, deps, pkey FROM resolved WHERE key = ?", (key,))
-        if row is None or not isinstance(row[0], bytes):
-            return None
-        deps = row[1] if isinstance(row[1], bytes) else None
-        return row[0], deps, row[2] if isinstance(row[2], str) else None
+        row = self._query("SELECT blob, deps, pkey, crc FROM resolved WHERE key = ?", (key,))
+        if row is None or type(row[0]) is not bytes or (row[1] is not None and type(row[1]) is not bytes) \
+                or (row[2] is not None and type(row[2]) is not str) \
+                or _resolved_crc(key, row[0], row[1], row[2]) != row[3]:
+            return None  # a damaged or moved row is a miss, resolved again and overwritten
+        return row[0], row[1], row[2]
 
     def count_resolved(self, hit: bool) -> None:
         self.stats["resolved_hits" if hit else "resolved_misses"] += 1
 
     def put_resolved(self, key: str, blob: bytes, deps: bytes | None = None, pkey: str | None = None) -> None:
-        self._pending["resolved"].append((key, blob, deps, pkey))
+        self._pending["resolved"].append((key, blob, deps, pkey, _resolved_crc(key, blob, deps, pkey)))
         if len(self._pending["resolved"]) >= _FLUSH_EVERY:
             self.flush()
 
@@ -136,9 +139,9 @@ class BuildCache(PrivateSQLite):
         try:
             self.db.execute("BEGIN IMMEDIATE")
             if facts:
-                self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?)", facts)
+                self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", facts)
             if resolved:
-                self.db.executemany("INSERT OR REPLACE INTO resolved VALUES (?, ?, ?, ?)", resolved)
+                self.db.executemany("INSERT OR REPLACE INTO resolved VALUES (?, ?, ?, ?, ?)", resolved)
             self.db.execute("COMMIT")
         except sqlite3.DatabaseError:
             try:
@@ -152,6 +155,26 @@ class BuildCache(PrivateSQLite):
             self.flush()
         finally:
             self.db.close()
+
+
+# A CRC-32 per row, seeded by the row's key (as the graph store seeds a row's
+# by its place): a flipped byte inside a string or an int decodes to a
+# well-typed wrong value the codec's checks cannot see (a path, a negative
+# end line, a callee that is no node), and a row copied under another key
+# (another file's facts) would be read as that file's; both are now a miss.
+# The fields are separated by their lengths, so bytes moved from one field to
+# the next change the sum too.
+def _facts_crc(key: str, digest: bytes, blob: bytes) -> int:
+    crc = zlib.crc32(key.encode("utf-8", "surrogatepass"))
+    crc = zlib.crc32(len(digest).to_bytes(8, "little") + digest, crc)
+    return zlib.crc32(blob, crc)
+
+
+def _resolved_crc(key: str, blob: bytes, deps, pkey) -> int:
+    crc = zlib.crc32(key.encode("utf-8", "surrogatepass"))
+    crc = zlib.crc32(len(blob).to_bytes(8, "little") + blob, crc)
+    crc = zlib.crc32(b"\0" if deps is None else b"\1" + len(deps).to_bytes(8, "little") + deps, crc)
+    return zlib.crc32(b"\0" if pkey is None else b"\1" + pkey.encode("utf-8", "surrogatepass"), crc)
 
 
 def default_path() -> Path | None:

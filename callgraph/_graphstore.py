@@ -1089,7 +1089,9 @@ class GraphStore(PrivateSQLite):
                 pass
             self.unreadable.add(slot)
             return None, f"stored graph in {self.path} unreadable ({e})"
-        return StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns), None
+        sg = StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns)
+        sg.inputs = stored  # what it was built from: the output cache's key (qare._outcache)
+        return sg, None
 
     def touch(self, gid: int) -> None:
         """Mark a graph used now (for the size bound); best effort."""
@@ -1123,6 +1125,7 @@ class StoredGraph:
         self.apis = apis
         self.rtas = rtas
         self.infos = _MethodTable(ids, self._load_info)
+        self.inputs = None  # the stored Inputs (set by lookup)
         self._open = True
 
     def _rows(self, idxs):

@@ -227,6 +227,10 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
 
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
                          _MAX_FILE_BYTES)
+        # the warm cache's facts keys take these digests instead of hashing every file again
+        from callgraph._build import remember_digests
+
+        remember_digests(fp.files, fp.taken_ns, _MAX_FILE_BYTES)
     t_fp = time.perf_counter() - t_fp
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
@@ -240,6 +244,10 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
+    finally:
+        from callgraph._build import forget_digests
+
+        forget_digests()
     pg.resolution = inputs.resolution
     phases = pg.summary.phases
     phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
@@ -601,10 +609,29 @@ def _gc_paused():
     return paused()
 
 
-def _output(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -> tuple:
     """Write ``--out``; ``(nodes, edges, unresolved nodes left out)``.
-    Raises OSError or ValueError when it cannot be written."""
-    g = pg.graph
+    Raises OSError or ValueError when it cannot be written. With ``keep``
+    (``(OutputCache, key)``, qare._outcache) the file is written into the
+    output cache first and copied to ``out`` from there, so the next run of
+    the same inputs copies it instead of building (a cache folder that
+    cannot take it: written to ``out`` as without the cache)."""
+    if keep is None:
+        return _write_out(pg.graph, out, dispatch, include_unresolved)
+    oc, key = keep
+    body = oc.temp_path(key, out.suffix.lower())
+    try:
+        counts = _write_out(pg.graph, body, dispatch, include_unresolved)
+    except BaseException as e:
+        body.unlink(missing_ok=True)
+        if not isinstance(e, OSError):
+            raise
+        return _write_out(pg.graph, out, dispatch, include_unresolved)
+    oc.publish(key, body, out, counts)
+    return counts
+
+
+def _write_out(g, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
     if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
         # the common case writes the graph as it is, leaving the
         # unresolved nodes out as it goes: no copy of the whole graph
@@ -617,20 +644,20 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
     return exported.number_of_nodes(), exported.number_of_edges(), dropped
 
 
-def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool):
+def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None):
     """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
     import time
 
     t_out = time.perf_counter()
     try:
-        return _output(pg, out, dispatch, include_unresolved)
+        return _output(pg, out, dispatch, include_unresolved, keep)
     except (OSError, ValueError) as e:
         return str(e)
     finally:
         pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
 
 
-def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, later: list):
+def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, later: list, keep=None):
     """Write ``--out`` and store the graph (``later``: from ``_build``) at the
     same time: a forked child writes the file from the graph it inherits
     while this process stores it; ``_timed_output``'s answer.
@@ -648,11 +675,11 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     import time
 
     if not later:
-        return _timed_output(pg, out, dispatch, include_unresolved)
+        return _timed_output(pg, out, dispatch, include_unresolved, keep)
     store, fp, save = later[0]
     if not hasattr(os, "fork") or (fp.slot() not in store.unreadable and store.holds(fp)):
         save()
-        return _timed_output(pg, out, dispatch, include_unresolved)
+        return _timed_output(pg, out, dispatch, include_unresolved, keep)
     sys.stdout.flush()
     sys.stderr.flush()
     r, w = os.pipe()
@@ -662,7 +689,7 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         try:
             os.close(r)
             try:
-                answer = {"counts": list(_output(pg, out, dispatch, include_unresolved))}
+                answer = {"counts": list(_output(pg, out, dispatch, include_unresolved, keep))}
                 code = 0
             except (OSError, ValueError) as e:
                 answer = {"error": str(e)}
@@ -695,6 +722,54 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         return answer["error"]
     out.with_name(f".{out.name}.{pid}.tmp").unlink(missing_ok=True)
     return f"the writer process ended without finishing (exit status {os.waitstatus_to_exitcode(status)})"
+
+
+def _from_store(project, out, dispatch: str, include_unresolved: bool, store, inputs, loc_mode: str,
+                startup: float):
+    """``(ProjectGraph, written)`` when nothing a build reads has changed
+    since the graph store stored this project's graph (``GraphStore.lookup``:
+    the stat rule and the racy-file hashing of docs/callgraph.md "Graph
+    store") and, with ``out``, the output cache (qare._outcache) holds the
+    bytes written then: ``written`` is ``_output``'s counts (or the error's
+    text when ``out`` cannot be written; None without ``out``), the graph
+    holds the stored summary (this run's phases) and no edges. None
+    otherwise: the caller builds (from the warm cache)."""
+    import dataclasses
+    import time
+
+    t0 = time.perf_counter()
+    sg, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
+                            _MAX_FILE_BYTES)
+    if sg is None:
+        return None
+    try:
+        pg = sg.project_graph(project, resolution=inputs.resolution)
+        built_from = sg.inputs
+    finally:
+        sg.close()
+    t_store = time.perf_counter() - t0
+    written = None
+    t_out = 0.0
+    if out is not None:
+        from ._outcache import open_beside, out_key
+
+        oc = open_beside(store)
+        if oc is None or built_from is None:
+            return None
+        t1 = time.perf_counter()
+        try:
+            written = oc.copy_to(out_key(built_from, out.suffix.lower(), dispatch, include_unresolved), out)
+        except OSError as e:
+            written = str(e)  # --out cannot be written: exit 4, as after a build
+        if written is None:
+            return None
+        t_out = time.perf_counter() - t1
+    phases = {"startup": round(startup, 3), "discover": round(inputs.discover_seconds, 3),
+              "classpath": round(inputs.classpath_seconds, 3), "store": round(t_store, 3)}
+    if out is not None:
+        phases["output"] = round(t_out, 3)
+    pg.summary = dataclasses.replace(pg.summary, seconds=t_store, phases=phases, cache={"graph_store": "hit"})
+    return pg, written
 
 
 _GRAPH_EPILOG = epilog(
@@ -736,13 +811,39 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
         store = _open_graph_store(cache, no_cache)
         later: list = []
         try:
-            pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                   maven_repo_local, user_m2, no_cache, store=store, store_later=later)
-            if out is not None:
+            answered, inputs = None, None
+            if store is not None:
+                import callgraph
+
+                startup = process_age()
+                try:
+                    inputs = _Inputs(project, classpath, discover_classpath, quiet, offline,
+                                     repo_local_of(maven_repo_local, user_m2))
+                except callgraph.NoInputError as e:
+                    click.echo(f"error: {e}", err=True)
+                    sys.exit(NO_INPUT)
+                answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode, startup)
+            if answered is not None:
+                pg, written = answered
+                cp_failed = _report_build(pg, classpath, quiet)
+                if not quiet:
+                    click.echo("graph: from the graph store (no input changed since it was built)", err=True)
+            else:
+                pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
+                                       maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
+                                       store_later=later)
+            if answered is None and out is not None:
+                keep = None
+                if later:
+                    from ._outcache import open_beside, out_key
+
+                    oc = open_beside(store)
+                    if oc is not None:
+                        keep = (oc, out_key(later[0][1], out.suffix.lower(), dispatch, include_unresolved))
                 # no collection while the graph is stored and written: none is
                 # needed, and in a forked writer it would touch (and copy) every page
                 with _gc_paused():
-                    written = _write_beside_store(pg, out, dispatch, include_unresolved, later)
+                    written = _write_beside_store(pg, out, dispatch, include_unresolved, later, keep)
             elif later:
                 later[0][2]()
         finally:

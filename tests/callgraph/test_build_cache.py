@@ -30,6 +30,17 @@ def _project(tmp_path: Path) -> Path:
     return project(tmp_path, FILES)
 
 
+def _reseal(db) -> None:
+    """Give every row the CRC-32 of its (tampered) fields: the decoder's own
+    checks, not the checksum, are what the test below exercises."""
+    from callgraph._cache import _facts_crc, _resolved_crc
+
+    for key, digest, blob in db.execute("SELECT key, digest, blob FROM facts").fetchall():
+        db.execute("UPDATE facts SET crc = ? WHERE key = ?", (_facts_crc(key, digest, blob), key))
+    for key, blob, deps, pkey in db.execute("SELECT key, blob, deps, pkey FROM resolved").fetchall():
+        db.execute("UPDATE resolved SET crc = ? WHERE key = ?", (_resolved_crc(key, blob, deps, pkey), key))
+
+
 def _build(root, cache):
     return build_project_graph(root, auto_classpath=False, jdk=None, cache=cache)
 
@@ -187,6 +198,7 @@ def test_rows_are_data_never_unpickled(tmp_path):
     db = sqlite3.connect(cache)
     db.execute("UPDATE facts SET blob = ?", (payload,))
     db.execute("UPDATE resolved SET blob = ?", (payload,))
+    _reseal(db)  # past the checksum: the decoder itself must refuse a pickle
     db.commit()
     db.close()
     warm = _build(root, cache)

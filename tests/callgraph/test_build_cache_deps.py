@@ -26,6 +26,17 @@ def _project(tmp_path: Path) -> Path:
     return project(tmp_path, FILES)
 
 
+def _reseal(db) -> None:
+    """Give every row the CRC-32 of its (tampered) fields: the decoder's own
+    checks, not the checksum, are what the test below exercises."""
+    from callgraph._cache import _facts_crc, _resolved_crc
+
+    for key, digest, blob in db.execute("SELECT key, digest, blob FROM facts").fetchall():
+        db.execute("UPDATE facts SET crc = ? WHERE key = ?", (_facts_crc(key, digest, blob), key))
+    for key, blob, deps, pkey in db.execute("SELECT key, blob, deps, pkey FROM resolved").fetchall():
+        db.execute("UPDATE resolved SET crc = ? WHERE key = ?", (_resolved_crc(key, blob, deps, pkey), key))
+
+
 def _build(root, cache, monkeypatch=None, jobs=1):
     """(graph, rel paths of the files resolved in this run)."""
     resolved = []
@@ -190,6 +201,7 @@ def test_a_recorded_look_up_of_another_door_is_never_replayed(tmp_path, monkeypa
     db = sqlite3.connect(cache)
     bad = msgpack.packb([["m", "_build_methods", _deps._pack(("p.A", None)), _deps._pack(()), b"x" * 12]])
     db.execute("UPDATE resolved SET deps = ?, pkey = 'other'", (bad,))
+    _reseal(db)
     db.commit()
     db.close()
     monkeypatch.undo()
@@ -204,6 +216,7 @@ def test_malformed_dependencies_are_a_miss(tmp_path, monkeypatch, deps):
     cold, _ = _build(root, cache)
     db = sqlite3.connect(cache)
     db.execute("UPDATE resolved SET deps = ?, pkey = 'other'", (deps,))
+    _reseal(db)
     db.commit()
     db.close()
     warm, resolved = _build(root, cache, monkeypatch)

@@ -1,0 +1,196 @@
+"""`qare graph --out` when no input changed (qare/cmd_callgraph._from_store,
+qare/_outcache): the graph store answers, --out is copied from the output
+cache, nothing is built — and anything changed, damaged or foreign is
+built as before, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import callgraph
+from qare import _outcache
+from qare.cli import main
+
+SRC = {
+    "src/main/java/s/Svc.java": """package s;
+public class Svc {
+    public void process(String c) {
+        if (empty(c)) { return; }
+    }
+    boolean empty(String c) {
+        return c.isEmpty();
+    }
+}
+""",
+    "src/main/java/s/Use.java": """package s;
+class Use {
+    void go(Svc s) { s.process("x"); }
+}
+""",
+}
+
+
+@pytest.fixture()
+def project(tmp_path):
+    for rel, text in SRC.items():
+        p = tmp_path / "proj" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path / "proj"
+
+
+@pytest.fixture()
+def cache(tmp_path):
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    return d / "c.sqlite"
+
+
+def _graph(project, out, cache, *extra):
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--cache", str(cache),
+                                    "--no-discover-classpath", *extra], catch_exceptions=False)
+    return res
+
+
+def _fresh(project, tmp_path, *extra):
+    out = tmp_path / f"fresh{len(list(tmp_path.iterdir()))}.json"
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--no-cache", "-q",
+                                    "--no-discover-classpath", *extra])
+    assert res.exit_code == 0, res.output
+    return out.read_bytes()
+
+
+def _old(project):
+    """Files written more than the racy window ago (their stat alone then stands for their bytes)."""
+    t = 1_600_000_000
+    for p in project.rglob("*.java"):
+        os.utime(p, (t, t))
+
+
+def test_an_unchanged_project_is_answered_from_the_store(project, tmp_path, cache, monkeypatch):
+    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
+    res = _graph(project, out1, cache, "-q")
+    assert res.exit_code == 0, res.output
+    with monkeypatch.context() as m:
+        m.setattr(callgraph, "build_project_graph", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+        res2 = _graph(project, out2, cache)
+    assert res2.exit_code == 0, res2.output
+    assert "graph: from the graph store" in res2.output
+    assert out2.read_bytes() == out1.read_bytes() == _fresh(project, tmp_path)
+    # the same summary counts and graph line as the build printed
+    assert res2.output.splitlines()[-1].replace(str(out2), "X") == res.output.splitlines()[-1].replace(str(out1), "X")
+    assert "files: 2" in res2.output and "phases: startup" in res2.output
+
+
+def test_a_changed_body_is_built_again(project, tmp_path, cache):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    p = project / "src/main/java/s/Use.java"
+    p.write_text(p.read_text().replace('s.process("x");', 's.process("x"); s.empty("y");'))
+    res = _graph(project, out, cache)
+    assert res.exit_code == 0 and "from the graph store" not in res.output
+    edges = json.loads(out.read_text())["edges"]
+    assert any(e["source"] == "s.Use.go(s.Svc)" and e["target"] == "s.Svc.empty(java.lang.String)" for e in edges)
+    assert out.read_bytes() == _fresh(project, tmp_path)
+
+
+def test_touched_but_unchanged_files_still_answer(project, tmp_path, cache, monkeypatch):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    good = out.read_bytes()
+    _old(project)  # new mtimes (and ctimes): the stat differs, the bytes are hashed and found equal
+    monkeypatch.setattr(callgraph, "build_project_graph", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    res = _graph(project, tmp_path / "b.json", cache)
+    assert res.exit_code == 0 and "from the graph store" in res.output
+    assert (tmp_path / "b.json").read_bytes() == good
+
+
+def test_each_output_option_is_its_own_entry(project, tmp_path, cache):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    # another dispatch: the rta entry is not copied for it
+    res = _graph(project, tmp_path / "b.json", cache, "-q", "--dispatch", "declared")
+    assert res.exit_code == 0
+    assert (tmp_path / "b.json").read_bytes() == _fresh(project, tmp_path, "--dispatch", "declared")
+
+
+def _entry(cache: Path) -> tuple[Path, Path]:
+    folder = Path(str(cache) + ".graphs.out")
+    metas = [p for p in folder.iterdir() if p.suffix == ".meta"]
+    assert len(metas) == 1
+    return metas[0], metas[0].with_suffix(".body")
+
+
+def test_a_damaged_output_entry_is_never_copied(project, tmp_path, cache):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    good = out.read_bytes()
+    meta, body = _entry(cache)
+    data = bytearray(body.read_bytes())
+    i = data.index(b"s.Use.go")
+    data[i + 2] = ord("X")  # same size, still JSON: only the checksum can tell
+    body.write_bytes(bytes(data))
+    out2 = tmp_path / "b.json"
+    res = _graph(project, out2, cache)
+    assert res.exit_code == 0
+    assert out2.read_bytes() == good
+    assert not list(out2.parent.glob(".b.json.*.tmp"))  # the refused copy left nothing behind
+
+
+def test_a_linked_body_is_not_followed(project, tmp_path, cache):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    good = out.read_bytes()
+    meta, body = _entry(cache)
+    other = tmp_path / "other.json"
+    other.write_bytes(body.read_bytes())
+    body.unlink()
+    body.symlink_to(other)
+    res = _graph(project, tmp_path / "b.json", cache)
+    assert res.exit_code == 0 and (tmp_path / "b.json").read_bytes() == good
+    assert "from the graph store" not in res.output  # built: the link was not read
+    assert other.read_bytes() == good  # never written through
+    assert not body.is_symlink() and body.read_bytes() == good  # the link itself replaced
+
+
+@pytest.mark.parametrize("meta_text", ["{", "[]", '{"format": "qare-graph-out 1"}', "x" * 5000])
+def test_a_bad_meta_file_is_a_miss(project, tmp_path, cache, meta_text):
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    good = out.read_bytes()
+    meta, _body = _entry(cache)
+    meta.write_text(meta_text)
+    res = _graph(project, tmp_path / "b.json", cache, "-q")
+    assert res.exit_code == 0 and (tmp_path / "b.json").read_bytes() == good
+
+
+def test_a_shared_output_folder_is_not_used(project, tmp_path, cache):
+    folder = Path(str(cache) + ".graphs.out")
+    folder.mkdir(mode=0o700)
+    os.chmod(folder, 0o777)
+    with pytest.raises(OSError):
+        _outcache.OutputCache(folder)
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    assert not list(folder.iterdir())  # nothing was written into it
+    assert out.read_bytes() == _fresh(project, tmp_path)
+
+
+def test_entries_are_bounded(tmp_path, monkeypatch):
+    folder = tmp_path / "o"
+    oc = _outcache.OutputCache(folder)
+    monkeypatch.setattr(_outcache, "MAX_ENTRIES", 2)
+    for i in range(4):
+        body = oc.temp_path(f"k{i}", ".json")
+        body.write_text(f"body {i}")
+        oc.publish(f"k{i}", body, tmp_path / f"out{i}.json", (1, 2, 0))
+        os.utime(folder / f"k{i}.meta", (1000 + i, 1000 + i))
+    assert sorted(p.name for p in folder.iterdir()) == ["k2.body", "k2.meta", "k3.body", "k3.meta"]
+    assert oc.copy_to("k3", tmp_path / "again.json") == (1, 2, 0)
+    assert (tmp_path / "again.json").read_text() == "body 3"
+    assert oc.copy_to("k0", tmp_path / "gone.json") is None and not (tmp_path / "gone.json").exists()
