@@ -726,13 +726,14 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
 
 def _from_store(project, out, dispatch: str, include_unresolved: bool, store, inputs, loc_mode: str,
                 startup: float):
-    """``(ProjectGraph, written)`` when nothing a build reads has changed
+    """``(ProjectGraph, written, line)`` when nothing a build reads has changed
     since the graph store stored this project's graph (``GraphStore.lookup``:
     the stat rule and the racy-file hashing of docs/callgraph.md "Graph
     store") and, with ``out``, the output cache (qare._outcache) holds the
     bytes written then: ``written`` is ``_output``'s counts (or the error's
     text when ``out`` cannot be written; None without ``out``), the graph
-    holds the stored summary (this run's phases) and no edges. None
+    holds the stored summary (this run's phases) and no edges; ``line`` the
+    stderr line that says so (the one ``qare chain`` prints). None
     otherwise: the caller builds (from the warm cache)."""
     import dataclasses
     import time
@@ -745,6 +746,7 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
     try:
         pg = sg.project_graph(project, resolution=inputs.resolution)
         built_from = sg.inputs
+        line = _from_store_line(sg, len(inputs.files))
     finally:
         sg.close()
     t_store = time.perf_counter() - t0
@@ -769,7 +771,7 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
     if out is not None:
         phases["output"] = round(t_out, 3)
     pg.summary = dataclasses.replace(pg.summary, seconds=t_store, phases=phases, cache={"graph_store": "hit"})
-    return pg, written
+    return pg, written, line
 
 
 _GRAPH_EPILOG = epilog(
@@ -824,10 +826,10 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                     sys.exit(NO_INPUT)
                 answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode, startup)
             if answered is not None:
-                pg, written = answered
+                pg, written, line = answered
                 cp_failed = _report_build(pg, classpath, quiet)
                 if not quiet:
-                    click.echo("graph: from the graph store (no input changed since it was built)", err=True)
+                    click.echo(line, err=True)
             else:
                 pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                        maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,

@@ -80,7 +80,7 @@ def test_an_unchanged_project_is_answered_from_the_store(project, tmp_path, cach
         m.setattr(callgraph, "build_project_graph", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
         res2 = _graph(project, out2, cache)
     assert res2.exit_code == 0, res2.output
-    assert "graph: from the graph store" in res2.output
+    assert "graph: from the store (built " in res2.output
     assert out2.read_bytes() == out1.read_bytes() == _fresh(project, tmp_path)
     # the same summary counts and graph line as the build printed
     assert res2.output.splitlines()[-1].replace(str(out2), "X") == res.output.splitlines()[-1].replace(str(out1), "X")
@@ -93,7 +93,7 @@ def test_a_changed_body_is_built_again(project, tmp_path, cache):
     p = project / "src/main/java/s/Use.java"
     p.write_text(p.read_text().replace('s.process("x");', 's.process("x"); s.empty("y");'))
     res = _graph(project, out, cache)
-    assert res.exit_code == 0 and "from the graph store" not in res.output
+    assert res.exit_code == 0 and "graph: from the store" not in res.output
     edges = json.loads(out.read_text())["edges"]
     assert any(e["source"] == "s.Use.go(s.Svc)" and e["target"] == "s.Svc.empty(java.lang.String)" for e in edges)
     assert out.read_bytes() == _fresh(project, tmp_path)
@@ -106,7 +106,7 @@ def test_touched_but_unchanged_files_still_answer(project, tmp_path, cache, monk
     _old(project)  # new mtimes (and ctimes): the stat differs, the bytes are hashed and found equal
     monkeypatch.setattr(callgraph, "build_project_graph", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
     res = _graph(project, tmp_path / "b.json", cache)
-    assert res.exit_code == 0 and "from the graph store" in res.output
+    assert res.exit_code == 0 and "graph: from the store" in res.output
     assert (tmp_path / "b.json").read_bytes() == good
 
 
@@ -153,7 +153,7 @@ def test_a_linked_body_is_not_followed(project, tmp_path, cache):
     body.symlink_to(other)
     res = _graph(project, tmp_path / "b.json", cache)
     assert res.exit_code == 0 and (tmp_path / "b.json").read_bytes() == good
-    assert "from the graph store" not in res.output  # built: the link was not read
+    assert "graph: from the store" not in res.output  # built: the link was not read
     assert other.read_bytes() == good  # never written through
     assert not body.is_symlink() and body.read_bytes() == good  # the link itself replaced
 
