@@ -14,7 +14,6 @@ guessed silently: every guess by name carries its reason.
 
 from __future__ import annotations
 
-from ._facts import _text as _t
 from ._callsite import NOT_A_CALL, ApiTarget, CallResolution
 from ._callsite import Resolution as R
 from ._types import UNKNOWN_LIB, LambdaT, NullT, UnknownT
@@ -75,18 +74,28 @@ class CallSites:
             return r
         self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
         with self.within(self.context_at(n.start_byte)):
-            r = self._call(n)
+            r = self._call(n, n.child_by_field_name("name"))
         self.cache[n.id] = r
         return r
 
-    def _call(self, n) -> CallResolution:
-        name_node = n.child_by_field_name("name")
+    def call_site(self, n, name_node) -> CallResolution:
+        """:meth:`call` for a call site ``FileResolver.run`` visits: the context
+        is already the site's own (``run`` set it), and ``name_node`` is the
+        invocation's ``name`` child, which ``run`` also needs for the line."""
+        r = self.cache.get(n.id)
+        if r is not None:
+            return r
+        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
+        r = self._call(n, name_node)
+        self.cache[n.id] = r
+        return r
+
+    def _call(self, n, name_node) -> CallResolution:
         if name_node is None:
             return CallResolution(_UNRESOLVED, reason="malformed invocation")
-        name = _t(name_node)
+        name = self._tx(name_node)
         args = self.args_of(n)
         obj = n.child_by_field_name("object")
-        has_super = any(c.type == "super" for c in n.children if c != obj)
         idx = self.idx
         if obj is None:
             return self.unqualified(name, args)
@@ -95,7 +104,10 @@ class CallSites:
             if sup is None:
                 return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
-        if has_super:  # Interface.super.m() or Outer.super.m()
+        # `X.super.m()` has at least X . super . m (args): five children; most
+        # calls have four (`o.m(args)`), so their children are not listed
+        if n.child_count >= 5 and any(c.type == "super" for c in n.children if c != obj):
+            # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
                 return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
@@ -109,7 +121,7 @@ class CallSites:
             return self.select(self.ctx.type_key, name, args, virtual=True)
         if obj.type in ("identifier", "field_access", "scoped_identifier"):
             if obj.type == "identifier":
-                ot, found = self.ident(_t(obj), obj.start_byte)
+                ot, found = self.ident(self._tx(obj), obj.start_byte)
                 if found:
                     if ot is None:
                         return self.by_name(name, args, "receiver variable of unknown type")
@@ -285,10 +297,10 @@ class CallSites:
         o, f = obj.child_by_field_name("object"), obj.child_by_field_name("field")
         if o is None or f is None or f.type != "identifier":
             return False
-        fname = _t(f)
+        fname = self._tx(f)
         if not (fname[:1].isupper() and fname.upper() == fname):
             return False
-        if o.type == "identifier" and self.ident(_t(o), o.start_byte)[1]:
+        if o.type == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
         return k is not None and self.idx.solver.view(k) is None

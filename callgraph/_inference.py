@@ -18,7 +18,6 @@ The ``FileResolver`` mixin :class:`GenericInference`:
 from __future__ import annotations
 
 from ._facts import type_ref
-from ._facts import _text as _t
 from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard, LambdaT, NullT, UnknownT
 from ._candidates import MethodCandidate
@@ -294,7 +293,7 @@ class GenericInference:
         elif p.type == "variable_declarator" and p.parent is not None \
                 and p.parent.type in ("local_variable_declaration", "field_declaration"):
             ty = p.parent.child_by_field_name("type")
-            if ty is not None and _t(ty) != "var":
+            if ty is not None and self._tx(ty) != "var":
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         elif p.type == "return_statement":
             # `return x -> ...`: the target is the enclosing method's declared return
@@ -395,7 +394,7 @@ class GenericInference:
                 ptype = pt[-1][:-2]
         elif p.type == "variable_declarator" and p.parent is not None:
             ty = p.parent.child_by_field_name("type")
-            if ty is not None and _t(ty) != "var":
+            if ty is not None and self._tx(ty) != "var":
                 r = self.ref(type_ref(ty))
                 ptype = r[0] if r else None
         if ptype is None or ptype in PRIMITIVES or ptype.endswith("[]"):
