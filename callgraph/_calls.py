@@ -170,7 +170,7 @@ class CallSites:
             lr = self.local_method(k, name, args)
             if lr is not None:
                 return lr
-            cands, unknown = idx.methods_named(k, name)
+            cands, unknown = self.named(k, name)
             if cands:
                 return self.select(k, name, args, virtual=True)
             if unknown is not None and first_unknown is None:
@@ -246,7 +246,7 @@ class CallSites:
         lr = self.local_method(t, name, args)
         if lr is not None:
             return lr
-        cands, unknown = idx.methods_named(t, name)
+        cands, unknown = self.named(t, name)
         if not cands:
             if unknown is not None or idx.solver.view(t) is None:
                 jdk = self.jdk_member(t, name, args, unknown.name if unknown is not None else None, recv)
@@ -340,24 +340,42 @@ class CallSites:
         return CallResolution(_BY_ARITY, (mid,), ret, None,
                     apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
+    def named(self, t: str, name: str):
+        """``ProjectIndex.methods_named(t, name)``, memoised per file: a file asks
+        the same (type, name) at many call sites, and with a warm cache each
+        ask of the index is also recorded (``_deps.RecordingIndex``), where a
+        repeat only adds a duplicate that is dropped when the row is stored."""
+        k = (t, name)
+        r = self._named.get(k)
+        if r is None:
+            r = self._named[k] = self.idx.methods_named(t, name)
+        return r
+
     def target(self, c, kind, t, args, recv, virtual) -> CallResolution:
         idx = self.idx
         if c.is_source:
             tid = c.info.id
             lib = ()
             ret = self.project_return(c, t, args, recv)
-            ptypes = c.ptypes
             static = c.info.static or c.info.private or c.info.name == "<init>"
         else:
             tid = c.id
-            lib = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner)),)
+            lib = self._lib_api.get(tid)
+            if lib is None:  # the same ApiTarget for each call of it in the file
+                lib = self._lib_api[tid] = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner),
+                                                      idx.library_of(c.owner)),)
             ret = self.lib_return(c, recv, args)
-            ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
         if virtual and not static and t in idx.types and not idx.types[t].local:
-            if c.is_source:
-                cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
-            else:
-                cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
+            # CHA targets depend on the static type and the method alone:
+            # once per file (the same ``list.add`` at many call sites)
+            ck = (t, id(c))
+            cha = self._cha.get(ck)
+            if cha is None:
+                if c.is_source:
+                    cha = tuple(i for i in idx.overriders(t, c.info.name, c.ptypes, c) if i != tid)
+                else:
+                    cha = tuple(i for i in idx.overriders(t, c.sig.name, c.ptypes) if i != tid)
+                self._cha[ck] = cha
         return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)

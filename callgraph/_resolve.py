@@ -230,6 +230,9 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self.owner_starts = [o[0] for o in owners]
         self.locals: dict[str, list] = {}
         self.cache: dict[int, CallResolution] = {}
+        self._named: dict = {}  # (type, name) -> methods_named (CallSites.named)
+        self._lib_api: dict = {}  # library method id -> (ApiTarget,) (CallSites.target)
+        self._cha: dict = {}  # (static type, id of the candidate) -> CHA target ids (CallSites.target)
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
