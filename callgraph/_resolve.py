@@ -45,6 +45,7 @@ _LOCAL_CLASS = R.LOCAL_CLASS
 _NOT_A_CALL = R.NOT_A_CALL
 _UNRESOLVED = R.UNRESOLVED
 _new = tuple.__new__
+_UNPLACED = object()  # site_type: a type whose kind is not memoised yet
 
 _SITE_QUERY_PATTERNS = """
 (local_variable_declaration) @local
@@ -97,7 +98,7 @@ def _start(c):
     return c[0]
 
 
-def site_type(idx: ProjectIndex, r: CallResolution) -> str:
+def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None) -> str:
     """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
 
     ``third-party-on-classpath``: the declaring type of a chosen target, or the
@@ -109,7 +110,10 @@ def site_type(idx: ProjectIndex, r: CallResolution) -> str:
     library type; ``not-a-type``: a method called on a primitive, ``null`` or
     untyped lambda value; ``jdk`` / ``project``: every type involved is the
     JDK's / the project's. Off-classpath wins over on-classpath, which wins
-    over jdk and project (docs/callgraph.md "Third-party call sites")."""
+    over jdk and project (docs/callgraph.md "Third-party call sites").
+    ``placed``: a memo of each type's kind (None for a project type), kept
+    by the caller for one file, where the same few types come back at
+    every call site."""
     kind = r.resolution
     if kind is _LOCAL_CLASS:
         return "project"
@@ -126,15 +130,23 @@ def site_type(idx: ProjectIndex, r: CallResolution) -> str:
         return "unknown-type"
     else:
         owners = [a.declaring_type for a in r.apis] + ([recv] if recv is not None else [])
+    if placed is None:
+        placed = {}
     seen = set()
     for t in owners:
-        if t in idx.types:
-            continue
-        sig = idx.lib(t)
-        if sig is not None:
-            seen.add("jdk" if sig.origin == "jdk" else "third-party-on-classpath")
-        else:
-            seen.add("third-party-off-classpath" if idx.third_party(t) else "jdk")
+        k = placed.get(t, _UNPLACED)
+        if k is _UNPLACED:
+            if t in idx.types:
+                k = None
+            else:
+                sig = idx.lib(t)
+                if sig is not None:
+                    k = "jdk" if sig.origin == "jdk" else "third-party-on-classpath"
+                else:
+                    k = "third-party-off-classpath" if idx.third_party(t) else "jdk"
+            placed[t] = k
+        if k is not None:
+            seen.add(k)
     for k in ("third-party-off-classpath", "third-party-on-classpath", "jdk"):
         if k in seen:
             return k
@@ -230,8 +242,11 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self.owner_starts = [o[0] for o in owners]
         self.locals: dict[str, list] = {}
         self.cache: dict[int, CallResolution] = {}
+        self._refs: dict = {}  # (TypeRef, type key, method id or None) -> resolve_ref (Scopes.ref)
+        self._field_names: dict = {}  # (type key, simple name) -> (type, found) (Scopes.ident)
         self._named: dict = {}  # (type, name) -> methods_named (CallSites.named)
         self._lib_api: dict = {}  # library method id -> (ApiTarget,) (CallSites.target)
+        self._placed: dict = {}  # type -> its kind for site_type (None: a project type)
         self._cha: dict = {}  # (static type, id of the candidate) -> CHA target ids (CallSites.target)
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
@@ -284,7 +299,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             return
         res = self.res
         res.counts[kind] += 1
-        res.sites[site_type(self.idx, r)] += 1
+        res.sites[site_type(self.idx, r, self._placed)] += 1
         # the example is formatted only for a reason's first call site
         if kind is _UNRESOLVED:
             key = r.reason

@@ -121,7 +121,21 @@ class Scopes:
 
     def ref(self, tref, ctx: "MethodContext | None" = None):
         ctx = ctx or self.ctx
-        return self.idx.resolve_ref(tref, self.fi, ctx.type_key, ctx.mtparams)
+        m = ctx.method
+        mtp = m.tparams if m is not None and m.tparams else None
+        # memoised per file (the same written types come back in a file; with
+        # a warm cache each ask of the index is also recorded): the answer
+        # depends on the type, the file, the enclosing type and the method's
+        # type parameters, named here by the method's identity
+        mk = (tref, ctx.type_key, id(m) if mtp is not None else None)
+        try:
+            return self._refs[mk]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable TypeRef (none expected): asked as it is
+            return self.idx.resolve_ref(tref, self.fi, ctx.type_key, mtp)
+        r = self._refs[mk] = self.idx.resolve_ref(tref, self.fi, ctx.type_key, mtp)
+        return r
 
     def add_local(self, name: str, scope_start, scope_end, avail, payload):
         self.locals.setdefault(name, []).append((scope_start, scope_end, avail, payload))
@@ -279,6 +293,17 @@ class Scopes:
         t, found = self.local_type(name, pos)
         if found:
             return t, True
+        # not a local: a field of an enclosing type or a static import, the
+        # same answer for every use of the name in the type (memoised per file)
+        mk = (self.ctx.type_key, name)
+        r = self._field_names.get(mk)
+        if r is None:
+            r = self._field_names[mk] = self._field_or_import(name)
+        return r
+
+    def _field_or_import(self, name: str):
+        """(type, found) of simple name ``name`` as a field of the enclosing types
+        (outward) or a statically imported field, in the current context."""
         idx = self.idx
         k = self.ctx.type_key
         while k is not None:
