@@ -201,8 +201,14 @@ class CallSites:
         return self.by_name(name, args, "no method of that name in scope")
 
     def local_method(self, k, name, args):
-        td = self.idx.types.get(k)
-        if td is None or not td.local:
+        # asked at every select: whether ``k`` is a local class, once per file
+        td = self._local_td.get(k, False)
+        if td is False:
+            td = self.idx.types.get(k)
+            if td is not None and not td.local:
+                td = None
+            self._local_td[k] = td
+        if td is None:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):

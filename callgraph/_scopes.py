@@ -326,16 +326,27 @@ class Scopes:
                         return t, True
         return None, False
 
+    def _type_name(self, text: str):
+        """``ProjectIndex.resolve_name`` of ``text`` in this file and the current
+        type, memoised per file (receivers name the same few types)."""
+        mk = (text, self.ctx.type_key)
+        try:
+            return self._type_names[mk]
+        except KeyError:
+            pass
+        r = self._type_names[mk] = self.idx.resolve_name(text, self.fi, self.ctx.type_key)
+        return r
+
     def as_type_name(self, node):
         """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
         t = node.type
         if t in ("identifier", "type_identifier"):
-            return self.idx.resolve_name(self._tx(node), self.fi, self.ctx.type_key)
+            return self._type_name(self._tx(node))
         if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
             text = self._tx(node)
             if not all(c.isalnum() or c in "._$" for c in text):
                 return None
-            return self.idx.resolve_name(text, self.fi, self.ctx.type_key)
+            return self._type_name(text)
         if t == "generic_type":
             r = self.ref(type_ref(node))
             return r[0] if r else None
