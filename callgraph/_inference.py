@@ -32,6 +32,7 @@ _EXACT = R.EXACT
 _NOT_CLASS_T = (NullT, LambdaT, UnknownT)
 # argument types a project method's type variable is not inferred from
 _NOT_INFERRED_T = (NullT, LambdaT)
+_UNASKED = object()  # project_return: a candidate whose plain return is not memoised yet
 
 
 def _mentions_tvar(ref, names) -> bool:
@@ -56,12 +57,20 @@ class GenericInference:
         r = c.returns
         if r[0] == "void":
             return VOID
+        # a method of a class with no type parameters that infers none of its
+        # own returns the same type at every call: once per file
+        plain = self._plain_returns.get(id(c), _UNASKED)
+        if plain is not _UNASKED:
+            return plain
         idx = self.idx
         fi = idx.type_file[c.type_key]
         subst: dict = {}
         # class type variables from the receiver's type arguments
         td = idx.types.get(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
+        if not tps and not (c.tparams and c.decl is not None):
+            plain = self._plain_returns[id(c)] = idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+            return plain
         if tps:
             if recv is None and self.ctx.type_key is not None:
                 recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`

@@ -246,6 +246,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self._field_names: dict = {}  # (type key, simple name) -> (type, found) (Scopes.ident)
         self._type_names: dict = {}  # (type name text, type key) -> resolve_name (Scopes._type_name)
         self._local_td: dict = {}  # type key -> its TypeDecl if a local class, else None (CallSites.local_method)
+        self._plain_returns: dict = {}  # id of a candidate -> its return type, when constant (project_return)
         self._named: dict = {}  # (type, name) -> methods_named (CallSites.named)
         self._lib_api: dict = {}  # library method id -> (ApiTarget,) (CallSites.target)
         self._placed: dict = {}  # type -> its kind for site_type (None: a project type)
