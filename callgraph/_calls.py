@@ -14,7 +14,6 @@ guessed silently: every guess by name carries its reason.
 
 from __future__ import annotations
 
-from ._facts import _text as _t
 from ._callsite import NOT_A_CALL, ApiTarget, CallResolution
 from ._callsite import Resolution as R
 from ._types import UNKNOWN_LIB, LambdaT, NullT, UnknownT
@@ -75,18 +74,28 @@ class CallSites:
             return r
         self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
         with self.within(self.context_at(n.start_byte)):
-            r = self._call(n)
+            r = self._call(n, n.child_by_field_name("name"))
         self.cache[n.id] = r
         return r
 
-    def _call(self, n) -> CallResolution:
-        name_node = n.child_by_field_name("name")
+    def call_site(self, n, name_node) -> CallResolution:
+        """:meth:`call` for a call site ``FileResolver.run`` visits: the context
+        is already the site's own (``run`` set it), and ``name_node`` is the
+        invocation's ``name`` child, which ``run`` also needs for the line."""
+        r = self.cache.get(n.id)
+        if r is not None:
+            return r
+        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
+        r = self._call(n, name_node)
+        self.cache[n.id] = r
+        return r
+
+    def _call(self, n, name_node) -> CallResolution:
         if name_node is None:
             return CallResolution(_UNRESOLVED, reason="malformed invocation")
-        name = _t(name_node)
+        name = self._tx(name_node)
         args = self.args_of(n)
         obj = n.child_by_field_name("object")
-        has_super = any(c.type == "super" for c in n.children if c != obj)
         idx = self.idx
         if obj is None:
             return self.unqualified(name, args)
@@ -95,7 +104,10 @@ class CallSites:
             if sup is None:
                 return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
-        if has_super:  # Interface.super.m() or Outer.super.m()
+        # `X.super.m()` has at least X . super . m (args): five children; most
+        # calls have four (`o.m(args)`), so their children are not listed
+        if n.child_count >= 5 and any(c.type == "super" for c in n.children if c != obj):
+            # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
                 return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
@@ -109,7 +121,7 @@ class CallSites:
             return self.select(self.ctx.type_key, name, args, virtual=True)
         if obj.type in ("identifier", "field_access", "scoped_identifier"):
             if obj.type == "identifier":
-                ot, found = self.ident(_t(obj), obj.start_byte)
+                ot, found = self.ident(self._tx(obj), obj.start_byte)
                 if found:
                     if ot is None:
                         return self.by_name(name, args, "receiver variable of unknown type")
@@ -158,7 +170,7 @@ class CallSites:
             lr = self.local_method(k, name, args)
             if lr is not None:
                 return lr
-            cands, unknown = idx.methods_named(k, name)
+            cands, unknown = self.named(k, name)
             if cands:
                 return self.select(k, name, args, virtual=True)
             if unknown is not None and first_unknown is None:
@@ -189,8 +201,14 @@ class CallSites:
         return self.by_name(name, args, "no method of that name in scope")
 
     def local_method(self, k, name, args):
-        td = self.idx.types.get(k)
-        if td is None or not td.local:
+        # asked at every select: whether ``k`` is a local class, once per file
+        td = self._local_td.get(k, False)
+        if td is False:
+            td = self.idx.types.get(k)
+            if td is not None and not td.local:
+                td = None
+            self._local_td[k] = td
+        if td is None:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):
@@ -234,7 +252,7 @@ class CallSites:
         lr = self.local_method(t, name, args)
         if lr is not None:
             return lr
-        cands, unknown = idx.methods_named(t, name)
+        cands, unknown = self.named(t, name)
         if not cands:
             if unknown is not None or idx.solver.view(t) is None:
                 jdk = self.jdk_member(t, name, args, unknown.name if unknown is not None else None, recv)
@@ -285,10 +303,10 @@ class CallSites:
         o, f = obj.child_by_field_name("object"), obj.child_by_field_name("field")
         if o is None or f is None or f.type != "identifier":
             return False
-        fname = _t(f)
+        fname = self._tx(f)
         if not (fname[:1].isupper() and fname.upper() == fname):
             return False
-        if o.type == "identifier" and self.ident(_t(o), o.start_byte)[1]:
+        if o.type == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
         return k is not None and self.idx.solver.view(k) is None
@@ -328,24 +346,42 @@ class CallSites:
         return CallResolution(_BY_ARITY, (mid,), ret, None,
                     apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
 
+    def named(self, t: str, name: str):
+        """``ProjectIndex.methods_named(t, name)``, memoised per file: a file asks
+        the same (type, name) at many call sites, and with a warm cache each
+        ask of the index is also recorded (``_deps.RecordingIndex``), where a
+        repeat only adds a duplicate that is dropped when the row is stored."""
+        k = (t, name)
+        r = self._named.get(k)
+        if r is None:
+            r = self._named[k] = self.idx.methods_named(t, name)
+        return r
+
     def target(self, c, kind, t, args, recv, virtual) -> CallResolution:
         idx = self.idx
         if c.is_source:
             tid = c.info.id
             lib = ()
             ret = self.project_return(c, t, args, recv)
-            ptypes = c.ptypes
             static = c.info.static or c.info.private or c.info.name == "<init>"
         else:
             tid = c.id
-            lib = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner), idx.library_of(c.owner)),)
+            lib = self._lib_api.get(tid)
+            if lib is None:  # the same ApiTarget for each call of it in the file
+                lib = self._lib_api[tid] = (ApiTarget(tid, c.owner, c.sig.name, idx.third_party(c.owner),
+                                                      idx.library_of(c.owner)),)
             ret = self.lib_return(c, recv, args)
-            ptypes = c.ptypes
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
         if virtual and not static and t in idx.types and not idx.types[t].local:
-            if c.is_source:
-                cha = tuple(i for i in idx.overriders(t, c.info.name, ptypes, c) if i != tid)
-            else:
-                cha = tuple(i for i in idx.overriders(t, c.sig.name, ptypes) if i != tid)
+            # CHA targets depend on the static type and the method alone:
+            # once per file (the same ``list.add`` at many call sites)
+            ck = (t, id(c))
+            cha = self._cha.get(ck)
+            if cha is None:
+                if c.is_source:
+                    cha = tuple(i for i in idx.overriders(t, c.info.name, c.ptypes, c) if i != tid)
+                else:
+                    cha = tuple(i for i in idx.overriders(t, c.sig.name, c.ptypes) if i != tid)
+                self._cha[ck] = cha
         return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)

@@ -13,7 +13,6 @@ target functional interface decides.
 from __future__ import annotations
 
 from ._facts import type_ref
-from ._facts import _text as _t
 from ._callsite import NOT_A_CALL, CallResolution
 from ._callsite import Resolution as R
 from ._index import OBJECT
@@ -100,7 +99,7 @@ class Creations:
         the delegate's method), on the generated member's line."""
         idx = self.idx
         for src, dst, api in idx.gen_edges.get(self.fi, ()):
-            self.res.edge(src, dst, idx.by_id[src].info.start_line, _EXACT)
+            self.res.edge(src, dst, (idx.by_id[src].info.start_line,), _EXACT)
             if api is not None:
                 self.res.apis.setdefault(dst, api)
 
@@ -126,7 +125,7 @@ class Creations:
                     sup_ctor = [q.info.id for q in idx.methods.get(sup, ())
                                 if q.info.name == "<init>" and q.info.generated_by == p.info.generated_by]
                     for mid in sup_ctor:
-                        self.res.edge(p.info.id, mid, p.info.start_line, _EXACT)
+                        self.res.edge(p.info.id, mid, (p.info.start_line,), _EXACT)
                     continue
                 r = self.select(sup, "<init>", [], virtual=False)
                 self.emit((0, 0, (p.info.id,)), r, p.info.start_line)
@@ -137,7 +136,7 @@ class Creations:
             return NOT_A_CALL
         recv = kids[0]
         last = n.children[-1]
-        name = "<init>" if last.type == "new" else _t(last)
+        name = "<init>" if last.type == "new" else self._tx(last)
         idx = self.idx
         if recv.type == "array_type":
             return NOT_A_CALL
@@ -149,7 +148,7 @@ class Creations:
         else:
             t = None
             if recv.type == "identifier":
-                ot, found = self.ident(_t(recv), recv.start_byte)
+                ot, found = self.ident(self._tx(recv), recv.start_byte)
                 if found:
                     t = ot[0] if ot else None
                     if t is None:

@@ -99,6 +99,7 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
         self._allsupers: dict[str, frozenset | None] = {}
         self._mnamed: dict = {}
         self._lib: dict = {}
+        self._has: dict = {}  # source FQN -> whether the classpath has its class file (lib_has)
         self._fields: dict = {}
         self._third: dict = {}
         self._over: dict = {}

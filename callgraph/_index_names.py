@@ -24,7 +24,15 @@ class NameResolution:
         return sig
 
     def lib_has(self, fqn: str) -> bool:
-        return self.cp is not None and self.cp.has_type(fqn)
+        """Whether the classpath has a class file for source FQN ``fqn`` (memoised:
+        name resolution asks the same few names from every file, and each ask
+        tries every split of the name into package and nested classes)."""
+        try:
+            return self._has[fqn]
+        except KeyError:
+            pass
+        r = self._has[fqn] = self.cp is not None and self.cp.has_type(fqn)
+        return r
 
     def third_party(self, fqn: str) -> bool:
         """True unless the type is a JDK type (decided by the JDK's own package list;

@@ -18,7 +18,6 @@ The ``FileResolver`` mixin :class:`GenericInference`:
 from __future__ import annotations
 
 from ._facts import type_ref
-from ._facts import _text as _t
 from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard, LambdaT, NullT, UnknownT
 from ._candidates import MethodCandidate
@@ -33,6 +32,7 @@ _EXACT = R.EXACT
 _NOT_CLASS_T = (NullT, LambdaT, UnknownT)
 # argument types a project method's type variable is not inferred from
 _NOT_INFERRED_T = (NullT, LambdaT)
+_UNASKED = object()  # project_return: a candidate whose plain return is not memoised yet
 
 
 def _mentions_tvar(ref, names) -> bool:
@@ -57,12 +57,20 @@ class GenericInference:
         r = c.returns
         if r[0] == "void":
             return VOID
+        # a method of a class with no type parameters that infers none of its
+        # own returns the same type at every call: once per file
+        plain = self._plain_returns.get(id(c), _UNASKED)
+        if plain is not _UNASKED:
+            return plain
         idx = self.idx
         fi = idx.type_file[c.type_key]
         subst: dict = {}
         # class type variables from the receiver's type arguments
         td = idx.types.get(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
+        if not tps and not (c.tparams and c.decl is not None):
+            plain = self._plain_returns[id(c)] = idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+            return plain
         if tps:
             if recv is None and self.ctx.type_key is not None:
                 recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
@@ -294,7 +302,7 @@ class GenericInference:
         elif p.type == "variable_declarator" and p.parent is not None \
                 and p.parent.type in ("local_variable_declaration", "field_declaration"):
             ty = p.parent.child_by_field_name("type")
-            if ty is not None and _t(ty) != "var":
+            if ty is not None and self._tx(ty) != "var":
                 ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
         elif p.type == "return_statement":
             # `return x -> ...`: the target is the enclosing method's declared return
@@ -395,7 +403,7 @@ class GenericInference:
                 ptype = pt[-1][:-2]
         elif p.type == "variable_declarator" and p.parent is not None:
             ty = p.parent.child_by_field_name("type")
-            if ty is not None and _t(ty) != "var":
+            if ty is not None and self._tx(ty) != "var":
                 r = self.ref(type_ref(ty))
                 ptype = r[0] if r else None
         if ptype is None or ptype in PRIMITIVES or ptype.endswith("[]"):

@@ -45,6 +45,7 @@ _LOCAL_CLASS = R.LOCAL_CLASS
 _NOT_A_CALL = R.NOT_A_CALL
 _UNRESOLVED = R.UNRESOLVED
 _new = tuple.__new__
+_UNPLACED = object()  # site_type: a type whose kind is not memoised yet
 
 _SITE_QUERY_PATTERNS = """
 (local_variable_declaration) @local
@@ -97,7 +98,7 @@ def _start(c):
     return c[0]
 
 
-def site_type(idx: ProjectIndex, r: CallResolution) -> str:
+def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None) -> str:
     """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
 
     ``third-party-on-classpath``: the declaring type of a chosen target, or the
@@ -109,7 +110,10 @@ def site_type(idx: ProjectIndex, r: CallResolution) -> str:
     library type; ``not-a-type``: a method called on a primitive, ``null`` or
     untyped lambda value; ``jdk`` / ``project``: every type involved is the
     JDK's / the project's. Off-classpath wins over on-classpath, which wins
-    over jdk and project (docs/callgraph.md "Third-party call sites")."""
+    over jdk and project (docs/callgraph.md "Third-party call sites").
+    ``placed``: a memo of each type's kind (None for a project type), kept
+    by the caller for one file, where the same few types come back at
+    every call site."""
     kind = r.resolution
     if kind is _LOCAL_CLASS:
         return "project"
@@ -126,15 +130,23 @@ def site_type(idx: ProjectIndex, r: CallResolution) -> str:
         return "unknown-type"
     else:
         owners = [a.declaring_type for a in r.apis] + ([recv] if recv is not None else [])
+    if placed is None:
+        placed = {}
     seen = set()
     for t in owners:
-        if t in idx.types:
-            continue
-        sig = idx.lib(t)
-        if sig is not None:
-            seen.add("jdk" if sig.origin == "jdk" else "third-party-on-classpath")
-        else:
-            seen.add("third-party-off-classpath" if idx.third_party(t) else "jdk")
+        k = placed.get(t, _UNPLACED)
+        if k is _UNPLACED:
+            if t in idx.types:
+                k = None
+            else:
+                sig = idx.lib(t)
+                if sig is not None:
+                    k = "jdk" if sig.origin == "jdk" else "third-party-on-classpath"
+                else:
+                    k = "third-party-off-classpath" if idx.third_party(t) else "jdk"
+            placed[t] = k
+        if k is not None:
+            seen.add(k)
     for k in ("third-party-off-classpath", "third-party-on-classpath", "jdk"):
         if k in seen:
             return k
@@ -147,8 +159,10 @@ class _FileAcc:
     __slots__ = ("edges", "apis", "counts", "reasons", "examples", "sites")
 
     def __init__(self):
-        # (src, dst) -> [Resolution, lines]: lines an int while the edge has one
-        # call-site line (most edges: no set made per edge), a set from the second
+        # (src, dst) -> [Resolution, lines]: lines the call site's 1-tuple
+        # ``(line,)`` while the edge has one line (most edges: no set made per
+        # edge, and the tuple, made once per call site, is shared by all its
+        # edges and frozen as it is), a set from the second line
         self.edges: dict = {}
         self.apis: dict = {}  # id -> ApiTarget
         self.counts: Counter = Counter()
@@ -156,35 +170,37 @@ class _FileAcc:
         self.reasons: Counter = Counter()
         self.examples: dict = {}  # reason -> "file:line"
 
-    def edge(self, src, dst, line, kind):
+    def edge(self, src, dst, lt: tuple, kind):
+        """Add edge ``src`` → ``dst`` of ``kind`` at the line in 1-tuple ``lt``."""
         e = self.edges.get((src, dst))
         if e is None:
-            self.edges[(src, dst)] = [kind, line]
+            self.edges[(src, dst)] = [kind, lt]
         else:
             if _RANK[kind] < _RANK[e[0]]:
                 e[0] = kind
-            _add_line(e, line)
+            _add_line(e, lt)
 
     def freeze(self) -> FileResult:
         # one CallEdge per edge (hundreds of thousands on the JDK): tuple.__new__
         # in a list comprehension makes the same NamedTuple at half the cost of
         # calling CallEdge(...) (its __new__ is a Python function); most edges
-        # have one line (an int), so no sort
+        # have one line (already its lines tuple), so no sort
         return FileResult(
-            tuple([_new(CallEdge, (s, d, k, (lines,) if lines.__class__ is int else tuple(sorted(lines))))
+            tuple([_new(CallEdge, (s, d, k, lines if lines.__class__ is tuple else tuple(sorted(lines))))
                    for (s, d), (k, lines) in self.edges.items()]),
             tuple(self.apis.values()), tuple(self.counts.items()), tuple(self.reasons.items()),
             tuple(self.examples.items()), tuple(self.sites.items()))
 
 
-def _add_line(e: list, line: int) -> None:
-    """Add a call-site line to an edge's ``[kind, lines]`` (lines: int or set)."""
+def _add_line(e: list, lt: tuple) -> None:
+    """Add the call-site line in 1-tuple ``lt`` to an edge's ``[kind, lines]``
+    (lines: a 1-tuple or a set)."""
     ls = e[1]
-    if ls.__class__ is int:
-        if ls != line:
-            e[1] = {ls, line}
+    if ls.__class__ is tuple:
+        if ls[0] != lt[0]:
+            e[1] = {ls[0], lt[0]}
     else:
-        ls.add(line)
+        ls.add(lt[0])
 
 
 class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creations):
@@ -193,6 +209,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
     def __init__(self, idx: ProjectIndex, fi: int, src: bytes, tree):
         self.idx = idx
         self.fi = fi
+        self.src = src  # the bytes ``tree`` was parsed from (Scopes._tx)
         self.ff = idx.files[fi]
         self.tree = tree
         self.res = _FileAcc()
@@ -225,6 +242,15 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self.owner_starts = [o[0] for o in owners]
         self.locals: dict[str, list] = {}
         self.cache: dict[int, CallResolution] = {}
+        self._refs: dict = {}  # (TypeRef, type key, method id or None) -> resolve_ref (Scopes.ref)
+        self._field_names: dict = {}  # (type key, simple name) -> (type, found) (Scopes.ident)
+        self._type_names: dict = {}  # (type name text, type key) -> resolve_name (Scopes._type_name)
+        self._local_td: dict = {}  # type key -> its TypeDecl if a local class, else None (CallSites.local_method)
+        self._plain_returns: dict = {}  # id of a candidate -> its return type, when constant (project_return)
+        self._named: dict = {}  # (type, name) -> methods_named (CallSites.named)
+        self._lib_api: dict = {}  # library method id -> (ApiTarget,) (CallSites.target)
+        self._placed: dict = {}  # type -> its kind for site_type (None: a project type)
+        self._cha: dict = {}  # (static type, id of the candidate) -> CHA target ids (CallSites.target)
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
@@ -246,18 +272,24 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             if owner is None:
                 continue
             self.ctx = _new(MethodContext, (self.type_at(n.start_byte), owner[4]))  # see Scopes.context_at
-            try:
-                r = self.site(name, n)
-            except RecursionError:
-                r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
-            except Exception as e:  # a resolver bug must cost one call site, not the file
-                r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
             if name == "call":
+                nm = n.child_by_field_name("name")
+                try:
+                    r = self.call_site(n, nm)  # self.ctx is the site's context
+                except RecursionError:
+                    r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
+                except Exception as e:  # a resolver bug must cost one call site, not the file
+                    r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
                 # the line of the method name, as javac's line table has it
                 # for chained calls split over lines
-                nm = n.child_by_field_name("name")
                 line = (nm or n).start_point[0] + 1
             else:
+                try:
+                    r = self.site(name, n)
+                except RecursionError:
+                    r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
+                except Exception as e:  # a resolver bug must cost one call site, not the file
+                    r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
                 line = n.start_point[0] + 1
             self.emit(owner, r, line)
         self.implicit_super_calls()
@@ -270,7 +302,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             return
         res = self.res
         res.counts[kind] += 1
-        res.sites[site_type(self.idx, r)] += 1
+        res.sites[site_type(self.idx, r, self._placed)] += 1
         # the example is formatted only for a reason's first call site
         if kind is _UNRESOLVED:
             key = r.reason
@@ -286,20 +318,21 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             if key not in res.examples:
                 res.examples[key] = f"{self.ff.rel}:{line}"
         edges = res.edges
+        lt = (line,)
         for src in owner[2]:
             for t in r.targets:
-                res.edge(src, t, line, kind)
+                res.edge(src, t, lt, kind)
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:
-                    edges[(src, t)] = [_CHA, line]
+                    edges[(src, t)] = [_CHA, lt]
                 else:
                     if e[0] is _GUESSED_BY_NAME:
                         e[0] = _CHA
                     ls = e[1]
-                    if ls.__class__ is int:
-                        if ls != line:
-                            e[1] = {ls, line}
+                    if ls.__class__ is tuple:
+                        if ls[0] != line:
+                            e[1] = {ls[0], line}
                     else:
                         ls.add(line)
         for a in r.apis:

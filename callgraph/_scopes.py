@@ -23,7 +23,6 @@ from enum import Enum
 from typing import NamedTuple
 
 from ._facts import type_ref
-from ._facts import _text as _t
 from ._candidates import MethodCandidate
 
 
@@ -81,6 +80,12 @@ _new = tuple.__new__
 class Scopes:
     """Context, local declarations and simple names of one file (see module docstring)."""
 
+    def _tx(self, node) -> str:
+        """The source text of ``node``: a slice of the file's bytes, which the
+        tree was parsed from (``node.text`` gives the same bytes at about twice
+        the cost, and pass 2 takes the text of ~800,000 nodes on java.base)."""
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
     def type_at(self, pos: int):
         i = bisect_right(self.span_starts, pos) - 1
         while i >= 0:
@@ -116,7 +121,21 @@ class Scopes:
 
     def ref(self, tref, ctx: "MethodContext | None" = None):
         ctx = ctx or self.ctx
-        return self.idx.resolve_ref(tref, self.fi, ctx.type_key, ctx.mtparams)
+        m = ctx.method
+        mtp = m.tparams if m is not None and m.tparams else None
+        # memoised per file (the same written types come back in a file; with
+        # a warm cache each ask of the index is also recorded): the answer
+        # depends on the type, the file, the enclosing type and the method's
+        # type parameters, named here by the method's identity
+        mk = (tref, ctx.type_key, id(m) if mtp is not None else None)
+        try:
+            return self._refs[mk]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable TypeRef (none expected): asked as it is
+            return self.idx.resolve_ref(tref, self.fi, ctx.type_key, mtp)
+        r = self._refs[mk] = self.idx.resolve_ref(tref, self.fi, ctx.type_key, mtp)
+        return r
 
     def add_local(self, name: str, scope_start, scope_end, avail, payload):
         self.locals.setdefault(name, []).append((scope_start, scope_end, avail, payload))
@@ -130,7 +149,7 @@ class Scopes:
                 if d.type == "variable_declarator":
                     nm = d.child_by_field_name("name")
                     dims = d.child_by_field_name("dimensions")
-                    self.add_local(_t(nm), n.start_byte, end, d.start_byte,
+                    self.add_local(self._tx(nm), n.start_byte, end, d.start_byte,
                                    self._payload(ty, d.child_by_field_name("value"), dims))
         elif cap == "param":
             p = n.parent
@@ -147,7 +166,7 @@ class Scopes:
                 if nm is None or ty is None:
                     return
                 tr = type_ref(ty)
-                self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
+                self.add_local(self._tx(nm), gp.start_byte, gp.end_byte, gp.start_byte,
                                (_DECLARED, (tr[0], tr[1], tr[2] + 1), n.start_byte))
             else:
                 nm = n.child_by_field_name("name")
@@ -156,8 +175,8 @@ class Scopes:
                 tr = type_ref(ty)
                 dims = n.child_by_field_name("dimensions")
                 if dims is not None:
-                    tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
-                self.add_local(_t(nm), gp.start_byte, gp.end_byte, gp.start_byte,
+                    tr = (tr[0], tr[1], tr[2] + self._tx(dims).count("["))
+                self.add_local(self._tx(nm), gp.start_byte, gp.end_byte, gp.start_byte,
                                (_DECLARED, tr, n.start_byte) if tr[0] != "var" else _NO_BINDING)
         elif cap == "catch":
             clause = n.parent
@@ -168,25 +187,25 @@ class Scopes:
                 (_DECLARED, ("java.lang.Exception", (), 0), n.start_byte) if tys else _NO_BINDING)
             if len(tys) > 1:
                 payload = (_DECLARED, type_ref(tys[0]), n.start_byte)
-            self.add_local(_t(nm), clause.start_byte, clause.end_byte, n.start_byte, payload)
+            self.add_local(self._tx(nm), clause.start_byte, clause.end_byte, n.start_byte, payload)
         elif cap == "foreach":
             ty = n.child_by_field_name("type")
             nm = n.child_by_field_name("name")
             val = n.child_by_field_name("value")
             if nm is None:
                 return
-            if ty is None or _t(ty) == "var":
+            if ty is None or self._tx(ty) == "var":
                 payload = (_FOREACH_ELEM, val)
             else:
                 payload = (_DECLARED, type_ref(ty), n.start_byte)
-            self.add_local(_t(nm), n.start_byte, n.end_byte, n.start_byte, payload)
+            self.add_local(self._tx(nm), n.start_byte, n.end_byte, n.start_byte, payload)
         elif cap == "res":
             nm = n.child_by_field_name("name")
             if nm is None:
                 return
             ty = n.child_by_field_name("type")
             scope = n.parent.parent if n.parent is not None and n.parent.parent is not None else n
-            self.add_local(_t(nm), scope.start_byte, scope.end_byte, n.start_byte,
+            self.add_local(self._tx(nm), scope.start_byte, scope.end_byte, n.start_byte,
                            self._payload(ty, n.child_by_field_name("value"), None))
         elif cap == "inst":
             nm = n.child_by_field_name("name")
@@ -198,7 +217,7 @@ class Scopes:
                                                        "lambda_expression", "switch_block_statement_group"):
                 blk = blk.parent
             end = blk.end_byte if blk is not None else n.end_byte
-            self.add_local(_t(nm), n.start_byte, end, n.start_byte, (_DECLARED, type_ref(ty), n.start_byte))
+            self.add_local(self._tx(nm), n.start_byte, end, n.start_byte, (_DECLARED, type_ref(ty), n.start_byte))
         elif cap in ("tpat", "rpat"):
             kids = [c for c in n.named_children if c.type not in ("modifiers",)]
             if len(kids) < 2 or kids[-1].type != "identifier":
@@ -209,27 +228,27 @@ class Scopes:
                                                            "block", "lambda_expression"):
                 scope = scope.parent
             scope = scope or n
-            payload = _NO_BINDING if _t(ty) == "var" else (_DECLARED, type_ref(ty), n.start_byte)
-            self.add_local(_t(nm), n.start_byte, scope.end_byte, n.start_byte, payload)
+            payload = _NO_BINDING if self._tx(ty) == "var" else (_DECLARED, type_ref(ty), n.start_byte)
+            self.add_local(self._tx(nm), n.start_byte, scope.end_byte, n.start_byte, payload)
         elif cap == "lambda":
             ps = n.child_by_field_name("parameters")
             if ps is None:
                 return
             if ps.type == "identifier":
-                self.add_local(_t(ps), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, 0))
+                self.add_local(self._tx(ps), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, 0))
             elif ps.type == "inferred_parameters":
                 ids = [c for c in ps.named_children if c.type == "identifier"]
                 for i, c in enumerate(ids):
-                    self.add_local(_t(c), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, i))
+                    self.add_local(self._tx(c), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, i))
 
     def _payload(self, ty, value, dims):
         if ty is None:
             return _NO_BINDING
-        if _t(ty) == "var":
+        if self._tx(ty) == "var":
             return (_VAR_INIT, value) if value is not None else _NO_BINDING
         tr = type_ref(ty)
         if dims is not None:
-            tr = (tr[0], tr[1], tr[2] + _t(dims).count("["))
+            tr = (tr[0], tr[1], tr[2] + self._tx(dims).count("["))
         return (_DECLARED, tr, ty.start_byte)
 
     def local_type(self, name: str, pos: int):
@@ -274,6 +293,17 @@ class Scopes:
         t, found = self.local_type(name, pos)
         if found:
             return t, True
+        # not a local: a field of an enclosing type or a static import, the
+        # same answer for every use of the name in the type (memoised per file)
+        mk = (self.ctx.type_key, name)
+        r = self._field_names.get(mk)
+        if r is None:
+            r = self._field_names[mk] = self._field_or_import(name)
+        return r
+
+    def _field_or_import(self, name: str):
+        """(type, found) of simple name ``name`` as a field of the enclosing types
+        (outward) or a statically imported field, in the current context."""
         idx = self.idx
         k = self.ctx.type_key
         while k is not None:
@@ -296,16 +326,27 @@ class Scopes:
                         return t, True
         return None, False
 
+    def _type_name(self, text: str):
+        """``ProjectIndex.resolve_name`` of ``text`` in this file and the current
+        type, memoised per file (receivers name the same few types)."""
+        mk = (text, self.ctx.type_key)
+        try:
+            return self._type_names[mk]
+        except KeyError:
+            pass
+        r = self._type_names[mk] = self.idx.resolve_name(text, self.fi, self.ctx.type_key)
+        return r
+
     def as_type_name(self, node):
         """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
         t = node.type
         if t in ("identifier", "type_identifier"):
-            return self.idx.resolve_name(_t(node), self.fi, self.ctx.type_key)
+            return self._type_name(self._tx(node))
         if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
-            text = _t(node)
+            text = self._tx(node)
             if not all(c.isalnum() or c in "._$" for c in text):
                 return None
-            return self.idx.resolve_name(text, self.fi, self.ctx.type_key)
+            return self._type_name(text)
         if t == "generic_type":
             r = self.ref(type_ref(node))
             return r[0] if r else None

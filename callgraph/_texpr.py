@@ -14,7 +14,6 @@ type is known; method invocations are typed by resolving them
 from __future__ import annotations
 
 from ._facts import type_ref
-from ._facts import _text as _t
 from ._types import METHOD_REF, NULL, ClassT, NullT, lambda_type
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX
 
@@ -69,7 +68,7 @@ class ExpressionTyping:
         """Static type of an expression node (see _index module docstring), or None."""
         t = n.type
         if t == "identifier":
-            ty, found = self.ident(_t(n), n.start_byte)
+            ty, found = self.ident(self._tx(n), n.start_byte)
             return ty
         if t == "method_invocation":
             return self.call(n).ret
@@ -93,11 +92,11 @@ class ExpressionTyping:
                 return (k, ()) if k else None
             if obj.type == "super":
                 sup = self.superclass(self.ctx.type_key)
-                return self.idx.field_type(sup, _t(fld))[0] if sup else None
-            name = _t(fld)
+                return self.idx.field_type(sup, self._tx(fld))[0] if sup else None
+            name = self._tx(fld)
             if obj.type in ("identifier", "field_access"):
                 if obj.type == "identifier":
-                    ot, found = self.ident(_t(obj), obj.start_byte)
+                    ot, found = self.ident(self._tx(obj), obj.start_byte)
                     if not found:
                         k = self.as_type_name(obj)
                         return self.idx.field_type(k, name)[0] if k else None
@@ -116,9 +115,9 @@ class ExpressionTyping:
                 return INT
             return self.idx.field_type_of(ot, name)[0]
         if t in _INT_LIT:
-            return LONG if _t(n)[-1:] in "lL" else INT
+            return LONG if self._tx(n)[-1:] in "lL" else INT
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):
-            return PRIM_T["float"] if _t(n)[-1:] in "fF" else PRIM_T["double"]
+            return PRIM_T["float"] if self._tx(n)[-1:] in "fF" else PRIM_T["double"]
         if t in ("true", "false"):
             return BOOLEAN
         if t == "character_literal":
@@ -144,7 +143,7 @@ class ExpressionTyping:
             base = self.ref(type_ref(ty))
             if base is None:
                 return None
-            dims = sum(_t(c).count("[") for c in n.named_children if c.type in ("dimensions", "dimensions_expr"))
+            dims = sum(self._tx(c).count("[") for c in n.named_children if c.type in ("dimensions", "dimensions_expr"))
             return (base[0] + "[]" * max(dims, 1), ())
         if t == "ternary_expression":
             a = self.texpr(n.child_by_field_name("consequence"))
@@ -168,7 +167,7 @@ class ExpressionTyping:
                 b if self.idx.is_subtype(a[0], b[0]) is True else None)
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
-            ops = _t(op) if op is not None else ""
+            ops = self._tx(op) if op is not None else ""
             if ops in _CMP_OPS:
                 return BOOLEAN
             a = self.texpr(n.child_by_field_name("left"))
@@ -188,7 +187,7 @@ class ExpressionTyping:
             return None
         if t == "unary_expression":
             op = n.child_by_field_name("operator")
-            if op is not None and _t(op) == "!":
+            if op is not None and self._tx(op) == "!":
                 return BOOLEAN
             a = self.texpr(n.child_by_field_name("operand"))
             if a and a[0] in ("byte", "short", "char"):
