@@ -1173,7 +1173,7 @@ def _load_cached(path: Path, t0: float, build_files, warnings, trusted: tuple[Pa
     try:
         from .safefs import read_regular  # regular files only, bounded: a FIFO or /dev/zero link is a miss
         data = json.loads(read_regular(path, 16 << 20).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses per nesting level: a deep file is a miss
         return None
     try:
         arts = tuple(Artifact(**a) for a in data["artifacts"])
