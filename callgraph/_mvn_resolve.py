@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import re
 import shutil
 import tempfile
@@ -222,6 +223,12 @@ def cache_refusal(repo_local: Path) -> Failure | None:
         return Failure("*", Reason.CACHE_NOT_PRIVATE,
                        f"refusing the local Maven repository: {what} {e.filename} is {e.strerror}; "
                        f"Maven would run plugins others may have planted there. {fix}", e.filename)
+    try:
+        st = os.stat(repo_local)
+    except OSError:
+        return None  # not made yet: made (private under the cache) before Maven runs
+    if not stat.S_ISDIR(st.st_mode):  # a FIFO, a device, a file named as the repository: a failure, not a traceback
+        return Failure("*", Reason.REFUSED, f"the local Maven repository {repo_local} is not a folder", str(repo_local))
     return None
     try:
         check_private(top, repo_local)

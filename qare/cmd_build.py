@@ -53,7 +53,8 @@ def classpath_line(part) -> str | None:
     if unresolved:
         shown = [f"{u.get('coords')} ({u.get('reason')})" for u in unresolved[:4]]
         line += ": " + ", ".join(shown) + (f", … {len(unresolved) - 4} more" if len(unresolved) > 4 else "")
-        refused = [u for u in unresolved if u.get("reason") == "cache-not-private"]
+        refused = [u for u in unresolved if u.get("reason") == "cache-not-private"
+                   or (u.get("coords") == "*" and u.get("reason") == "refused")]
         if refused:
             line += f"; {refused[0].get('detail')}"
     downloads = rec.get("downloads") or 0

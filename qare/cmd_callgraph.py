@@ -78,7 +78,8 @@ def resolution_line(r) -> str:
     if r.unresolved:
         shown = [f"{f.coords} ({f.reason.value})" for f in r.unresolved[:4]]
         line += ": " + ", ".join(shown) + (f", … {len(r.unresolved) - 4} more" if len(r.unresolved) > 4 else "")
-        refused = [f for f in r.unresolved if f.reason.value == "cache-not-private"]
+        refused = [f for f in r.unresolved if f.reason.value == "cache-not-private"
+                   or (f.coords == "*" and f.reason.value == "refused")]
         if refused:  # the whole resolution was refused: which folder and what to do
             line += f"; {refused[0].detail}"
     line += ("; cached result" if r.from_cache else

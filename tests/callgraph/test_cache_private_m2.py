@@ -258,6 +258,28 @@ def test_a_repository_others_may_write_elsewhere_is_refused_too(tmp_path, how, o
     else:
         assert "writable by group or others (mode 777)" in p.stderr
 
+
+@pytest.mark.parametrize("kind", ["fifo", "file"])
+def test_a_repository_that_is_no_folder_is_a_failure_not_a_traceback(tmp_path, kind, own_maven_repo):
+    """Tester, session 6: ``QARE_MAVEN_REPO_LOCAL`` naming a FIFO gave a
+    ``FileExistsError`` traceback from ``mkdir``."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "qc"
+    cache.mkdir(mode=0o700)
+    odd = tmp_path / "repo"
+    os.mkfifo(odd) if kind == "fifo" else odd.write_text("x")
+    env = {**os.environ, "QARE_CACHE_DIR": str(cache), "QARE_MAVEN_REPO_LOCAL": str(odd),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proj = _project(tmp_path)
+    (proj / "src" / "main" / "java").mkdir(parents=True)
+    (proj / "src" / "main" / "java" / "A.java").write_text("class A { void m() { new java.util.ArrayList<>(); } }\n")
+    p = subprocess.run([sys.executable, "-m", "qare", "graph", str(proj), "-q", "--no-cache"],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert f"(refused); the local Maven repository {odd} is not a folder" in p.stderr
+
 def test_the_jdk_index_files_are_bounded_least_recently_used_first(tmp_path, monkeypatch, modules):
     cache = tmp_path / "qc"
     cache.mkdir(mode=0o700)
