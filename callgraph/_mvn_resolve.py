@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import re
 import shutil
 import tempfile
@@ -165,8 +166,9 @@ def default_repo_local() -> Path:
     somewhere).
 
     ``QARE_MAVEN_REPO_LOCAL`` is the environment's form of ``--maven-repo-local``:
-    the user's own choice, so :func:`cache_refusal` checks it only when it lies
-    under qare's cache folder. It lets a private cache share an existing
+    the user's own choice of folder: :func:`cache_refusal` checks the whole path
+    from the cache root when it lies under qare's cache folder, else the folder
+    itself (owned by the user, not writable by others). It lets a private cache share an existing
     repository's jars (the test suite runs on a fresh cache with the user's), which
     a symlink cannot: the privacy check refuses a cache folder that leads outside
     itself (docs/classpath.md "Another repository for every command")."""
@@ -185,17 +187,49 @@ def _cache_base() -> Path:
 def cache_refusal(repo_local: Path) -> Failure | None:
     """Why the local repository ``repo_local`` must not be used, or None.
 
-    When it lies under qare's cache folder, every folder from the cache root down
-    to it and to the resolution cache beside it (``m2/resolved``) must pass
-    :func:`safefs.check_private`: Maven runs the plugins it finds in its local
-    repository, and a planted ``resolved/*.json`` would decide the classpath
-    (docs/security.md "Caches"). A repository elsewhere (``--user-m2``,
-    ``--maven-repo-local``) is the user's own choice and not checked here."""
+    Maven runs the plugins it finds in its local repository, and a planted
+    ``resolved/*.json`` beside it would decide the classpath (docs/security.md
+    "Caches"), so:
+
+    - a repository named inside qare's cache folder (by its path as given, or
+      by its real path) must pass :func:`safefs.check_private` from the cache
+      root down to it and to the resolution cache beside it (``m2/resolved``);
+      a symlink there leading outside the cache is refused (tester, session
+      6: ``<cache>/m2/repository`` linked to a mode-777 folder skipped the
+      check and a planted plugin ran);
+    - a repository elsewhere (``--user-m2``, ``--maven-repo-local``,
+      ``$QARE_MAVEN_REPO_LOCAL``) is the user's choice of folder, but the
+      folder itself and its ``resolved/`` sibling must still be owned by the
+      user (or root) and not writable by others — the check JDT's and
+      Vineflower's jars get."""
     from .safefs import FolderNotPrivate, check_private
 
     top = _cache_base()
-    if not is_inside(os.path.realpath(repo_local), os.path.realpath(top)):
-        return None
+    inside = (is_inside(os.path.abspath(repo_local), os.path.abspath(top))
+              or is_inside(os.path.realpath(repo_local), os.path.realpath(top)))
+    try:
+        if inside:
+            check_private(top, repo_local)
+            check_private(top, repo_local.parent / "resolved")
+        else:
+            check_private(repo_local)
+            check_private(repo_local.parent / "resolved")
+    except FolderNotPrivate as e:
+        if inside:
+            what, fix = "the cache folder", ("Make it private to you (chmod 700, owned by you) or set "
+                                             "QARE_CACHE_DIR to a private folder")
+        else:
+            what, fix = "the repository's folder", "Make it yours and writable only by you, or name another"
+        return Failure("*", Reason.CACHE_NOT_PRIVATE,
+                       f"refusing the local Maven repository: {what} {e.filename} is {e.strerror}; "
+                       f"Maven would run plugins others may have planted there. {fix}", e.filename)
+    try:
+        st = os.stat(repo_local)
+    except OSError:
+        return None  # not made yet: made (private under the cache) before Maven runs
+    if not stat.S_ISDIR(st.st_mode):  # a FIFO, a device, a file named as the repository: a failure, not a traceback
+        return Failure("*", Reason.REFUSED, f"the local Maven repository {repo_local} is not a folder", str(repo_local))
+    return None
     try:
         check_private(top, repo_local)
         check_private(top, repo_local.parent / "resolved")
@@ -1173,7 +1207,7 @@ def _load_cached(path: Path, t0: float, build_files, warnings, trusted: tuple[Pa
     try:
         from .safefs import read_regular  # regular files only, bounded: a FIFO or /dev/zero link is a miss
         data = json.loads(read_regular(path, 16 << 20).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses per nesting level: a deep file is a miss
         return None
     try:
         arts = tuple(Artifact(**a) for a in data["artifacts"])

@@ -757,7 +757,7 @@ def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
                     os.utime(cache_file, follow_symlinks=False)
                 except OSError:
                     pass
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # json recurses per nesting level: a deep file is a miss
             index = None
     image = JImage(modules, index=index)
     if index is None and cache_file is not None:

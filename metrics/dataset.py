@@ -109,8 +109,8 @@ def load_dataset(path: str | os.PathLike) -> Dataset:
             manifest = json.loads(mfile.read_text(encoding="utf-8"))
             if not isinstance(manifest, dict):
                 raise ValueError("not a JSON object")
-        except (ValueError, UnicodeDecodeError) as e:
-            problems.append(Problem(str(mfile), None, f"unreadable manifest: {e}"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:  # json recurses per nesting level
+            problems.append(Problem(str(mfile), None, f"unreadable manifest: {type(e).__name__}: {e}"))
             manifest = {}
     return Dataset(str(root), tuple(unique), tuple(apis), tuple(projects), manifest, tuple(problems))
 

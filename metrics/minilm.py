@@ -96,7 +96,7 @@ class _Layer:
 def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise ModelFormatError(f"{path}: cannot read ({e})") from None
 
 

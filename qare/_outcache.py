@@ -136,7 +136,7 @@ class OutputCache:
             return None
         try:
             m = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # json recurses per nesting level
             return None
         if not isinstance(m, dict) or m.get("format") != FORMAT or m.get("key") != key:
             return None

@@ -53,7 +53,8 @@ def classpath_line(part) -> str | None:
     if unresolved:
         shown = [f"{u.get('coords')} ({u.get('reason')})" for u in unresolved[:4]]
         line += ": " + ", ".join(shown) + (f", … {len(unresolved) - 4} more" if len(unresolved) > 4 else "")
-        refused = [u for u in unresolved if u.get("reason") == "cache-not-private"]
+        refused = [u for u in unresolved if u.get("reason") == "cache-not-private"
+                   or (u.get("coords") == "*" and u.get("reason") == "refused")]
         if refused:
             line += f"; {refused[0].get('detail')}"
     downloads = rec.get("downloads") or 0
@@ -65,20 +66,45 @@ def classpath_line(part) -> str | None:
     return line
 
 
+def docs_line(part) -> str | None:
+    """The one stderr line on the documentation jars a project's reached
+    libraries were read from (``part.docs``, queries._docs): javadoc and
+    sources jars, what was downloaded from the project's repositories for
+    them, the libraries none was found for; None when no doc jar was needed
+    or the build did not get that far."""
+    rec = part.docs
+    if not isinstance(rec, dict) or not (rec.get("javadoc") or rec.get("sources") or rec.get("failures")):
+        return None
+    nj, ns = len(rec.get("javadoc") or ()), len(rec.get("sources") or ())
+    line = (f"{part.project}: docs: {nj} javadoc jar{'s' if nj != 1 else ''}, "
+            f"{ns} sources jar{'s' if ns != 1 else ''}")
+    downloads = rec.get("downloads") or 0
+    if downloads:
+        line += f"; {downloads} file{'s' if downloads != 1 else ''} downloaded ({_size(rec.get('bytes_downloaded') or 0)})"
+    failures = rec.get("failures") or []
+    if failures:
+        shown = [f"{f.get('coords')} ({f.get('reason')})" for f in failures[:4]]
+        line += (f"; none found for {len(failures)}: " + ", ".join(shown)
+                 + (f", … {len(failures) - 4} more" if len(failures) > 4 else ""))
+    return line
+
+
 def _print_classpath_lines(quiet: bool):
-    """``on_project`` of ``build_dataset``: each project's classpath line on stderr as it
-    finishes — with ``-q`` only when it reports a failure (as ``qare graph``: the reason
-    of a missing library is never hidden); through tqdm so a progress bar stays intact."""
+    """``on_project`` of ``build_dataset``: each project's classpath line (and its docs
+    line, :func:`docs_line`) on stderr as it finishes — with ``-q`` only when it reports
+    a failure (as ``qare graph``: the reason of a missing library is never hidden);
+    through tqdm so a progress bar stays intact."""
     from tqdm import tqdm
 
     def show(part) -> None:
         line = classpath_line(part)
-        if line is None:
-            return
-        rec = part.classpath
-        if quiet and not (rec.get("unresolved") or rec.get("warnings")):
-            return
-        tqdm.write(line, file=sys.stderr)
+        if line is not None:
+            rec = part.classpath
+            if not quiet or rec.get("unresolved") or rec.get("warnings"):
+                tqdm.write(line, file=sys.stderr)
+        line = docs_line(part)
+        if line is not None and (not quiet or part.docs.get("failures")):
+            tqdm.write(line, file=sys.stderr)
 
     return show
 

@@ -39,6 +39,9 @@ def cache_cmd(cache, prune, max_bytes):
         return
     if not path.exists() and not prune:
         click.echo(f"graph store {path}: none yet")
+        if cache is None:
+            for line in _other_entries(path.parent, {path.name}):
+                click.echo(line)
         return
     store, refused = open_store(cache)
     if store is None:
@@ -66,6 +69,73 @@ def cache_cmd(cache, prune, max_bytes):
     rows = path.with_name("callgraph.sqlite") if cache is None else Path(cache)
     if rows.is_file():
         click.echo(f"warm per-file cache {rows}: file {_mb(_file_bytes(rows))} (no bound; delete it to reclaim)")
+    if cache is None:
+        for line in _other_entries(path.parent, {path.name, rows.name}):
+            click.echo(line)
+
+
+#: what each entry of the qare cache folder holds (docs/security.md "Caches"); others are listed by name
+_ENTRIES = {
+    "m2": "the local Maven repository: libraries' jars, their javadoc and sources jars, resolutions",
+    "repos": "projects cloned by qare build",
+    "javadoc-index": "javadoc jars' member indexes",
+    "jdt": "Eclipse JDT's classpath listing and runner, for --resolver jdt and qare crosscheck",
+    "llm": "language-model replies of qare build --translate-cmd/--describe-cmd",
+    "graphs.sqlite.out": "qare graph --out files of stored graphs, 4 entries and 1 GiB at most",
+    "jimage-index-*.json": "JDK module image indexes, 8 at most",
+}
+
+
+def _other_entries(folder: Path, shown: set) -> list[str]:
+    """One line per other entry of the cache folder: its size (links not
+    followed, files counted once) and what it holds — a new user looking for
+    the disk space found only the two SQLite files listed."""
+    import os
+
+    sizes: dict[str, int] = {}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for name in names:
+        if name in shown or any(name == f"{s}{x}" for s in shown for x in ("-wal", "-shm")):
+            continue
+        group = "jimage-index-*.json" if name.startswith("jimage-index-") and name.endswith(".json") else name
+        sizes[group] = sizes.get(group, 0) + _tree_bytes(folder / name)
+    if not sizes:
+        return []
+    return [f"other entries of {folder}:"] + [
+        f"  {_mb(n):>10s}  {group}" + (f"  ({_ENTRIES[group]})" if group in _ENTRIES else "")
+        for group, n in sizes.items()]
+
+
+def _tree_bytes(path: Path) -> int:
+    import os
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return 0
+    if stat.S_ISREG(st.st_mode):
+        return st.st_size
+    if not stat.S_ISDIR(st.st_mode):
+        return 0  # a link, a FIFO, a device: not followed, not counted
+    total, stack = 0, [str(path)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for e in it:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        elif e.is_file(follow_symlinks=False):
+                            total += e.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total
 
 
 def _file_bytes(path: Path) -> int:

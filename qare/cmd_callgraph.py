@@ -78,7 +78,8 @@ def resolution_line(r) -> str:
     if r.unresolved:
         shown = [f"{f.coords} ({f.reason.value})" for f in r.unresolved[:4]]
         line += ": " + ", ".join(shown) + (f", … {len(r.unresolved) - 4} more" if len(r.unresolved) > 4 else "")
-        refused = [f for f in r.unresolved if f.reason.value == "cache-not-private"]
+        refused = [f for f in r.unresolved if f.reason.value == "cache-not-private"
+                   or (f.coords == "*" and f.reason.value == "refused")]
         if refused:  # the whole resolution was refused: which folder and what to do
             line += f"; {refused[0].detail}"
     line += ("; cached result" if r.from_cache else
@@ -141,6 +142,8 @@ class _Inputs:
         from callgraph._discover import discover_sources
         from callgraph.classpath import find_jdk
 
+        #: the process's age when the build's work began: its start-up phase
+        self.startup = process_age()
         t0 = time.perf_counter()
         self.files, self.skipped = discover_sources(project, max_file_bytes=_MAX_FILE_BYTES)
         t1 = time.perf_counter()
@@ -205,13 +208,13 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     before the build reads a file; with a list ``store_later`` it is not
     stored yet: ``(store, inputs fingerprint, save)`` is appended, ``save()``
     storing it (and timing the ``store`` phase) when the caller chooses."""
+    import dataclasses
     import time
 
     import callgraph
     from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up)
     from queries._progress import Heartbeat
 
-    startup = process_age()
     repo_local = repo_local_of(maven_repo_local, user_m2)
     on_terminal = sys.stderr.isatty()
     try:
@@ -220,6 +223,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
+    # start-up ends where the inputs' discovery began (the caller may have found
+    # them before asking the store): the discover and classpath phases follow it
+    startup = inputs.startup
     t_fp = time.perf_counter()
     fp = None
     if store is not None:
@@ -252,6 +258,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     phases = pg.summary.phases
     phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
     phases["discover"] = round(phases.get("discover", 0.0) + inputs.discover_seconds, 3)
+    # "time: build" names discover and classpath among its parts: those found before the build count in it
+    pg.summary = dataclasses.replace(pg.summary,
+                                     seconds=pg.summary.seconds + inputs.discover_seconds + inputs.classpath_seconds)
     failed = _report_build(pg, classpath, quiet)
     phases["startup"] = round(startup, 3)
     if store is not None:

@@ -186,7 +186,7 @@ class _Translator:
         if opts.translate_cmd and self.path.is_file():
             try:
                 got = json.loads(read_regular(self.path, 256 << 20).decode("utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 got = None
             # a cache in the output folder is data of whoever wrote there: only text → text
             if isinstance(got, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in got.items()):

@@ -143,7 +143,7 @@ def _read_part(path: Path):
 def _load_part(path: Path, fingerprint: str) -> ProjectPart | None:
     try:
         d = _read_part(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses per nesting level: a deep part is redone
         return None
     if not isinstance(d, dict) or d.get("format") != PART_FORMAT or d.get("fingerprint") != fingerprint \
             or d.get("verdict") == "failed":

@@ -629,7 +629,7 @@ def _verified(lines, key: bytes):
             continue
         try:
             obj = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             rejected += 1
             continue
         if isinstance(obj, dict):

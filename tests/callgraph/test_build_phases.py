@@ -62,3 +62,38 @@ def test_graph_prints_every_phase_of_the_process(tmp_path):
                             r"\+ resolve \+ graph below; the whole run is 'process'$", r.stdout, re.M).group(1))
     lib = sum(wall[k.replace("_", " ")] for k in LIB_PHASES)
     assert lib - 7 * 0.005 <= build <= lib + 7 * 0.005 + 0.02 + 0.25 * build, (build, lib)
+
+
+_SLOW_DISCOVERY = """
+import runpy, sys, time
+import callgraph._discover as d
+real = d.discover_sources
+def slow(*a, **k):
+    time.sleep(0.6)
+    return real(*a, **k)
+d.discover_sources = slow
+sys.argv = ["qare"] + sys.argv[1:]
+runpy.run_module("qare", run_name="__main__")
+"""
+
+
+def test_phases_add_up_when_the_inputs_are_found_before_the_build(tmp_path):
+    """With the graph store on (the default), ``qare graph`` finds the sources
+    and the classpath first, to ask the store, and builds only on a miss
+    (new-user pass, session 6: on a cold petclinic the 94 s of classpath
+    resolution were in start-up too, and missing from ``time: build``).
+    Discovery made 0.6 s slow must appear once: in ``discover``, inside
+    ``time: build``, not in ``startup``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QARE_CACHE_DIR": str(tmp_path / "qc")}
+    (tmp_path / "qc").mkdir(mode=0o700)
+    r = subprocess.run([sys.executable, "-c", _SLOW_DISCOVERY, "graph", str(FIXTURE), "-q",
+                        "--no-discover-classpath"], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode in (0, 1), r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("phases: "))
+    wall_part = line.removeprefix("phases: ").split(";")[0]
+    wall = {n.strip(): float(v) for n, v in re.findall(r"([a-z ]+?) ([\d.]+) s", wall_part)}
+    process, unaccounted = map(float, re.search(r"process ([\d.]+) s \(unaccounted ([\d.]+) s\)", line).groups())
+    assert wall["discover"] >= 0.6
+    assert sum(wall.values()) <= process + len(wall) * 0.005 + 0.01, (wall, process)  # no second counted twice
+    build = float(re.search(r"^time: build ([\d.]+) s wall", r.stdout, re.M).group(1))
+    assert build >= wall["discover"] - 0.01, (build, wall)

@@ -219,6 +219,67 @@ def test_qare_graph_never_runs_a_plugin_planted_in_a_cache_others_may_write(tmp_
     assert "chmod 700" in p.stderr
 
 
+
+@pytest.mark.parametrize("how", ["linked from the cache", "named by QARE_MAVEN_REPO_LOCAL"])
+def test_a_repository_others_may_write_elsewhere_is_refused_too(tmp_path, how, own_maven_repo):
+    """Tester, session 6: ``<cache>/m2/repository`` as a symlink to a mode-777
+    folder skipped the privacy check (only a real path inside the cache was
+    checked) and the planted plugin ran; ``QARE_MAVEN_REPO_LOCAL`` naming such
+    a folder ran it too, while JDT refused the same folder. Both are refused."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "qc"
+    (cache / "m2").mkdir(parents=True)
+    cache.chmod(0o700)
+    (cache / "m2").chmod(0o700)
+    shared = tmp_path / "shared" / "repository"
+    shared.mkdir(parents=True)
+    marker = tmp_path / "PWNED"
+    _evil_plugin.plant(shared, marker, tmp_path / "work")
+    for d in (shared.parent, shared):
+        d.chmod(0o777)
+    env = {**os.environ, "QARE_CACHE_DIR": str(cache), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env.pop("QARE_MAVEN_REPO_LOCAL", None)
+    if how == "linked from the cache":
+        (cache / "m2" / "repository").symlink_to(shared)
+    else:
+        env["QARE_MAVEN_REPO_LOCAL"] = str(shared)
+    proj = _project(tmp_path)
+    (proj / "src" / "main" / "java").mkdir(parents=True)
+    (proj / "src" / "main" / "java" / "A.java").write_text("class A { void m() { new java.util.ArrayList<>(); } }\n")
+    p = subprocess.run([sys.executable, "-m", "qare", "graph", str(proj), "--offline", "-q", "--no-cache"],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert not marker.exists(), p.stderr
+    assert p.returncode == 1, p.stderr
+    assert "cache-not-private" in p.stderr and "refusing the local Maven repository" in p.stderr
+    if how == "linked from the cache":
+        assert "leads outside the cache folder" in p.stderr
+    else:
+        assert "writable by group or others (mode 777)" in p.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "file"])
+def test_a_repository_that_is_no_folder_is_a_failure_not_a_traceback(tmp_path, kind, own_maven_repo):
+    """Tester, session 6: ``QARE_MAVEN_REPO_LOCAL`` naming a FIFO gave a
+    ``FileExistsError`` traceback from ``mkdir``."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "qc"
+    cache.mkdir(mode=0o700)
+    odd = tmp_path / "repo"
+    os.mkfifo(odd) if kind == "fifo" else odd.write_text("x")
+    env = {**os.environ, "QARE_CACHE_DIR": str(cache), "QARE_MAVEN_REPO_LOCAL": str(odd),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proj = _project(tmp_path)
+    (proj / "src" / "main" / "java").mkdir(parents=True)
+    (proj / "src" / "main" / "java" / "A.java").write_text("class A { void m() { new java.util.ArrayList<>(); } }\n")
+    p = subprocess.run([sys.executable, "-m", "qare", "graph", str(proj), "-q", "--no-cache"],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert f"(refused); the local Maven repository {odd} is not a folder" in p.stderr
+
 def test_the_jdk_index_files_are_bounded_least_recently_used_first(tmp_path, monkeypatch, modules):
     cache = tmp_path / "qc"
     cache.mkdir(mode=0o700)
