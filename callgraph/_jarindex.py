@@ -123,7 +123,8 @@ def encode(listing: JarListing) -> bytes:
     if sys.byteorder != "little":
         ints = array("q", ints)
         ints.byteswap()
-    return msgpack.packb([_CODEC, list(listing.names), ints.tobytes(),
+    # names joined by NUL, a character no zip member name holds (zipfile cuts a name there): one string to decode
+    return msgpack.packb([_CODEC, len(listing.names), "\0".join(listing.names), ints.tobytes(),
                           sorted(listing.odd.items()), [list(f) for f in listing.found],
                           list(listing.messages)], use_bin_type=True)
 
@@ -135,16 +136,17 @@ def decode(data: bytes) -> JarListing:
         obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
     except Exception as exc:  # msgpack raises several kinds for malformed input
         raise ValueError(f"undecodable: {type(exc).__name__}") from None
-    if not (isinstance(obj, list) and len(obj) == 6 and obj[0] == _CODEC):
+    if not (isinstance(obj, list) and len(obj) == 7 and obj[0] == _CODEC):
         raise ValueError("not a jar listing")
-    _, names, raw, odd, found, messages = obj
-    if not (isinstance(names, list) and isinstance(raw, bytes) and isinstance(odd, list)
+    _, count, names, raw, odd, found, messages = obj
+    if not (type(count) is int and type(names) is str and isinstance(raw, bytes) and isinstance(odd, list)
             and isinstance(found, list) and isinstance(messages, list)):
         raise ValueError("bad field types")
+    names = names.split("\0") if count else []  # one empty name (a member named ".class") is [""]
+    if len(names) != count:
+        raise ValueError("name count does not match")
     if len(raw) != 8 * FIELDS * len(names):
         raise ValueError("entry table length does not match the names")
-    if not all(type(n) is str for n in names):
-        raise ValueError("a name is not a string")
     index = dict(zip(names, range(len(names))))
     if len(index) != len(names):
         raise ValueError("duplicate names")
@@ -237,7 +239,7 @@ class JarIndexCache(PrivateSQLite):
         try:
             row = self.db.execute("SELECT sig, written_ns, used_ns, crc, data FROM jars WHERE path = ?",
                                   (real,)).fetchone()
-        except sqlite3.DatabaseError:
+        except (sqlite3.Error, ValueError):  # ValueError: a path SQLite cannot take (not UTF-8)
             row = None
         if row is None or row[0] != ",".join(str(int(x)) for x in sig):
             self.stats["misses"] += 1
@@ -265,7 +267,11 @@ class JarIndexCache(PrivateSQLite):
     def put(self, real: str, sig, written_ns: int, listing: JarListing) -> None:
         """Queue the listing of a jar read from its zip, ``written_ns`` taken
         before the jar was stat'ed; written by :meth:`flush`."""
-        data = encode(listing)
+        try:
+            data = encode(listing)
+            real.encode("utf-8")
+        except ValueError:  # a name or path that is not UTF-8: not stored, read from the zip each time
+            return
         if len(data) <= self.max_bytes:
             self._puts.append((real, ",".join(str(int(x)) for x in sig), written_ns, written_ns,
                                len(data), _crc(real, sig, data), data))
@@ -290,7 +296,7 @@ class JarIndexCache(PrivateSQLite):
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-        except sqlite3.DatabaseError:
+        except sqlite3.Error:
             return False
         finally:
             self._puts.clear()

@@ -668,8 +668,9 @@ class _Owners:
             self.jdk = src
             return
         jars = self.jars
-        for n in src.names:
-            if n not in jars and n not in self:
+        jdk = self.jdk.names if self.jdk is not None else ()
+        for n in src.names:  # in classpath order: the first entry that has a name keeps it
+            if n not in jars and n not in jdk:
                 jars[n] = src
 
     def __contains__(self, name: str) -> bool:
@@ -721,7 +722,7 @@ def _library_from_found(found, path: Path) -> str | None:
     """
     if len(found) == 1:
         return ":".join(found[0])
-    stem = Path(path).name
+    stem = os.path.basename(path)
     matches = [f for f in found if stem.startswith(f[1] + "-") or stem == f[1] + ".jar"]
     if len(matches) == 1:
         return ":".join(matches[0])
