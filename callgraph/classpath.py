@@ -388,8 +388,10 @@ class _JarIndexMemo:
     open file descriptor sees it — real path (and the name given, which picks
     a shaded jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
     (another inode) or copied over with ``cp -p`` is read afresh. Bounded by
-    the class names held (``max_names``, ~0.6 KB each as ``ZipInfo``) and by
-    the number of jars; the values are shared read-only between indexes.
+    the class names held (``max_names``; a listing holds a name, its dict
+    slot and 48 bytes of entry fields, ~0.15 KB) and by the number of jars;
+    the values are shared read-only between indexes. Below it, shared by
+    processes and runs, is the on-disk jar index (callgraph._jarindex).
     """
 
     def __init__(self, max_names: int, max_jars: int) -> None:
