@@ -385,8 +385,8 @@ class _JarIndexMemo:
     opens its classpath again; reading a jar's central directory
     (``zipfile``'s ``_RealGetContents``) was about half of spring-petclinic's
     graph stage (164 jars). An entry is keyed by the jar's identity as the
-    open file descriptor sees it — real path (and the name given, which picks
-    a shaded jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
+    open file descriptor sees it — the path as given (its name picks a shaded
+    jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
     (another inode) or copied over with ``cp -p`` is read afresh. Bounded by
     the class names held (``max_names``; a listing holds a name, its dict
     slot and 48 bytes of entry fields, ~0.15 KB) and by the number of jars;
@@ -457,14 +457,16 @@ def _jar_index(path: Path, disk=None) -> tuple:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _EntryError("not a regular file")
-        real = os.path.realpath(path)
         sig = signature_of(st)
-        # the file name as given too: a shaded jar's coordinates are picked by
-        # it (_library_from_found), and two links to one jar may be named apart
-        key = (real, Path(path).name) + sig
+        # the path as given: it picks a shaded jar's coordinates by its name
+        # (_library_from_found) and the coordinates of a repository layout
+        # (_library_from_path); the file itself is named by the signature's
+        # inode and device (no realpath per jar and project: ~10 lstat each)
+        key = (os.fspath(path),) + sig
         hit = _JAR_MEMO.get(key)
         if hit is not None:
             return hit
+        real = os.path.realpath(path)
         listing = disk.get(real, sig) if disk is not None else None
         if listing is None:
             listing = _list_jar(fd, path)
