@@ -280,7 +280,9 @@ class _OpenJars:
     path and stat signature as indexed: a descriptor is opened once per
     process, not once per index, and a jar that changed since it was indexed
     is refused rather than read at the old offsets. Reads use ``pread``, so a
-    descriptor inherited across a fork is safe to share (no file offset)."""
+    descriptor inherited across a fork is safe to share (no file offset).
+    One thread per process reads classes, as for the index's other memos (an
+    eviction closes a descriptor another thread could be reading)."""
 
     def __init__(self, max_open: int) -> None:
         self.max_open = max_open
