@@ -34,7 +34,10 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import stat
+import struct
+import time
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
@@ -47,6 +50,8 @@ from . import _classfile as cf
 from . import _types
 from ._types import JArray as _JArray
 from ._jimage import JImage, JImageError
+from ._jarindex import JarListing
+from ._statsig import signature_of
 from records.safefs import FileRefused, is_inside, read_regular
 
 __all__ = [
@@ -257,37 +262,122 @@ class _Source(ABC):
 
 
 class _JarSource(_Source):
-    def __init__(self, path: Path, warnings: list, lru: "collections.OrderedDict[str, zipfile.ZipFile]"):
+    def __init__(self, path: Path, warnings: list, lru=None, disk=None):
         self.path = str(path)
-        self._lru = lru
-        names, pom_library, messages = _jar_index(path)
+        listing, pom_library, messages, self._key = _jar_index(path, disk)
         warnings.extend((self.path, m) for m in messages)
         self.library = pom_library or _library_from_path(path)
-        self._infos = names
-        self.names = names.keys()
-
-    def _zip(self) -> zipfile.ZipFile:
-        lru = self._lru.owned()
-        zf = lru.get(self.path)
-        if zf is not None:
-            lru.move_to_end(self.path)
-            return zf
-        zf = zipfile.ZipFile(self.path)
-        lru[self.path] = zf
-        if len(lru) > _OPEN_JARS:
-            _, old = lru.popitem(last=False)
-            old.close()
-        return zf
+        self._infos = listing
+        self.names = listing.names.keys()
 
     def read(self, name: str) -> bytes:
-        info = self._infos[name]
-        if info.file_size > MAX_CLASS_BYTES:
-            raise _EntryError(f"declared size {info.file_size} bytes exceeds limit {MAX_CLASS_BYTES}")
-        with self._zip().open(info) as fh:
-            data = fh.read(MAX_CLASS_BYTES + 1)
-        if len(data) > MAX_CLASS_BYTES:
-            raise _EntryError(f"inflates beyond {MAX_CLASS_BYTES} bytes")
+        return _read_member(self._key, self._infos.entry(name))
+
+
+class _OpenJars:
+    """Jars held open for class reads, per process, least recently used
+    first, at most ``max_open`` (closed on eviction). Keyed by the jar's real
+    path and stat signature as indexed: a descriptor is opened once per
+    process, not once per index, and a jar that changed since it was indexed
+    is refused rather than read at the old offsets. Reads use ``pread``, so a
+    descriptor inherited across a fork is safe to share (no file offset).
+    One thread per process reads classes, as for the index's other memos (an
+    eviction closes a descriptor another thread could be reading)."""
+
+    def __init__(self, max_open: int) -> None:
+        self.max_open = max_open
+        self._fds: collections.OrderedDict = collections.OrderedDict()
+
+    def fd(self, key) -> int:
+        fds = self._fds
+        fd = fds.get(key)
+        if fd is not None:
+            fds.move_to_end(key)
+            return fd
+        fd = os.open(key[0], os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or signature_of(st) != key[1]:
+                raise _EntryError("the jar changed since it was indexed")
+        except BaseException:
+            os.close(fd)
+            raise
+        fds[key] = fd
+        while len(fds) > self.max_open:
+            os.close(fds.popitem(last=False)[1])
+        return fd
+
+    def close(self) -> None:
+        while self._fds:
+            os.close(self._fds.popitem()[1])
+
+    def __len__(self) -> int:
+        return len(self._fds)
+
+
+_OPEN = _OpenJars(_OPEN_JARS)
+
+
+def close_jars() -> None:
+    """Close the jars this process holds open for class reads (reopened on demand)."""
+    _OPEN.close()
+
+
+class _Span:
+    """A file-like view of ``size`` bytes of a descriptor from ``pos``
+    (``pread``: no shared file offset), what ``zipfile.ZipExtFile`` reads from."""
+
+    __slots__ = ("fd", "pos", "end")
+
+    def __init__(self, fd: int, pos: int, size: int):
+        self.fd, self.pos, self.end = fd, pos, pos + size
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.end - self.pos
+        if n < 0 or n > left:
+            n = left
+        data = os.pread(self.fd, n, self.pos) if n > 0 else b""
+        self.pos += len(data)
         return data
+
+
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # zipfile.structFileHeader (APPNOTE 4.3.7)
+
+
+def _read_member(key, entry) -> bytes:
+    """The uncompressed bytes of one zip member, from its listing ``entry``
+    (:meth:`_jarindex.JarListing.entry`), checked as ``zipfile.ZipFile.open``
+    checks them (local header magic, same name, no encryption or patch data)
+    and inflated by zipfile's own ``ZipExtFile`` (its CRC check included),
+    at most :data:`MAX_CLASS_BYTES`."""
+    stored, offset, csize, size, method, flags, crc = entry
+    if size > MAX_CLASS_BYTES:
+        raise _EntryError(f"declared size {size} bytes exceeds limit {MAX_CLASS_BYTES}")
+    fd = _OPEN.fd(key)
+    head = os.pread(fd, _LOCAL_HEADER.size, offset)
+    if len(head) != _LOCAL_HEADER.size:
+        raise zipfile.BadZipFile("Truncated file header")
+    h = _LOCAL_HEADER.unpack(head)
+    if h[0] != b"PK\x03\x04":
+        raise zipfile.BadZipFile("Bad magic number for file header")
+    name_len, extra_len = h[10], h[11]
+    fname = os.pread(fd, name_len, offset + _LOCAL_HEADER.size)
+    if flags & 0x20:
+        raise NotImplementedError("compressed patched data (flag bit 5)")
+    if flags & 0x40:
+        raise NotImplementedError("strong encryption (flag bit 6)")
+    fname_str = fname.decode("utf-8") if h[3] & 0x800 else fname.decode("cp437")
+    if fname_str != stored:
+        raise zipfile.BadZipFile(f"File name in directory {stored!r} and header {fname!r} differ.")
+    if flags & 0x1:
+        raise RuntimeError(f"File {stored!r} is encrypted, password required for extraction")
+    info = zipfile.ZipInfo(stored)
+    info.compress_type, info.compress_size, info.file_size, info.CRC, info.flag_bits = method, csize, size, crc, flags
+    with zipfile.ZipExtFile(_Span(fd, offset + _LOCAL_HEADER.size + name_len + extra_len, csize), "r", info) as fh:
+        data = fh.read(MAX_CLASS_BYTES + 1)
+    if len(data) > MAX_CLASS_BYTES:
+        raise _EntryError(f"inflates beyond {MAX_CLASS_BYTES} bytes")
+    return data
 
 
 class _JarIndexMemo:
@@ -297,11 +387,13 @@ class _JarIndexMemo:
     opens its classpath again; reading a jar's central directory
     (``zipfile``'s ``_RealGetContents``) was about half of spring-petclinic's
     graph stage (164 jars). An entry is keyed by the jar's identity as the
-    open file descriptor sees it — real path (and the name given, which picks
-    a shaded jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
+    open file descriptor sees it — the path as given (its name picks a shaded
+    jar's coordinates), size, mtime, ctime, inode, device — so a jar rewritten in place (a write always sets ctime), replaced
     (another inode) or copied over with ``cp -p`` is read afresh. Bounded by
-    the class names held (``max_names``, ~0.6 KB each as ``ZipInfo``) and by
-    the number of jars; the values are shared read-only between indexes.
+    the class names held (``max_names``; a listing holds a name, its dict
+    slot and 48 bytes of entry fields, ~0.15 KB) and by the number of jars;
+    the values are shared read-only between indexes. Below it, shared by
+    processes and runs, is the on-disk jar index (callgraph._jarindex).
     """
 
     def __init__(self, max_names: int, max_jars: int) -> None:
@@ -348,10 +440,14 @@ JAR_MEMO_MAX_JARS = 1024
 _JAR_MEMO = _JarIndexMemo(JAR_MEMO_MAX_NAMES, JAR_MEMO_MAX_JARS)
 
 
-def _jar_index(path: Path) -> tuple:
-    """``(class name → ZipInfo, coordinates from pom.properties or None,
-    warning messages)`` of a jar, from the per-process memo when the same
-    file (by its descriptor's identity) was indexed before.
+def _jar_index(path: Path, disk=None) -> tuple:
+    """``(listing, coordinates from pom.properties or None, warning messages,
+    read key)`` of a jar: from the per-process memo when the same file (by
+    its descriptor's identity) was indexed before in this process, else from
+    the on-disk jar index ``disk`` (a :class:`_DiskIndex`, None for none),
+    else from the zip's central directory (then stored in ``disk``). The read
+    key, ``(real path, stat signature)``, names the file the listing
+    describes for :data:`_OPEN`.
 
     The jar is opened once, non-blocking and only if it is a regular file (a
     FIFO or device on the classpath cannot block or flood), and read through
@@ -359,46 +455,60 @@ def _jar_index(path: Path) -> tuple:
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
+        started = time.time_ns()  # before the stat: the racy rule's reference (callgraph._statsig)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _EntryError("not a regular file")
-        # the file name as given too: a shaded jar's coordinates are picked by
-        # it (_library_from_poms), and two links to one jar may be named apart
-        key = (os.path.realpath(path), Path(path).name, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-               st.st_ino, st.st_dev)
+        sig = signature_of(st)
+        # the path as given: it picks a shaded jar's coordinates by its name
+        # (_library_from_found) and the coordinates of a repository layout
+        # (_library_from_path); the file itself is named by the signature's
+        # inode and device (no realpath per jar and project: ~10 lstat each)
+        key = (os.fspath(path),) + sig
         hit = _JAR_MEMO.get(key)
         if hit is not None:
             return hit
-        with os.fdopen(os.dup(fd), "rb") as fh, zipfile.ZipFile(fh) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_ZIP_ENTRIES:
-                raise _EntryError(f"zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES}); not indexed")
-            names: dict[str, zipfile.ZipInfo] = {}
-            unsafe = 0
-            poms: list[tuple[str, zipfile.ZipInfo]] = []
-            for info in infos:
-                fn = info.filename
-                if fn.startswith("/") or "\\" in fn or ".." in fn.split("/"):
-                    unsafe += 1
-                    continue
-                if fn.endswith(".class"):
-                    # Multi-release jars: base entries only (META-INF/versions/N/ ignored).
-                    if fn.startswith("META-INF/"):
-                        continue
-                    names[fn[:-6]] = info
-                elif fn.startswith("META-INF/maven/") and fn.endswith("/pom.properties"):
-                    poms.append((fn, info))
-            messages: list = []
-            if unsafe:
-                messages.append(f"{unsafe} zip entries with unsafe paths ('..', absolute) ignored")
-            pom_warnings: list = []
-            library = _library_from_poms(zf, poms, path, pom_warnings)
-            messages.extend(m for _p, m in pom_warnings)
+        real = os.path.realpath(path)
+        listing = disk.get(real, sig) if disk is not None else None
+        if listing is None:
+            listing = _list_jar(fd, path)
+            if disk is not None:
+                disk.put(real, sig, started, listing)
     finally:
         os.close(fd)
-    entry = (names, library, tuple(messages))
+    entry = (listing, _library_from_found(listing.found, path), listing.messages, (real, sig))
     _JAR_MEMO.put(key, entry)
     return entry
+
+
+def _list_jar(fd: int, path: Path) -> JarListing:
+    """A jar's listing read from its zip central directory through ``fd``."""
+    with os.fdopen(os.dup(fd), "rb") as fh, zipfile.ZipFile(fh) as zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ZIP_ENTRIES:
+            raise _EntryError(f"zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES}); not indexed")
+        classes: list = []
+        unsafe = 0
+        poms: list[tuple[str, zipfile.ZipInfo]] = []
+        for info in infos:
+            fn = info.filename
+            if fn.startswith("/") or "\\" in fn or ".." in fn.split("/"):
+                unsafe += 1
+                continue
+            if fn.endswith(".class"):
+                # Multi-release jars: base entries only (META-INF/versions/N/ ignored).
+                if fn.startswith("META-INF/"):
+                    continue
+                classes.append((fn[:-6], info))
+            elif fn.startswith("META-INF/maven/") and fn.endswith("/pom.properties"):
+                poms.append((fn, info))
+        messages: list = []
+        if unsafe:
+            messages.append(f"{unsafe} zip entries with unsafe paths ('..', absolute) ignored")
+        pom_warnings: list = []
+        found = _poms_found(zf, poms, path, pom_warnings)
+        messages.extend(m for _p, m in pom_warnings)
+    return JarListing.from_infos(classes, found, messages)
 
 
 class _DirSource(_Source):
@@ -467,11 +577,11 @@ class _CtSymSource(_JarSource):
 
     origin = "jdk"
 
-    def __init__(self, path: Path, lru):
+    def __init__(self, path: Path, lru=None):
         self.path = str(path)
-        self._lru = lru
         best: dict[str, tuple[str, zipfile.ZipInfo, str]] = {}
-        with zipfile.ZipFile(path) as zf:
+        with open(path, "rb") as fh, zipfile.ZipFile(fh) as zf:
+            self._key = (os.path.realpath(path), signature_of(os.fstat(fh.fileno())))
             infos = zf.infolist()
             if len(infos) > MAX_ZIP_ENTRIES * 2:
                 raise _EntryError(f"ct.sym has {len(infos)} entries; not indexed")
@@ -489,9 +599,9 @@ class _CtSymSource(_JarSource):
                 cur = best.get(name)
                 if cur is None or key > cur[0]:
                     best[name] = (key, info, module)
-        self._infos = {n: v[1] for n, v in best.items()}
+        self._infos = JarListing.from_infos((n, v[1]) for n, v in best.items())
         self._modules = {n: v[2] for n, v in best.items()}
-        self.names = self._infos.keys()
+        self.names = self._infos.names.keys()
 
     def location(self, name: str) -> str:
         return "jrt:/" + self._modules.get(name, "?")
@@ -501,23 +611,51 @@ class _EntryError(Exception):
     pass
 
 
-class _ZipLRU(collections.OrderedDict):
-    """Open jars, least recently used first, owned by the process that opened them."""
+class _DiskIndex:
+    """The on-disk jar index (callgraph._jarindex) for one
+    :meth:`ClasspathIndex.open`: opened at the first jar the per-process memo
+    does not hold, written and closed when the index is open (a connection
+    never outlives it, so none is carried across a fork). A cache folder
+    that is not private, or a file qare will not use, is a warning and no
+    disk index; any other failure is silent (the cache is an optimisation only)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pid = os.getpid()
+    FILE = "jar-index.sqlite"
 
-    def owned(self) -> "_ZipLRU":
-        """Self, first forgetting handles inherited across a fork (not closed: they are the parent's).
+    def __init__(self, warnings: list) -> None:
+        self.warnings = warnings
+        self.cache = None
+        self._tried = False
 
-        An inherited ZipFile shares its file offset with the parent and
-        siblings, so concurrent reads would corrupt each other.
-        """
-        if self.pid != os.getpid():
-            self.clear()
-            self.pid = os.getpid()
-        return self
+    def _open(self):
+        if not self._tried:
+            self._tried = True
+            folder = _cache_dir()
+            if folder is not None:
+                from ._jarindex import CacheRefused, JarIndexCache
+                try:
+                    self.cache = JarIndexCache(folder / self.FILE, replace_foreign=True)
+                except CacheRefused as e:
+                    self.warnings.append((e.filename, f"jar class indexes not cached: {e.strerror}"))
+                except (OSError, sqlite3.Error):
+                    pass
+        return self.cache
+
+    def get(self, real: str, sig) -> JarListing | None:
+        cache = self._open()
+        return None if cache is None else cache.get(real, sig)
+
+    def put(self, real: str, sig, written_ns: int, listing: JarListing) -> None:
+        cache = self._open()
+        if cache is not None:
+            cache.put(real, sig, written_ns, listing)
+
+    def close(self) -> None:
+        if self.cache is not None:
+            try:
+                self.cache.close()
+            except (OSError, sqlite3.Error):
+                pass
+            self.cache = None
 
 
 class _Owners:
@@ -536,8 +674,9 @@ class _Owners:
             self.jdk = src
             return
         jars = self.jars
-        for n in src.names:
-            if n not in jars and n not in self:
+        jdk = self.jdk.names if self.jdk is not None else ()
+        for n in src.names:  # in classpath order: the first entry that has a name keeps it
+            if n not in jars and n not in jdk:
                 jars[n] = src
 
     def __contains__(self, name: str) -> bool:
@@ -562,12 +701,8 @@ class _Owners:
         return sum(1 for _ in self)
 
 
-def _library_from_poms(zf: zipfile.ZipFile, poms, path: Path, warnings: list) -> str | None:
-    """``group:artifact:version`` from META-INF/maven/**/pom.properties.
-
-    One file: use it. Several (shaded jars): the one whose artifactId the jar
-    file name starts with; otherwise none (the path layout may still decide).
-    """
+def _poms_found(zf: zipfile.ZipFile, poms, path: Path, warnings: list) -> list:
+    """``(groupId, artifactId, version)`` of each readable META-INF/maven/**/pom.properties."""
     found = []
     for fn, info in poms:
         if info.file_size > MAX_POM_PROPERTIES_BYTES:
@@ -582,9 +717,18 @@ def _library_from_poms(zf: zipfile.ZipFile, poms, path: Path, warnings: list) ->
         g, a, v = props.get("groupId"), props.get("artifactId"), props.get("version")
         if g and a and v:
             found.append((g, a, v))
+    return found
+
+
+def _library_from_found(found, path: Path) -> str | None:
+    """``group:artifact:version`` from the jar's pom.properties coordinates.
+
+    One file: use it. Several (shaded jars): the one whose artifactId the jar
+    file name starts with; otherwise none (the path layout may still decide).
+    """
     if len(found) == 1:
         return ":".join(found[0])
-    stem = path.name
+    stem = os.path.basename(path)
     matches = [f for f in found if stem.startswith(f[1] + "-") or stem == f[1] + ".jar"]
     if len(matches) == 1:
         return ":".join(matches[0])
@@ -772,7 +916,7 @@ def _open_jimage(modules: Path, warnings: list | None = None) -> JImage:
     return image
 
 
-def _open_jdk(home: Path, warnings: list, lru) -> _Source | None:
+def _open_jdk(home: Path, warnings: list, lru=None) -> _Source | None:
     modules = home / "lib" / "modules"
     if modules.is_file():
         try:
@@ -833,7 +977,6 @@ class ClasspathIndex:
         self._cache: dict[str, Solved | Unsolved] = {}
         self._src_name_cache: dict[str, str] = {}
         self._pkg_types: dict[str, list[str]] | None = None
-        self._lru = _ZipLRU()
 
     @classmethod
     def open(cls, entries: Iterable[str | os.PathLike] = (), *, jdk: str | os.PathLike | None = "auto") -> "ClasspathIndex":
@@ -858,23 +1001,27 @@ class ClasspathIndex:
             self.warnings.append((str(jdk), "no JDK found (JAVA_HOME, java on PATH); JDK types and packages unknown"))
         if home is not None:
             self.jdk_home = home
-            src = _open_jdk(home, self.warnings, self._lru)
+            src = _open_jdk(home, self.warnings)
             if src is not None:
                 self._add(src)
                 self.jdk_packages = src.packages
-        for entry in entries:
-            p = Path(entry)
-            try:
-                if p.is_dir():
-                    self._add(_DirSource(p, self.warnings))
-                elif p.is_file():
-                    self._add(_JarSource(p, self.warnings, self._lru))
-                else:
-                    self.warnings.append((str(p), "classpath entry does not exist"))
-            # NotImplementedError: zipfile's unsupported zip version or compression.
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-                    NotImplementedError, _EntryError) as exc:
-                self.warnings.append((str(p), f"unreadable classpath entry: {type(exc).__name__}: {exc}"))
+        disk = _DiskIndex(self.warnings)
+        try:
+            for entry in entries:
+                p = Path(entry)
+                try:
+                    if p.is_dir():
+                        self._add(_DirSource(p, self.warnings))
+                    elif p.is_file():
+                        self._add(_JarSource(p, self.warnings, disk=disk))
+                    else:
+                        self.warnings.append((str(p), "classpath entry does not exist"))
+                # NotImplementedError: zipfile's unsupported zip version or compression.
+                except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                        NotImplementedError, _EntryError) as exc:
+                    self.warnings.append((str(p), f"unreadable classpath entry: {type(exc).__name__}: {exc}"))
+        finally:
+            disk.close()
         return self
 
     def _add(self, src: _Source) -> None:
@@ -882,10 +1029,8 @@ class ClasspathIndex:
         self._owner.add(src)
 
     def close(self) -> None:
-        """Close the jars held open for lazy reads (reopened on demand)."""
-        lru = self._lru.owned()
-        while lru:
-            lru.popitem()[1].close()
+        """Nothing to release: the jars read from are held open per process
+        (bounded, shared by every index; :func:`close_jars` closes them)."""
 
     def __enter__(self):
         return self

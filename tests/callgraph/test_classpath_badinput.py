@@ -140,15 +140,14 @@ def test_huge_declared_and_real_size(tmp_path, good_bytes, monkeypatch):
     ix = ClasspathIndex.open([jar], jdk=None)
     r = ix.lookup_result("p.Big")
     assert isinstance(r, Unsolved) and r.reason is UnsolvedReason.UNREADABLE and "exceeds limit" in r.detail
-    # A local header that lies about the size: the read itself is bounded.
-    with zipfile.ZipFile(jar) as z:
-        info = z.getinfo("p/Big.class")
+    # A central directory that lies about the size: the read itself is bounded.
     src = ix._owner["p/Big"]
-    info.file_size = 100
-    src._infos["p/Big"] = info
+    listing = src._infos
+    size_at = listing.names["p/Big"] * 6 + 2  # the row's uncompressed size
+    listing.ints[size_at] = 100
     with pytest.raises(zipfile.BadZipFile, match="CRC"):
         src.read("p/Big")  # zipfile stops at the declared size; the CRC then fails
-    info.file_size = 50_000_000
+    listing.ints[size_at] = 50_000_000
     with pytest.raises(cp._EntryError, match="exceeds limit"):
         src.read("p/Big")
     assert ix.lookup("bad.pkg.Good") is not None
