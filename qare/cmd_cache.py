@@ -79,6 +79,7 @@ _ENTRIES = {
     "m2": "the local Maven repository: libraries' jars, their javadoc and sources jars, resolutions",
     "repos": "projects cloned by qare build",
     "javadoc-index": "javadoc jars' member indexes",
+    "jar-index.sqlite": "libraries' jar listings, 128 MiB at most",
     "jdt": "Eclipse JDT's classpath listing and runner, for --resolver jdt and qare crosscheck",
     "llm": "language-model replies of qare build --translate-cmd/--describe-cmd",
     "graphs.sqlite.out": "qare graph --out files of stored graphs, 4 entries and 1 GiB at most",
