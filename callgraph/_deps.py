@@ -42,6 +42,7 @@ import hashlib
 import os
 from dataclasses import fields, is_dataclass
 from enum import Enum
+from operator import attrgetter
 
 import msgpack
 
@@ -107,6 +108,8 @@ class Fingerprints:
     def __init__(self, rels):
         self.rels = rels
         self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
+        self._packers: list = []  # msgpack.Packer per nesting depth of _packed
+        self._depth = 0
         self._rows_idx = None  # the index _rows holds look-ups of (rows_for)
         self._rows: dict = {}
 
@@ -187,7 +190,20 @@ class Fingerprints:
             if memo is not None:
                 return memo[1]
         body = v if t in _NATIVE else _fp_form(v)
-        d = hashlib.blake2b(msgpack.packb(body, default=self._nested, use_bin_type=True), digest_size=12).digest()
+        # one Packer per nesting depth (_nested packs an inner object while the
+        # outer one is being packed), reused: msgpack.packb makes a Packer and
+        # its buffer per call, and this runs once per distinct index object
+        depth = self._depth
+        packers = self._packers
+        if depth == len(packers):
+            packers.append(msgpack.Packer(default=self._nested, use_bin_type=True))
+        self._depth = depth + 1
+        try:
+            h = _BLAKE12.copy()  # a copy of a made hasher: cheaper than parsing the constructor's keywords
+            h.update(packers[depth].pack(body))
+        finally:
+            self._depth = depth
+        d = h.digest()
         if key is not None:
             self._memo[key] = (v, d)
         return d
@@ -212,16 +228,25 @@ def _fp_form(o):
         return ["@set", *sorted(o, key=repr)]
     if t is FileRef:
         return ["@f", o.rel]
-    if isinstance(o, Enum):
-        return ["@enum", t.__name__, o.name]
+    if isinstance(o, Enum):  # _name_: the member's name, without the name property's descriptor call
+        return ["@enum", t.__name__, o._name_]
+    get = _GETTER_OF.get(t)
+    if get is not None:
+        return [t.__name__, *get(o)]
     if is_dataclass(o):
         names = _FIELDS_OF.get(t)
         if names is None:
             names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(o))
+        if None not in names and len(names) > 1:  # no positional field: its fields in one C call
+            _GETTER_OF[t] = attrgetter(*names)
         return [t.__name__, *[None if n is None else getattr(o, n) for n in names]]
     if isinstance(o, tuple):  # a NamedTuple
         return [t.__name__, *o]
     return ["@unknown", t.__name__, _never()]  # never equal to anything stored
+
+
+_GETTER_OF: dict = {}  # dataclass with 2+ fields, none positional → attrgetter of them all, in order
+_BLAKE12 = hashlib.blake2b(digest_size=12)
 
 
 _DECLARATIONS = frozenset(_codec._CLASSES)
