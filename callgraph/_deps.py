@@ -42,6 +42,7 @@ import hashlib
 import os
 from dataclasses import fields, is_dataclass
 from enum import Enum
+from operator import attrgetter
 
 import msgpack
 
@@ -107,6 +108,10 @@ class Fingerprints:
     def __init__(self, rels):
         self.rels = rels
         self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
+        self._packers: list = []  # msgpack.Packer per nesting depth of _packed
+        self._depth = 0
+        self._rows_idx = None  # the index _rows holds look-ups of (rows_for)
+        self._rows: dict = {}
 
     def canon(self, v, file_valued: bool = False):
         t = type(v)
@@ -150,6 +155,16 @@ class Fingerprints:
         self._memo[key] = (v, d)
         return d
 
+    def rows_for(self, idx) -> dict:
+        """:func:`encode`'s memo of stored look-ups for index ``idx``:
+        ``(kind, door, args, their types)`` → ``(stored key, fingerprint)``
+        or ``_UNSTORABLE``. Valid while ``idx`` answers as it does now (the
+        index is not changed while files are resolved); another index gets
+        a new memo."""
+        if self._rows_idx is not idx:
+            self._rows_idx, self._rows = idx, {}  # idx kept alive: its id is never reused
+        return self._rows
+
     def fingerprint(self, v, file_valued: bool = False) -> bytes:
         if not file_valued:
             return self._packed(v)
@@ -175,7 +190,20 @@ class Fingerprints:
             if memo is not None:
                 return memo[1]
         body = v if t in _NATIVE else _fp_form(v)
-        d = hashlib.blake2b(msgpack.packb(body, default=self._nested, use_bin_type=True), digest_size=12).digest()
+        # one Packer per nesting depth (_nested packs an inner object while the
+        # outer one is being packed), reused: msgpack.packb makes a Packer and
+        # its buffer per call, and this runs once per distinct index object
+        depth = self._depth
+        packers = self._packers
+        if depth == len(packers):
+            packers.append(msgpack.Packer(default=self._nested, use_bin_type=True))
+        self._depth = depth + 1
+        try:
+            h = _BLAKE12.copy()  # a copy of a made hasher: cheaper than parsing the constructor's keywords
+            h.update(packers[depth].pack(body))
+        finally:
+            self._depth = depth
+        d = h.digest()
         if key is not None:
             self._memo[key] = (v, d)
         return d
@@ -200,16 +228,25 @@ def _fp_form(o):
         return ["@set", *sorted(o, key=repr)]
     if t is FileRef:
         return ["@f", o.rel]
-    if isinstance(o, Enum):
-        return ["@enum", t.__name__, o.name]
+    if isinstance(o, Enum):  # _name_: the member's name, without the name property's descriptor call
+        return ["@enum", t.__name__, o._name_]
+    get = _GETTER_OF.get(t)
+    if get is not None:
+        return [t.__name__, *get(o)]
     if is_dataclass(o):
         names = _FIELDS_OF.get(t)
         if names is None:
             names = _FIELDS_OF[t] = tuple(None if f.name in _POSITIONAL else f.name for f in fields(o))
+        if None not in names and len(names) > 1:  # no positional field: its fields in one C call
+            _GETTER_OF[t] = attrgetter(*names)
         return [t.__name__, *[None if n is None else getattr(o, n) for n in names]]
     if isinstance(o, tuple):  # a NamedTuple
         return [t.__name__, *o]
     return ["@unknown", t.__name__, _never()]  # never equal to anything stored
+
+
+_GETTER_OF: dict = {}  # dataclass with 2+ fields, none positional → attrgetter of them all, in order
+_BLAKE12 = hashlib.blake2b(digest_size=12)
 
 
 _DECLARATIONS = frozenset(_codec._CLASSES)
@@ -466,30 +503,52 @@ def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
     """The recorded look-ups as data: a sorted msgpack list of
     ``[kind, door, packed args, packed keywords, fingerprint]``, one per
     distinct look-up; None when some look-up cannot be stored (the row is
-    then reused only under the same project key)."""
+    then reused only under the same project key).
+
+    Each distinct look-up is packed and its answer fingerprinted once per
+    build and process (:meth:`Fingerprints.rows_for`), not once per file: the
+    index does not change while files are resolved, so the same look-up has
+    the same answer in every file, and its stored form is a function of the
+    look-up alone (a file index is stored as that file's path)."""
     rows = {}
     rels = rec._rels
-    seen = {}
-    try:
-        for e in rec.log:
-            kind, door, args, answer = e
-            try:  # most look-ups repeat: dedupe on the raw look-up before packing it
-                k0 = (kind, door, args)
-                if k0 in seen:
-                    continue
-                seen[k0] = True
-            except TypeError:  # an unhashable argument (a dict): packed to compare
-                pass
-            if kind == "a" or (kind in ("m", "k") and door not in _DOORS):
-                return None  # a look-up not known to be read-only: not replayable
-            a, kw = _stored_args(kind, door, args, rels)
-            pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
-            k = (kind if kind != "k" else "m", door, pa, pk)
-            if k not in rows:
-                rows[k] = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
-    except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
-        return None
+    memo = fps.rows_for(rec._idx)
+    get = memo.get
+    for kind, door, args, answer in rec.log:
+        try:
+            # the arguments' own types are part of the key: 1, 1.0 and True are
+            # equal (one dict key) but are stored, and may be answered, differently
+            k0 = (kind, door, args, tuple(map(type, args)) if type(args) is tuple else type(args))
+            hit = get(k0)
+        except TypeError:  # an unhashable argument (a dict): packed every time
+            k0 = hit = None
+        if hit is None:
+            hit = _stored_row(kind, door, args, answer, rels, fps)
+            if k0 is not None:
+                memo[k0] = hit
+        if hit is _UNSTORABLE:
+            return None
+        k, fp = hit
+        if k not in rows:
+            rows[k] = fp
     return msgpack.packb(sorted([*k, fp] for k, fp in rows.items()), use_bin_type=True)
+
+
+_UNSTORABLE = ("<unstorable>",)
+
+
+def _stored_row(kind, door, args, answer, rels, fps: Fingerprints):
+    """``((kind, door, packed args, packed keywords), fingerprint)`` of one
+    look-up as :func:`encode` stores it, or ``_UNSTORABLE``."""
+    if kind == "a" or (kind in ("m", "k") and door not in _DOORS):
+        return _UNSTORABLE  # a look-up not known to be read-only: not replayable
+    try:
+        a, kw = _stored_args(kind, door, args, rels)
+        pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
+        fp = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
+    except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
+        return _UNSTORABLE
+    return (kind if kind != "k" else "m", door, pa, pk), fp
 
 
 _EMPTY = msgpack.packb(())

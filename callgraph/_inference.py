@@ -160,7 +160,10 @@ class GenericInference:
         conflicting evidence leaves it unknown (javac would take a least upper
         bound). ``csubst``: the class's type variables, for the lambdas'
         parameter types."""
-        mvars = {tp.name for tp in ms.type_params}
+        # declaration order, not a set's: the returned dict's key order reaches
+        # the index's arguments (jtuple's substitution), and so the warm cache's
+        # stored look-ups, which must be the same bytes in every process
+        mvars = dict.fromkeys(tp.name for tp in ms.type_params)
         got: dict = {}
         bad: set = set()
         ps = ms.params

@@ -1,0 +1,125 @@
+"""The dependency recorder's encoding (callgraph._deps.encode): each distinct
+look-up is packed and fingerprinted once per build and process, and what a
+file's row stores is exactly what it would be without that memo; the
+look-ups a generic library call makes are the same bytes in every process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+
+from callgraph import _deps
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Index:
+    """A stand-in ProjectIndex: ``resolve_name`` answers from a dict."""
+
+    def __init__(self, answers: dict):
+        self.answers = answers
+
+    def resolve_name(self, name, fi, *rest):
+        return self.answers[(type(name), name)]
+
+
+def _rec(idx, fi, rels, asks):
+    rec = _deps.RecordingIndex(idx, fi, rels)
+    for a in asks:
+        rec.resolve_name(*a)
+    return rec
+
+
+def _rows(blob):
+    return [tuple(r) for r in msgpack.unpackb(blob, raw=False)]
+
+
+def test_a_file_row_is_the_same_with_the_memo_of_earlier_files():
+    """File 1's row, encoded after file 0's (the memo holds file 0's
+    look-ups, some shared), is byte-identical to file 1's row encoded alone."""
+    rels = ["p/A.java", "p/B.java"]
+    idx = _Index({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map", (str, "X"): None})
+    shared = _deps.Fingerprints(rels)
+    _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("X", 0)]), shared)
+    asks1 = [("List", 1), ("Map", 0), ("X", 1), ("Map", 0)]
+    after = _deps.encode(_rec(idx, 1, rels, asks1), shared)
+    alone = _deps.encode(_rec(idx, 1, rels, asks1), _deps.Fingerprints(rels))
+    assert after == alone
+    # three distinct look-ups (the repeated one once); the file index stored as its path
+    rows = _rows(after)
+    assert len(rows) == 3
+    assert {_deps._unpack(r[2])[1].rel for r in rows} == {"p/A.java", "p/B.java"}
+
+
+def test_equal_arguments_of_other_types_are_other_look_ups():
+    """1 and True are one dict key but are stored (and may be answered)
+    differently: the memo's key has the arguments' types, so file 1's row
+    stores True and True's answer, not file 0's 1 and its answer."""
+    rels = ["p/A.java"]
+    idx = _Index({(int, 1): "one", (bool, True): "true"})
+    fps = _deps.Fingerprints(rels)
+    _deps.encode(_rec(idx, 0, rels, [(1, 0)]), fps)
+    (row,) = _rows(_deps.encode(_rec(idx, 0, rels, [(True, 0)]), fps))
+    assert _deps._unpack(row[2])[0] is True
+    assert row[4] == _deps.Fingerprints(rels).fingerprint("true") != _deps.Fingerprints(rels).fingerprint("one")
+
+
+def test_another_index_gets_another_memo():
+    """The memo is valid for one index only (a warm build's new index gives
+    new answers to the same look-ups)."""
+    rels = ["p/A.java"]
+    fps = _deps.Fingerprints(rels)
+    old, new = _Index({(str, "T"): "p.Old"}), _Index({(str, "T"): "p.New"})
+    (r_old,) = _rows(_deps.encode(_rec(old, 0, rels, [("T", 0)]), fps))
+    (r_new,) = _rows(_deps.encode(_rec(new, 0, rels, [("T", 0)]), fps))
+    assert r_old[4] == fps.fingerprint("p.Old")
+    assert r_new[4] == fps.fingerprint("p.New")
+
+
+def test_an_unreplayable_look_up_stays_unreplayable_from_the_memo():
+    """A method of the index that is not a known read-only door cannot be
+    replayed: the row is None, in the second file too, where the memo
+    answers the (hashable) look-up."""
+    rels = ["p/A.java", "p/B.java"]
+
+    class Idx:
+        def supers(self, name):
+            return ()
+
+        def rebuild(self, name):
+            return ()
+
+    idx, fps = Idx(), _deps.Fingerprints(rels)
+    for fi in (0, 1):
+        rec = _deps.RecordingIndex(idx, fi, rels)
+        rec.supers("a")
+        rec.rebuild("a")
+        assert _deps.encode(rec, fps) is None
+    rec = _deps.RecordingIndex(idx, 0, rels)
+    rec.supers("a")
+    assert _deps.encode(rec, fps) is not None
+
+
+_INFER = """
+from callgraph._inference import GenericInference
+from callgraph._types import TypeParam
+from types import SimpleNamespace
+ms = SimpleNamespace(type_params=[TypeParam(n) for n in ("T", "U", "V", "W", "K", "E", "R", "S")], params=())
+print(",".join(GenericInference.infer_lib(None, ms, False, [])))
+"""
+
+
+def test_inferred_type_variables_come_in_declaration_order_in_every_process():
+    """infer_lib's answer (a dict that reaches ``jtuple``'s packed arguments)
+    lists the method's type variables as declared, whatever the string hash
+    seed: a set's order changed the stored look-up bytes between runs."""
+    outs = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        r = subprocess.run([sys.executable, "-c", _INFER], env=env, capture_output=True, text=True, check=True)
+        outs.add(r.stdout.strip())
+    assert outs == {"T,U,V,W,K,E,R,S"}
