@@ -64,24 +64,9 @@ class BuildCache(PrivateSQLite):
         self._open()
 
     # ----------------------------------------------------------- file
-    def _create(self) -> bool:
-        """Create the tables in an empty file (False: the file holds something else)."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
-        try:
-            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                ok = self._valid()
-                db.execute("ROLLBACK")
-                return ok
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB, crc INTEGER)")
-            db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT, crc INTEGER)")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (self.FORMAT,))
-            db.execute("COMMIT")
-            return True
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    def _make_tables(self, db) -> None:
+        db.execute("CREATE TABLE facts (key TEXT PRIMARY KEY, digest BLOB, blob BLOB, crc INTEGER)")
+        db.execute("CREATE TABLE resolved (key TEXT PRIMARY KEY, blob BLOB, deps BLOB, pkey TEXT, crc INTEGER)")
 
     def _query(self, sql: str, args: tuple):
         try:

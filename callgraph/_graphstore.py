@@ -800,42 +800,14 @@ class GraphStore(PrivateSQLite):
             self.db.close()
             self.db = None
 
-    def _valid(self) -> bool:
-        """This format, and its tables there with their columns (a dropped or
-        altered table is a damaged store: rebuilt, not written into in vain)."""
-        if not super()._valid():
-            return False
-        try:
-            for table, cols in (("graphs", _GRAPHS_COLUMNS), ("rows", _ROWS_COLUMNS)):
-                have = [r[1] for r in self.db.execute(f"PRAGMA table_info({table})")]
-                if have != [c[0] for c in cols]:
-                    return False
-        except sqlite3.DatabaseError:
-            return False
-        return True
+    COLUMNS = {"graphs": [c[0] for c in _GRAPHS_COLUMNS], "rows": [c[0] for c in _ROWS_COLUMNS]}
+    AUTO_VACUUM = True
 
-    def _create(self) -> bool:
-        """Create the tables in an empty file (False: it holds something else)."""
-        db = self.db
-        if not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes effect before the first table
-        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
-        try:
-            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                ok = self._valid()
-                db.execute("ROLLBACK")
-                return ok
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute(f"CREATE TABLE graphs ({', '.join(' '.join(c) for c in _GRAPHS_COLUMNS)})")
-            # one row per distinct method row (its MethodInfo fields and its out-edges, module notes
-            # "rows"), keyed by its content digest and shared by every graph that holds it
-            db.execute(f"CREATE TABLE rows ({', '.join(' '.join(c) for c in _ROWS_COLUMNS)}) WITHOUT ROWID")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-            db.execute("COMMIT")
-            return True
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    def _make_tables(self, db) -> None:
+        db.execute(f"CREATE TABLE graphs ({', '.join(' '.join(c) for c in _GRAPHS_COLUMNS)})")
+        # one row per distinct method row (its MethodInfo fields and its out-edges, module notes
+        # "rows"), keyed by its content digest and shared by every graph that holds it
+        db.execute(f"CREATE TABLE rows ({', '.join(' '.join(c) for c in _ROWS_COLUMNS)}) WITHOUT ROWID")
 
     # ------------------------------------------------------------- write
     def holds(self, inputs: Inputs) -> bool:

@@ -203,35 +203,12 @@ class JarIndexCache(PrivateSQLite):
         self._touch: list = []
         self._open()
 
-    _COLUMNS = ["path", "sig", "written_ns", "used_ns", "size", "crc", "data"]
+    COLUMNS = {"jars": ["path", "sig", "written_ns", "used_ns", "size", "crc", "data"]}
 
-    def _valid(self) -> bool:
-        if not super()._valid():
-            return False
-        try:
-            have = [r[1] for r in self.db.execute("PRAGMA table_info(jars)")]
-        except sqlite3.DatabaseError:
-            return False
-        return have == self._COLUMNS
-
-    def _create(self) -> bool:
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
-        try:
-            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                ok = self._valid()
-                db.execute("ROLLBACK")
-                return ok
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute("CREATE TABLE jars (path TEXT PRIMARY KEY, sig TEXT NOT NULL, written_ns INTEGER NOT NULL, "
-                       "used_ns INTEGER NOT NULL, size INTEGER NOT NULL, crc INTEGER NOT NULL, data BLOB NOT NULL)")
-            db.execute("CREATE INDEX jars_used ON jars (used_ns)")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-            db.execute("COMMIT")
-            return True
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    def _make_tables(self, db) -> None:
+        db.execute("CREATE TABLE jars (path TEXT PRIMARY KEY, sig TEXT NOT NULL, written_ns INTEGER NOT NULL, "
+                   "used_ns INTEGER NOT NULL, size INTEGER NOT NULL, crc INTEGER NOT NULL, data BLOB NOT NULL)")
+        db.execute("CREATE INDEX jars_used ON jars (used_ns)")
 
     def get(self, real: str, sig) -> JarListing | None:
         """The stored listing of the jar at real path ``real`` with stat

@@ -32,8 +32,10 @@ class PrivateSQLite:
     """Base of a qare SQLite file. A subclass sets ``KIND`` (its name in
     messages), ``NOUN`` (in "cannot create the …"), ``MAGIC`` and ``FORMAT``
     (its ``meta`` table's ``format`` value: ``"MAGIC version"``),
-    ``NOT_REPLACED`` and ``NOT_REPLACED_UNREADABLE`` (what the user can do)
-    and provides ``_create``; ``_open`` raises :class:`CacheRefused`."""
+    ``NOT_REPLACED`` and ``NOT_REPLACED_UNREADABLE`` (what the user can do),
+    ``COLUMNS`` (the tables :meth:`_valid` checks) and provides
+    ``_make_tables``, which :meth:`_create` calls; ``_open`` raises
+    :class:`CacheRefused`."""
 
     KIND = "qare cache"
     NOUN = "cache"
@@ -41,6 +43,10 @@ class PrivateSQLite:
     FORMAT = ""
     NOT_REPLACED = "not replaced: name another --cache file or delete it"
     NOT_REPLACED_UNREADABLE = NOT_REPLACED
+    #: table → its column names: a dropped or altered table is a damaged file (rebuilt, not written into in vain)
+    COLUMNS: dict = {}
+    #: ``PRAGMA auto_vacuum = INCREMENTAL`` before the first table (it takes effect only then)
+    AUTO_VACUUM = False
 
     def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
         self.path = Path(path)
@@ -54,12 +60,40 @@ class PrivateSQLite:
         return db
 
     def _valid(self) -> bool:
-        """The file holds this version of this kind."""
+        """The file holds this version of this kind, with the tables of :data:`COLUMNS`."""
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         except sqlite3.OperationalError:
             return False
-        return row is not None and row[0] == self.FORMAT
+        if row is None or row[0] != self.FORMAT:
+            return False
+        try:
+            for table, cols in self.COLUMNS.items():
+                if [r[1] for r in self.db.execute(f"PRAGMA table_info({table})")] != list(cols):
+                    return False
+        except sqlite3.DatabaseError:
+            return False
+        return True
+
+    def _create(self) -> bool:
+        """Create the tables in an empty file (False: the file holds something else)."""
+        db = self.db
+        if self.AUTO_VACUUM and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        db.execute("BEGIN IMMEDIATE")  # decided under the write lock: a concurrent creator is seen
+        try:
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                ok = self._valid()
+                db.execute("ROLLBACK")
+                return ok
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            self._make_tables(db)
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (self.FORMAT,))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _ours_older(self) -> bool:
         """The file is of this kind, another version (replaced, never misread)."""
