@@ -362,15 +362,16 @@ def _read_member(key, entry) -> bytes:
         raise zipfile.BadZipFile("Bad magic number for file header")
     name_len, extra_len = h[10], h[11]
     fname = os.pread(fd, name_len, offset + _LOCAL_HEADER.size)
+    # refused as zipfile refuses them: a member this reader cannot read is a class not read, never a guess
     if flags & 0x20:
-        raise NotImplementedError("compressed patched data (flag bit 5)")
+        raise _EntryError("compressed patched data (flag bit 5) is not supported")
     if flags & 0x40:
-        raise NotImplementedError("strong encryption (flag bit 6)")
+        raise _EntryError("strong encryption (flag bit 6) is not supported")
     fname_str = fname.decode("utf-8") if h[3] & 0x800 else fname.decode("cp437")
     if fname_str != stored:
         raise zipfile.BadZipFile(f"File name in directory {stored!r} and header {fname!r} differ.")
     if flags & 0x1:
-        raise RuntimeError(f"File {stored!r} is encrypted, password required for extraction")
+        raise _EntryError(f"{stored!r} is encrypted")
     info = zipfile.ZipInfo(stored)
     info.compress_type, info.compress_size, info.file_size, info.CRC, info.flag_bits = method, csize, size, crc, flags
     with zipfile.ZipExtFile(_Span(fd, offset + _LOCAL_HEADER.size + name_len + extra_len, csize), "r", info) as fh:

@@ -256,3 +256,29 @@ def test_open_jars_are_bounded_and_a_jar_replaced_after_indexing_is_refused(fres
     assert ix2.has_type("p1.A")
     cp._OPEN.close()
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_listing_that_lies_is_refused_member_by_member(tmp_path):
+    """The reader trusts nothing of the listing that zipfile would not: each
+    lie about a member (flags zipfile refuses, an offset off the local header,
+    a header naming another member, a size past the bound) is an error of that
+    member, never bytes of another one."""
+    jar = _jar(tmp_path / "a.jar", {"p/A.class": b"\xca\xfe\xba\xbe" * 8, "p/B.class": b"\xca\xfe"})
+    key = (os.path.realpath(jar), _statsig.signature(jar))
+    base = _zip_listing(jar)
+    i = base.names["p/A"] * 6
+    for field, value, error, match in (
+            (4, 0x1, cp._EntryError, "encrypted"),
+            (4, 0x20, cp._EntryError, "patched data"),
+            (4, 0x40, cp._EntryError, "strong encryption"),
+            (0, 1, zipfile.BadZipFile, "Bad magic"),
+            (0, jar.stat().st_size + 10, zipfile.BadZipFile, "Truncated"),
+            (2, cp.MAX_CLASS_BYTES + 1, cp._EntryError, "exceeds limit")):
+        listing = _zip_listing(jar)
+        listing.ints[i + field] = value
+        with pytest.raises(error, match=match):
+            cp._read_member(key, listing.entry("p/A"))
+    listing = _zip_listing(jar)  # p/A's entry pointed at p/B's local header
+    listing.ints[i] = base.ints[base.names["p/B"] * 6]
+    with pytest.raises(zipfile.BadZipFile, match="differ"):
+        cp._read_member(key, listing.entry("p/A"))
