@@ -15,7 +15,7 @@ import pytest
 import callgraph._build as build_mod
 from callgraph import build_project_graph
 from callgraph import _deps
-from tests.callgraph._warm_project import edit as _edit, graph_bytes as _bytes, project
+from tests.callgraph._warm_project import reseal as _reseal, edit as _edit, graph_bytes as _bytes, project
 
 FILES = (  # under fixtures/java/warm-cache/ (tests/callgraph/_warm_project.py)
     "p/A.java", "p/B.java", "p/Shape.java", "p/Circle.java", "p/Use.java", "r/Helper.java", "q/U.java", "q/D.java",
@@ -25,16 +25,6 @@ FILES = (  # under fixtures/java/warm-cache/ (tests/callgraph/_warm_project.py)
 def _project(tmp_path: Path) -> Path:
     return project(tmp_path, FILES)
 
-
-def _reseal(db) -> None:
-    """Give every row the CRC-32 of its (tampered) fields: the decoder's own
-    checks, not the checksum, are what the test below exercises."""
-    from callgraph._cache import _facts_crc, _resolved_crc
-
-    for key, digest, blob in db.execute("SELECT key, digest, blob FROM facts").fetchall():
-        db.execute("UPDATE facts SET crc = ? WHERE key = ?", (_facts_crc(key, digest, blob), key))
-    for key, blob, deps, pkey in db.execute("SELECT key, blob, deps, pkey FROM resolved").fetchall():
-        db.execute("UPDATE resolved SET crc = ? WHERE key = ?", (_resolved_crc(key, blob, deps, pkey), key))
 
 
 def _build(root, cache, monkeypatch=None, jobs=1):
