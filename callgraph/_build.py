@@ -210,7 +210,7 @@ def _can_fork() -> bool:
 def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk="auto", jobs: int = 1,
                         progress: bool = False, max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
                         cache=None, dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
-                        maven_repo_local=None) -> ProjectGraph:
+                        maven_repo_local=None, sources=None) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
     Parameters
@@ -256,6 +256,10 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         The graph's default dispatch mode for ``reach`` (docs/callgraph.md
         "Dispatch"); the graph always holds every ``cha`` edge, each with
         ``rta`` = the source sets whose instantiated types witness it.
+    sources : (files, skipped), optional
+        What ``discover_sources(root, max_file_bytes=max_file_bytes)`` returned
+        when the caller already walked the project (``qare graph`` keys the
+        graph store by those very files): not walked again.
 
     Returns
     -------
@@ -288,7 +292,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         phases[phase], phases[phase + "_cpu"] = now - clock[0], cpu - clock[1]
         clock[:] = [now, cpu]
 
-    files, skipped = discover_sources(root, max_file_bytes=max_file_bytes)
+    files, skipped = sources if sources is not None else discover_sources(root, max_file_bytes=max_file_bytes)
     lap("discover")
     resolution = None
     classpath = list(classpath)

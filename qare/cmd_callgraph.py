@@ -242,11 +242,12 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
     try:
         with beat:
-            # the classpath found above, not resolved again: the stored graph's key is what was built
+            # the files and classpath found above, not walked or resolved again: the store's key is what was built
             pg = callgraph.build_project_graph(
                 project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
                 progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
-                offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES)
+                offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES,
+                sources=(inputs.files, inputs.skipped))
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
