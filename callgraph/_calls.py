@@ -384,4 +384,18 @@ class CallSites:
                 else:
                     cha = tuple(i for i in idx.overriders(t, c.sig.name, c.ptypes) if i != tid)
                 self._cha[ck] = cha
+            if not cha and c.is_source and c.abstract:
+                # a bodyless project method no project type implements, which
+                # re-declares a library method (a Spring Data repository's
+                # ``findById(Integer)``): what runs is the library's, so the call
+                # reaches that API too, as it does when the project does not
+                # re-declare it
+                over = idx.library_overridden(c)
+                if over is not None:
+                    oid, owner = over
+                    lib = self._lib_api.get(oid)
+                    if lib is None:
+                        lib = self._lib_api[oid] = (ApiTarget(oid, owner, c.info.name, idx.third_party(owner),
+                                                              idx.library_of(owner)),)
+                    return CallResolution(kind, (tid, oid), ret, None, cha, lib, c, recv)
         return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)

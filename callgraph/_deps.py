@@ -64,7 +64,7 @@ _TABLES = frozenset({"types", "methods", "by_id", "by_name", "type_file", "subty
 _DOORS = frozenset({"resolve_name", "resolve_ref", "erase_ref", "subst_ref", "tparams_of", "member_type",
                     "_resolve_qualified", "methods_named", "overriders", "field_type", "field_type_of",
                     "supers", "all_supers", "is_subtype", "declared_supertypes", "sam", "sam_method",
-                    "super_type_args", "jtuple", "capture_lib"})
+                    "super_type_args", "jtuple", "capture_lib", "library_overridden"})
 # methods of the index whose argument 1 is a file index
 _FILE_ARG = frozenset({"resolve_name", "_resolve_name", "_resolve_simple", "resolve_ref", "_resolve_ref",
                        "erase_ref", "subst_ref", "_file_of"})

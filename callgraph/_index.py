@@ -103,6 +103,7 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
         self._fields: dict = {}
         self._third: dict = {}
         self._over: dict = {}
+        self._libover: dict = {}  # project method id -> (library method id, owner) it overrides, or None
         self._inherited: dict = {}  # (name, ptypes) -> {class: inherited implementation id or None}
         self._subwalk: dict = {}  # type -> its CHA subtypes (overriders)
         self._decl: dict = {}

@@ -12,7 +12,7 @@ from ._candidates import MethodCandidate, library_method, source_method
 from ._facts import TypeDecl
 from ._jls import OBJECT
 from ._methodinfo import MethodInfo
-from ._types import SignatureError, parse_field_signature
+from ._types import JClass, JTypeVar, SignatureError, parse_field_signature
 
 # public methods of Object an interface may redeclare without losing its
 # functional-interface status (JLS 9.8)
@@ -136,6 +136,74 @@ class MemberLookup:
                 if s not in seen:
                     seen.add(s)
                     queue.append(s)
+
+    def library_overridden(self, m) -> tuple | None:
+        """The library method that project method ``m`` (a source
+        ``MethodCandidate``) overrides, as ``(method id, declaring type)``, or None.
+
+        ``m`` overrides library method ``L`` of supertype ``S`` when they have the
+        same name and arity and each parameter of ``m`` is ``L``'s erased
+        parameter, or ``L`` declares it as a type variable that ``S``'s type
+        arguments as seen from ``m``'s type make it (JLS 8.4.2 subsignature:
+        ``findById(Integer)`` in ``OwnerRepo extends CrudRepository<Owner,
+        Integer>`` overrides ``findById(ID)``); a method type variable stands for
+        its first bound. Supertypes are searched breadth-first, the nearest
+        declaration wins. Used for a bodyless project method that no project
+        type implements: what runs is the library's (docs/callgraph.md
+        "Resolution kinds", re-declared library methods)."""
+        key = m.info.id
+        r = self._libover.get(key, 0)
+        if r != 0:
+            return r
+        r = None
+        n = len(m.ptypes)
+        t = m.owner
+        for x, decl in self.declared_supertypes(t):
+            if r is not None:
+                break
+            if x == t or decl is None or self.solver.view(x).is_source:
+                continue
+            for lc in decl[0].get(m.name, ()):
+                if lc.static or len(lc.ptypes) != n or lc.is_source:
+                    continue
+                if lc.ptypes == m.ptypes or self._overrides_generic(m, lc, t, x):
+                    r = (lc.id, x)
+                    break
+        self._libover[key] = r
+        return r
+
+    def _overrides_generic(self, m, lc, t: str, x: str) -> bool:
+        """Whether each parameter of ``m`` (declared in project type ``t``) that
+        differs from library method ``lc``'s erasure is a type variable of
+        ``lc`` substituted to it from ``t`` (:meth:`library_overridden`)."""
+        msig = self.lib_method_sig(lc.sig)
+        if msig is None or len(msig.params) != len(m.ptypes):
+            return False
+        own = {tp.name: tp for tp in msig.type_params}
+        subst = None
+        for k, (a, b) in enumerate(zip(m.ptypes, lc.ptypes)):
+            if a == b:
+                continue
+            p = msig.params[k]
+            if isinstance(p, JTypeVar) and p.name in own:  # <S extends T>: S stands for its bound
+                bounds = own[p.name].bounds
+                p = bounds[0] if bounds else None
+                if isinstance(p, JClass):
+                    if p.name != a:
+                        return False
+                    continue
+            if not isinstance(p, JTypeVar):
+                return False
+            if subst is None:
+                tps = self.lib_type_params(x)
+                args = self.super_type_args(t, (), x)
+                if not args or len(args) != len(tps):
+                    return False
+                subst = {tp.name: arg for tp, arg in zip(tps, args)}
+            got = subst.get(p.name)
+            if got is None or got[0] != a:
+                return False
+        return True
 
     def sam(self, t: str):
         """(arity, returns_void) of the single abstract method of functional
