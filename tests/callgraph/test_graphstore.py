@@ -60,10 +60,25 @@ def test_reach_from_the_store_equals_reach_on_the_whole_graph(tmp_path, name):
                         got = part.reach(mid, dispatch=dispatch, include_unresolved=unresolved, max_depth=depth)
                         assert got == want, (mid, dispatch, unresolved, depth)
                         compared += bool(want)
+                        if depth is None:  # the loaded part holds the whole graph's edges and attributes
+                            _assert_part_of(part.graph, pg.graph, dispatch, unresolved)
     finally:
         sg.close()
         store.close()
     assert compared > 0  # some methods of every fixture reach an API
+
+
+def _assert_part_of(part, whole, dispatch: str, unresolved: bool) -> None:
+    """Every loaded method's out-edges of the kinds the query follows, with their attributes
+    (lines, resolution, RTA witnesses), and every loaded node's attributes, as in the built graph."""
+    kinds = {"exact", "arity"} | ({"cha"} if dispatch != "declared" else set()) | ({"name"} if unresolved else set())
+    for u, out in part.adj.items():
+        want = {v: {**d, "lines": list(d["lines"]), **({"rta": tuple(d["rta"])} if "rta" in d else {})}
+                for v, d in whole.adj[u].items() if d["resolution"] in kinds}
+        assert out == want, u
+    for n, attrs in part.nodes.items():
+        assert attrs == {k: whole.nodes[n][k] for k in attrs}, n
+        assert n in part.adj or whole.nodes[n]["kind"] == "api" or not whole.adj[n], n
 
 
 COMMONS_LANG3 = Path("/usr/share/java/commons-lang3.jar")
