@@ -429,6 +429,12 @@ def _method_attrs(mi) -> dict:
 
 
 _KINDS = ("exact", "arity", "cha", "name")
+
+
+def _resolution(kind: str):
+    from ._callsite import Resolution
+
+    return Resolution(kind)
 _KIND_AT = {k: i for i, k in enumerate(_KINDS)}
 # a 4-byte unsigned array type (``I`` on every platform CPython supports; ``L`` as a fallback)
 _U32 = next(t for t in "IL" if array(t).itemsize == 4)
@@ -1276,6 +1282,99 @@ class StoredGraph:
         except StoreError as e:
             self.store.unreadable.add(self.slot)
             raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
+
+    def reach(self, pg, mid: str, *, max_depth: int | None = None, dispatch: str | None = None,
+              include_unresolved: bool = False, source_sets="auto") -> list:
+        """``pg.reach(mid, …)`` computed on the adjacency blob itself (no
+        ``networkx``-shaped view is built): the same list of
+        :class:`~callgraph._graph.Target` (same BFS by level, same ties — a
+        method's index orders as its id, the string table's methods being
+        sorted), for ``pg`` from :meth:`project_graph`. Raises what
+        ``ProjectGraph.reach`` raises for bad arguments, and ``StoreError``
+        (naming the store file; the slot marked unreadable) on a bad row."""
+        from ._graph import _FOLLOW
+
+        if dispatch is None:
+            dispatch = pg.dispatch
+        if dispatch not in _FOLLOW:
+            pg.reach(mid, dispatch=dispatch)  # its ValueError
+        if max_depth is not None and max_depth < 2:
+            raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
+        if mid not in pg._infos:
+            mid = pg.resolve_method(mid)
+        try:
+            with gc_paused():
+                allowed = pg._allowed_source_sets(mid, source_sets)
+                return self._reach(pg, mid, max_depth, dispatch, include_unresolved, allowed)
+        except StoreError as e:
+            self.store.unreadable.add(self.slot)
+            raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
+
+    def _reach(self, pg, mid, max_depth, dispatch, include_unresolved, allowed) -> list:
+        from records.ids import split_id
+
+        from ._graph import _FOLLOW, _STRENGTH, Target
+
+        follow = {_KIND_AT[r.value] for r in _FOLLOW[dispatch]} | ({_KIND_AT["name"]} if include_unresolved else set())
+        cha = _KIND_AT["cha"] if dispatch == "rta" else -1  # the kind whose edges need a witness
+        rank = [_STRENGTH[r] for r in map(_resolution, _KINDS)]
+        names, n, apis = self.names, self.n_methods, self.apis
+        a = self.adjacency()
+        offsets, targets, kinds, witnesses, loc, set_at = a.offsets, a.targets, a.kinds, a.rta, a.loc, a.set_at
+        # per witness index: may a cha edge with it be followed under rta (0: no witness, never)
+        witnessed = [False] + [bool(w) and (allowed is None or any(x in allowed for x in w)) for w in self.rtas]
+        sets_ok = None if allowed is None else {k for k, name in enumerate(a.sets) if name in allowed}
+        tp = apis.tp
+        i0 = bisect_left(names, mid, 0, n)
+        best = {i0: (pg._infos[mid].loc, (i0,))}  # as reach: the query's LOC from its MethodInfo
+        frontier = [i0]
+        found: dict = {}
+        depth = 1
+        while frontier and (max_depth is None or depth < max_depth):
+            depth += 1
+            nxt: dict = {}
+            for u in frontier:
+                uloc, uchain = best[u]
+                s, e = offsets[u], offsets[u + 1]
+                for t, k, r in zip(targets[s:e], kinds[s:e], witnesses[s:e]):
+                    if k not in follow or (k == cha and not witnessed[r]):
+                        continue
+                    if t >= n:  # an API node
+                        if tp[t - n] != 1:
+                            continue
+                        old = found.get(t)
+                        if old is not None and old[0] < depth:
+                            continue
+                        cand = (uloc, uchain + (t,))
+                        if old is None or (old[0] == depth and cand < old[1]):
+                            found[t] = (depth, cand)
+                        continue
+                    if t in best or (sets_ok is not None and set_at[t] not in sets_ok):
+                        continue
+                    cand = (uloc + loc[t], uchain + (t,))
+                    old = nxt.get(t)
+                    if old is None or cand < old:
+                        nxt[t] = cand
+            best.update(nxt)
+            frontier = sorted(nxt)
+        out = []
+        files, file_at, starts, lines = a.files, a.file_at, a.starts, a.lines
+        for t, (d, (chain_loc, chain)) in found.items():
+            v = names[t]
+            cls, api, params = split_id(v)
+            weakest = _KIND_AT["exact"]
+            sites = []
+            for x, y in zip(chain, chain[1:]):
+                s, e = offsets[x], offsets[x + 1]
+                j = next(j for j in range(s, e) if targets[j] == y and kinds[j] in follow)
+                if rank[kinds[j]] > rank[weakest]:
+                    weakest = kinds[j]
+                sites.append((files[file_at[x]], lines[starts[j]]))
+            out.append(Target(api, None if params is None else v, cls, apis.libs[apis.lib[t - n]], d,
+                              tuple(names[i] for i in chain), chain_loc, (1.0 / chain_loc) if chain_loc else 0.0,
+                              _KINDS[weakest], tuple(sites)))
+        out.sort(key=lambda t: (t.depth, t.api, t.signature or ""))
+        return out
 
     def adjacency(self) -> _Adjacency:
         """The graph's decoded adjacency blob (decoded and checked once; ``StoreError`` when it is bad)."""

@@ -59,6 +59,9 @@ def test_reach_from_the_store_equals_reach_on_the_whole_graph(tmp_path, name):
                                      max_depth=depth)
                         got = part.reach(mid, dispatch=dispatch, include_unresolved=unresolved, max_depth=depth)
                         assert got == want, (mid, dispatch, unresolved, depth)
+                        # and computed on the adjacency blob itself, the view never built
+                        assert sg.reach(sg.project_graph(pg.root), mid, dispatch=dispatch,
+                                        include_unresolved=unresolved, max_depth=depth) == want
                         compared += bool(want)
                         if depth is None:  # the loaded part holds the whole graph's edges and attributes
                             _assert_part_of(part.graph, pg.graph, dispatch, unresolved)
