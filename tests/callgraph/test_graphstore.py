@@ -1026,3 +1026,36 @@ def test_a_bad_adjacency_blob_is_a_miss(tmp_path):
         db.execute("UPDATE graphs SET adj = ?", (msgpack.packb(v)[:-1] + bytes([msgpack.packb(v)[-1] ^ 1]),))
     r = _chain([root, method, "--dispatch", "rta"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (graph row: checksum)" in r.stderr, r.output
+
+
+def test_reach_from_the_store_keeps_main_methods_out_of_test_code(tmp_path, commons_lang3):
+    """test_cg_reach_sourcesets' project (its chains counted by hand there): a main method's
+    cha edge to a test double (FakeGreeter.greet) is not followed from the store either, a
+    test method enters both; every method, every dispatch mode, the view and the blob."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_sourcesets", Path(__file__).with_name("test_cg_reach_sourcesets.py"))
+    ss = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ss)
+    CAPITALIZE, PLAIN, REVERSE, SOURCES, TEST_WELCOME, WELCOME = (ss.CAPITALIZE, ss.PLAIN, ss.REVERSE, ss.SOURCES,
+                                                                  ss.TEST_WELCOME, ss.WELCOME)
+
+    root = tmp_path / "p"
+    for rel, text in SOURCES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    pg, sg, store = _stored(tmp_path, root, [commons_lang3])
+    try:
+        got = sg.reach(sg.project_graph(pg.root), WELCOME, dispatch="cha")
+        assert [(t.signature, t.chain) for t in got] == [(CAPITALIZE, (WELCOME, PLAIN, CAPITALIZE))]
+        assert {t.signature for t in sg.reach(sg.project_graph(pg.root), TEST_WELCOME)} == {CAPITALIZE, REVERSE}
+        for mid in pg.methods():
+            for dispatch in ("rta", "cha", "declared"):
+                want = pg.reach(mid, dispatch=dispatch)
+                part = sg.project_graph(pg.root)
+                sg.reachable(part, mid, dispatch=dispatch)
+                assert part.reach(mid, dispatch=dispatch) == want, (mid, dispatch)
+                assert sg.reach(sg.project_graph(pg.root), mid, dispatch=dispatch) == want, (mid, dispatch)
+    finally:
+        sg.close()
+        store.close()
