@@ -1302,9 +1302,9 @@ class StoredGraph:
             raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
         if mid not in pg._infos:
             mid = pg.resolve_method(mid)
+        allowed = pg._allowed_source_sets(mid, source_sets)  # reads the query's row (its own StoreError)
         try:
             with gc_paused():
-                allowed = pg._allowed_source_sets(mid, source_sets)
                 return self._reach(pg, mid, max_depth, dispatch, include_unresolved, allowed)
         except StoreError as e:
             self.store.unreadable.add(self.slot)
