@@ -35,10 +35,15 @@ of its bytes and shared by every graph that holds it; the ``graphs`` row
 holds the node ids (the sorted method ids serve
 :meth:`ProjectGraph.find_methods`), the API nodes' attributes, the build
 summary, the inputs and ``refs``, the key of each method's row. A rebuild
-writes only the rows new to its slot (docs/callgraph.md "Graph store"). :meth:`GraphStore.reachable` loads, level by level, only the
-nodes reachable from one method along edges the query could follow, into a
-read-only view with the ``adj``/``nodes``/``edges`` of a ``networkx``
-graph, and the *same* :meth:`ProjectGraph.reach` runs on it.
+writes only the rows new to its slot (docs/callgraph.md "Graph store").
+Format 4 adds the graph row's *adjacency* blob: every method's out-edges
+in compressed-sparse-row arrays and the method attributes ``reach`` reads
+(:func:`encode_adjacency`), decoded and checked once per query.
+:meth:`StoredGraph.reach` answers ``qare chain`` on those arrays (the
+answer of :meth:`ProjectGraph.reach` on the whole graph; one method row
+read, the query's); :meth:`StoredGraph.reachable` loads the reachable part
+into a read-only view with the ``adj``/``nodes``/``edges`` of a
+``networkx`` graph, on which the *same* :meth:`ProjectGraph.reach` runs.
 
 Safety as in the warm cache (callgraph._cache, docs/security.md "Caches"):
 a private folder, no symlinks or special files at the path or its
@@ -587,7 +592,8 @@ class _Adjacency:
     against the graph it belongs to: ``StoreError("adjacency…")`` for one
     that is not what :func:`encode_adjacency` writes for a graph of
     ``n_methods`` methods, ``n_nodes`` nodes and ``n_rtas`` witness tuples.
-    The columns are lists (indexing a list costs less than an array)."""
+    The method columns are lists (indexing a list costs less than an
+    array), ``targets``/``rta`` arrays and ``kinds``/``set_at`` bytes."""
 
     __slots__ = ("files", "sets", "file_at", "set_at", "loc", "offsets", "targets", "kinds", "rta", "starts",
                  "lines")
@@ -603,9 +609,11 @@ class _Adjacency:
         if v[0] != n_nodes or not all(type(x) is str for x in v[1]) or not all(type(x) is str for x in v[2]):
             raise StoreError("adjacency: tables")
         self.files, self.sets = v[1], v[2]
-        self.set_at, self.kinds = list(v[4]), list(v[8])
-        (self.file_at, self.loc, self.offsets, self.targets, self.rta, counts,
-         self.lines) = (_u32_of(v[i], "adjacency").tolist() for i in (3, 5, 6, 7, 9, 10, 11))
+        self.set_at, self.kinds = v[4], v[8]
+        # the per-edge columns a query reads by slices stay arrays (no list of 600,000 ints made)
+        self.targets, self.rta = _u32_of(v[7], "adjacency"), _u32_of(v[9], "adjacency")
+        (self.file_at, self.loc, self.offsets, counts, self.lines) = (
+            _u32_of(v[i], "adjacency").tolist() for i in (3, 5, 6, 10, 11))
         if not len(self.file_at) == len(self.set_at) == len(self.loc) == n_methods:
             raise StoreError("adjacency: method columns")
         if n_methods and (max(self.file_at) >= len(self.files) or max(self.set_at) >= len(self.sets)):
