@@ -595,8 +595,8 @@ class _Adjacency:
     The method columns are lists (indexing a list costs less than an
     array), ``targets``/``rta`` arrays and ``kinds``/``set_at`` bytes."""
 
-    __slots__ = ("files", "sets", "file_at", "set_at", "loc", "offsets", "targets", "kinds", "rta", "starts",
-                 "lines")
+    __slots__ = ("files", "sets", "file_at", "set_at", "loc", "offsets", "targets", "kinds", "rta", "_counts",
+                 "_lines", "_sites")
 
     def __init__(self, blob, n_methods: int, n_nodes: int, n_rtas: int):
         try:
@@ -612,8 +612,10 @@ class _Adjacency:
         self.set_at, self.kinds = v[4], v[8]
         # the per-edge columns a query reads by slices stay arrays (no list of 600,000 ints made)
         self.targets, self.rta = _u32_of(v[7], "adjacency"), _u32_of(v[9], "adjacency")
-        (self.file_at, self.loc, self.offsets, counts, self.lines) = (
-            _u32_of(v[i], "adjacency").tolist() for i in (3, 5, 6, 10, 11))
+        self._counts, self._lines = _u32_of(v[10], "adjacency"), _u32_of(v[11], "adjacency")
+        self._sites = None
+        counts = self._counts
+        (self.file_at, self.loc, self.offsets) = (_u32_of(v[i], "adjacency").tolist() for i in (3, 5, 6))
         if not len(self.file_at) == len(self.set_at) == len(self.loc) == n_methods:
             raise StoreError("adjacency: method columns")
         if n_methods and (max(self.file_at) >= len(self.files) or max(self.set_at) >= len(self.sets)):
@@ -627,9 +629,16 @@ class _Adjacency:
         if e and (max(self.targets) >= n_nodes or max(self.kinds) >= len(_KINDS) or max(self.rta) > n_rtas
                   or min(counts) < 1):
             raise StoreError("adjacency: edge columns")
-        self.starts = list(accumulate(counts, initial=0))  # edge j's lines: lines[starts[j]:starts[j + 1]]
-        if self.starts[-1] != len(self.lines):
+        if sum(counts) != len(self._lines):
             raise StoreError("adjacency: lines")
+
+    def sites(self) -> tuple:
+        """``(starts, lines)`` as lists, edge ``j``'s call-site lines being
+        ``lines[starts[j]:starts[j + 1]]``; made on first use (a query that
+        reaches no API never needs them)."""
+        if self._sites is None:
+            self._sites = (list(accumulate(self._counts, initial=0)), self._lines.tolist())
+        return self._sites
 
     def attrs(self, i: int) -> dict:
         """The attributes of method node ``i`` that ``ProjectGraph.reach`` reads."""
@@ -1366,7 +1375,8 @@ class StoredGraph:
             best.update(nxt)
             frontier = sorted(nxt)
         out = []
-        files, file_at, starts, lines = a.files, a.file_at, a.starts, a.lines
+        files, file_at = a.files, a.file_at
+        starts, lines = a.sites() if found else ((), ())
         for t, (d, (chain_loc, chain)) in found.items():
             v = names[t]
             cls, api, params = split_id(v)
@@ -1405,7 +1415,8 @@ class StoredGraph:
             raise StoreError(f"no method row for {mid}")
         dict.__setitem__(self.infos, mid, _decode_info(row[0], mid))
         a = self.adjacency()
-        offsets, targets, kinds, witnesses, starts, lines = a.offsets, a.targets, a.kinds, a.rta, a.starts, a.lines
+        offsets, targets, kinds, witnesses = a.offsets, a.targets, a.kinds, a.rta
+        starts, lines = a.sites()
         method_attrs, kind_names = a.attrs, _KINDS
         adj: dict = {}
         nodes = {mid: method_attrs(i0)}

@@ -950,8 +950,8 @@ def test_the_adjacency_blob_holds_the_edges_worked_out_by_hand():
     assert msgpack.unpackb(blob) == [3, ["A.java", "B.java"], ["main", "test"], _u32(0, 1), b"\0\1", _u32(4, 2),
                                      _u32(0, 2, 2), _u32(1, 2), b"\2\0", _u32(1, 0), _u32(2, 1), _u32(7, 9, 3)]
     a = gs._Adjacency(blob, 2, 3, 1)
-    assert (a.offsets, list(a.targets), list(a.kinds), list(a.rta), a.starts, a.lines) == (
-        [0, 2, 2], [1, 2], [2, 0], [1, 0], [0, 2, 3], [7, 9, 3])
+    assert (a.offsets, list(a.targets), list(a.kinds), list(a.rta), a.sites()) == (
+        [0, 2, 2], [1, 2], [2, 0], [1, 0], ([0, 2, 3], [7, 9, 3]))
     assert a.attrs(1) == {"kind": "method", "file": "B.java", "loc": 2, "third_party": False, "library": None,
                           "source_set": "test"}
     for n_methods, n_nodes, n_rtas in ((1, 3, 1), (2, 4, 1), (2, 3, 0)):  # another graph's blob
