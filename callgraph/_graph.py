@@ -10,6 +10,7 @@ from records.dataset import TargetRecord
 from records.ids import split_id
 
 from ._errors import UnknownMethodError
+from ._gcpause import gc_paused
 from ._callsite import STRENGTH, Resolution
 
 if TYPE_CHECKING:  # annotations only: answering from the graph store needs neither (callgraph._graphstore)
@@ -379,6 +380,9 @@ class ProjectGraph:
             raise UnknownMethodError(f"no project method matches {text!r}", [])
         raise UnknownMethodError(f"{text!r} is ambiguous ({len(c)} methods)", c)
 
+    # the collector paused: the chains' tuples of a large answer (30,000 lines on spring-framework)
+    # set off collections that walk the whole graph each time
+    @gc_paused()
     def reach(self, mid: str, *, max_depth: int | None = None, dispatch: str | None = None,
               include_unresolved: bool = False, source_sets="auto") -> list[Target]:
         """Third-party APIs reachable from a project method.
@@ -462,7 +466,8 @@ class ProjectGraph:
                         continue
                     if v in best:
                         continue
-                    if allowed is not None and self._infos[v].source_set not in allowed:
+                    # the node's attributes, not self._infos: a stored graph's view has them without its rows
+                    if allowed is not None and nd["source_set"] not in allowed:
                         continue
                     cand = (uloc + (nd.get("loc") or 0), uchain + (v,))
                     old = nxt.get(v)
@@ -479,7 +484,7 @@ class ProjectGraph:
                 ed = g.edges[a, b]
                 if _STRENGTH[ed["resolution"]] > _STRENGTH[weakest]:
                     weakest = ed["resolution"]
-                sites.append((self._infos[a].file, ed["lines"][0]))
+                sites.append((nodes[a]["file"], ed["lines"][0]))
             nd = nodes[v]
             out.append(Target(api, None if params is None else v, cls, nd.get("library"), d,
                               chain, loc, (1.0 / loc) if loc else 0.0, weakest, tuple(sites)))

@@ -35,10 +35,15 @@ of its bytes and shared by every graph that holds it; the ``graphs`` row
 holds the node ids (the sorted method ids serve
 :meth:`ProjectGraph.find_methods`), the API nodes' attributes, the build
 summary, the inputs and ``refs``, the key of each method's row. A rebuild
-writes only the rows new to its slot (docs/callgraph.md "Graph store"). :meth:`GraphStore.reachable` loads, level by level, only the
-nodes reachable from one method along edges the query could follow, into a
-read-only view with the ``adj``/``nodes``/``edges`` of a ``networkx``
-graph, and the *same* :meth:`ProjectGraph.reach` runs on it.
+writes only the rows new to its slot (docs/callgraph.md "Graph store").
+Format 4 adds the graph row's *adjacency* blob: every method's out-edges
+in compressed-sparse-row arrays and the method attributes ``reach`` reads
+(:func:`encode_adjacency`), decoded and checked once per query.
+:meth:`StoredGraph.reach` answers ``qare chain`` on those arrays (the
+answer of :meth:`ProjectGraph.reach` on the whole graph; one method row
+read, the query's); :meth:`StoredGraph.reachable` loads the reachable part
+into a read-only view with the ``adj``/``nodes``/``edges`` of a
+``networkx`` graph, on which the *same* :meth:`ProjectGraph.reach` runs.
 
 Safety as in the warm cache (callgraph._cache, docs/security.md "Caches"):
 a private folder, no symlinks or special files at the path or its
@@ -64,17 +69,20 @@ import time
 import zlib
 from array import array
 from bisect import bisect_left
-from itertools import chain
+from itertools import accumulate, chain
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import msgpack
 
+from ._gcpause import gc_paused
 from ._sqlitefile import CacheRefused, PrivateSQLite
 from ._statsig import MISSING, RACY_NS, signature, signature_of, trusted  # noqa: F401  (RACY_NS: re-exported)
 
 _MAGIC = "qare-graph-store"
-_VERSION = "3"  # 2: string table, uint32 edge arrays, CRC-32 per row (s5); 3: rows shared by content (s6)
+# 2: string table, uint32 edge arrays, CRC-32 per row (s5); 3: rows shared by content (s6);
+# 4: the graph row's adjacency blob, what a query reads instead of one row per reached method (s7)
+_VERSION = "4"
 FORMAT = f"{_MAGIC} {_VERSION}"
 DEFAULT_MAX_BYTES = 2 << 30
 MAX_GRAPHS = 64
@@ -426,6 +434,12 @@ def _method_attrs(mi) -> dict:
 
 
 _KINDS = ("exact", "arity", "cha", "name")
+
+
+def _resolution(kind: str):
+    from ._callsite import Resolution
+
+    return Resolution(kind)
 _KIND_AT = {k: i for i, k in enumerate(_KINDS)}
 # a 4-byte unsigned array type (``I`` on every platform CPython supports; ``L`` as a fallback)
 _U32 = next(t for t in "IL" if array(t).itemsize == 4)
@@ -506,6 +520,130 @@ def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = No
                 found.append(v)
         pos += c
     return out
+
+
+# ------------------------------------------------------------------ adjacency (format 4)
+#
+# One blob per stored graph (the ``adj`` column of its ``graphs`` row), what
+# a query reads instead of one row per reached method: the out-edges of every
+# project method in compressed-sparse-row form, and the three method
+# attributes ``ProjectGraph.reach`` reads (file, LOC, source set), as
+# msgpack ``[n_nodes, files, source sets, file_at, set_at, loc, offsets,
+# targets, kinds, rta, line counts, lines]``: ``files``/``source sets``
+# lists of str; ``set_at`` and ``kinds`` one byte per method / edge; the rest
+# little-endian uint32 arrays. Method ``i``'s edges are ``offsets[i] ..
+# offsets[i + 1]`` (``offsets`` has ``n_methods + 1`` words, starts at 0,
+# never decreases and ends at E); edge ``j`` goes to node ``targets[j]``
+# (an index in the string table), has resolution ``_KINDS[kinds[j]]``, RTA
+# witnesses ``rta[j]`` (0 = none, else 1 + index in the witness table) and
+# ``counts[j] ≥ 1`` call-site lines, the lines of all edges one after the
+# other in ``lines``. Decoded by ``array`` and checked by C-level passes
+# (:class:`_Adjacency`); the graph row's CRC-32 covers it.
+
+def encode_adjacency(methods: list, infos, succ, index: dict, rtas: dict) -> bytes:
+    """The adjacency blob of a graph (the format above).
+
+    ``methods``: the sorted project method ids (the string table's first
+    ids); ``infos``: their ``MethodInfo`` by id; ``succ``: ``{method id:
+    {target id: edge attributes}}`` (a method without an entry has no
+    out-edges); ``index``: node id → index in the string table; ``rtas``:
+    witness tuple → 1-based index, grown with new tuples (store the table
+    after this call). Raises ``OverflowError`` for a value beyond 32 bits,
+    ``KeyError`` for a target not in ``index``. Used by
+    :meth:`GraphStore.save`; a save that patches a stored graph calls it too."""
+    files: dict = {}
+    sets: dict = {}
+    file_at, loc, offsets = [], [], [0]
+    set_at = bytearray()
+    targets, kinds, witnessed, counts, lines = [], bytearray(), [], [], []
+    kind_at, empty = _KIND_AT, {}
+    for mid in methods:
+        mi = infos[mid]
+        file_at.append(files.setdefault(mi.file, len(files)))
+        set_at.append(sets.setdefault(mi.source_set, len(sets)))
+        loc.append(mi.loc)
+        out = succ[mid] if mid in succ else empty
+        vals = out.values()
+        targets += map(index.__getitem__, out)
+        kinds += bytes(kind_at[d["resolution"]] for d in vals)
+        for d in vals:
+            w = d.get("rta")
+            if w is None:
+                witnessed.append(0)
+            else:
+                w = tuple(w)
+                i = rtas.get(w)
+                if i is None:
+                    i = rtas[w] = len(rtas) + 1
+                witnessed.append(i)
+            ls = d["lines"]
+            counts.append(len(ls))
+            lines += ls
+        offsets.append(len(targets))
+    if len(sets) > 256:
+        raise OverflowError("more than 256 source sets")
+    return msgpack.packb([len(index), list(files), list(sets), _u32(file_at), bytes(set_at), _u32(loc),
+                          _u32(offsets), _u32(targets), bytes(kinds), _u32(witnessed), _u32(counts), _u32(lines)],
+                         use_bin_type=True)
+
+
+class _Adjacency:
+    """A decoded adjacency blob (the format above), every index checked
+    against the graph it belongs to: ``StoreError("adjacency…")`` for one
+    that is not what :func:`encode_adjacency` writes for a graph of
+    ``n_methods`` methods, ``n_nodes`` nodes and ``n_rtas`` witness tuples.
+    The method columns are lists (indexing a list costs less than an
+    array), ``targets``/``rta`` arrays and ``kinds``/``set_at`` bytes."""
+
+    __slots__ = ("files", "sets", "file_at", "set_at", "loc", "offsets", "targets", "kinds", "rta", "_counts",
+                 "_lines", "_sites")
+
+    def __init__(self, blob, n_methods: int, n_nodes: int, n_rtas: int):
+        try:
+            v = msgpack.unpackb(blob, raw=False, use_list=True)
+        except Exception:
+            raise StoreError("adjacency") from None
+        if not (type(v) is list and len(v) == 12 and type(v[0]) is int and type(v[1]) is list
+                and type(v[2]) is list and all(type(x) is bytes for x in v[3:])):
+            raise StoreError("adjacency")
+        if v[0] != n_nodes or not all(type(x) is str for x in v[1]) or not all(type(x) is str for x in v[2]):
+            raise StoreError("adjacency: tables")
+        self.files, self.sets = v[1], v[2]
+        self.set_at, self.kinds = v[4], v[8]
+        # the per-edge columns a query reads by slices stay arrays (no list of 600,000 ints made)
+        self.targets, self.rta = _u32_of(v[7], "adjacency"), _u32_of(v[9], "adjacency")
+        self._counts, self._lines = _u32_of(v[10], "adjacency"), _u32_of(v[11], "adjacency")
+        self._sites = None
+        counts = self._counts
+        (self.file_at, self.loc, self.offsets) = (_u32_of(v[i], "adjacency").tolist() for i in (3, 5, 6))
+        if not len(self.file_at) == len(self.set_at) == len(self.loc) == n_methods:
+            raise StoreError("adjacency: method columns")
+        if n_methods and (max(self.file_at) >= len(self.files) or max(self.set_at) >= len(self.sets)):
+            raise StoreError("adjacency: method columns")
+        off, e = self.offsets, len(self.targets)
+        # monotone: sorting a sorted list is one linear C pass
+        if len(off) != n_methods + 1 or off[0] != 0 or off[-1] != e or off != sorted(off):
+            raise StoreError("adjacency: offsets")
+        if not len(self.kinds) == len(self.rta) == len(counts) == e:
+            raise StoreError("adjacency: edge columns")
+        if e and (max(self.targets) >= n_nodes or max(self.kinds) >= len(_KINDS) or max(self.rta) > n_rtas
+                  or min(counts) < 1):
+            raise StoreError("adjacency: edge columns")
+        if sum(counts) != len(self._lines):
+            raise StoreError("adjacency: lines")
+
+    def sites(self) -> tuple:
+        """``(starts, lines)`` as lists, edge ``j``'s call-site lines being
+        ``lines[starts[j]:starts[j + 1]]``; made on first use (a query that
+        reaches no API never needs them)."""
+        if self._sites is None:
+            self._sites = (list(accumulate(self._counts, initial=0)), self._lines.tolist())
+        return self._sites
+
+    def attrs(self, i: int) -> dict:
+        """The attributes of method node ``i`` that ``ProjectGraph.reach`` reads."""
+        return {"kind": "method", "file": self.files[self.file_at[i]], "loc": self.loc[i], "third_party": False,
+                "library": None, "source_set": self.sets[self.set_at[i]]}
 
 
 def _encode_apis(g, apis: list) -> bytes:
@@ -741,7 +879,7 @@ class _MethodTable(dict):
 
 _GRAPHS_COLUMNS = (("gid", "INTEGER PRIMARY KEY AUTOINCREMENT"), ("slot", "TEXT UNIQUE NOT NULL"),
                    ("inputs", "BLOB"), ("names", "BLOB"), ("apis", "BLOB"), ("rtas", "BLOB"), ("summary", "BLOB"),
-                   ("refs", "BLOB"), ("crc", "INTEGER"), ("bytes", "INTEGER"), ("used", "REAL"))
+                   ("refs", "BLOB"), ("adj", "BLOB"), ("crc", "INTEGER"), ("bytes", "INTEGER"), ("used", "REAL"))
 _ROWS_COLUMNS = (("h", "BLOB PRIMARY KEY"), ("info", "BLOB"), ("edges", "BLOB"), ("refs", "INTEGER"))
 _KEY_BYTES = 16
 
@@ -866,9 +1004,10 @@ class GraphStore(PrivateSQLite):
                 else:
                     r[2] += 1
                 size += len(info) + len(edges)
+            adjacency = encode_adjacency(methods, infos, succ, index, rtas)  # before the witness table is packed
             blobs = (inputs.to_blob(), _encode_names(names, len(methods)),
                      _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
-                     _encode_summary(pg.summary), bytes(refs))
+                     _encode_summary(pg.summary), bytes(refs), adjacency)
         except (OverflowError, KeyError, TypeError, ValueError):
             self.last_error = "a graph this format cannot hold (an index or line beyond 32 bits)"
             return False
@@ -890,8 +1029,8 @@ class GraphStore(PrivateSQLite):
             # damaged row keeps its key, so an upsert of the same key must replace its bytes)
             self._write_rows(rows, old_counts or {}, lost or slot in self.unreadable)
             self.unreadable.discard(slot)
-            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, crc, bytes, used) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (slot, *blobs, crc, size, time.time()))
+            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, adj, crc, bytes, "
+                             "used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (slot, *blobs, crc, size, time.time()))
             if lost:  # the old graph's references unknown: every count recounted from the graphs' own lists
                 self._sweep()
             self._evict(keep=cur.lastrowid)
@@ -1027,21 +1166,25 @@ class GraphStore(PrivateSQLite):
         """``(StoredGraph or None, why not)``: the stored graph of this
         project, when built from exactly these inputs. The graph stays
         readable (one read transaction) until :meth:`StoredGraph.close`."""
+        with gc_paused():  # the inputs' 9,000 file rows, the string table's 100,000 ids
+            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes)
+
+    def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
         db = self.db
         slot = slot_key(str(root), loc_mode, max_file_bytes)
         try:
             db.execute("BEGIN")
-            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, crc FROM graphs WHERE slot = ?",
-                             (slot,)).fetchone()
+            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, adj, crc FROM graphs "
+                             "WHERE slot = ?", (slot,)).fetchone()
             if row is None:
                 db.execute("COMMIT")
                 return None, "no stored graph"
             crc = 0
-            for b in row[1:7]:
+            for b in row[1:8]:
                 if type(b) is not bytes:
                     raise StoreError("graph row")
                 crc = zlib.crc32(b, crc)
-            if crc != row[7]:
+            if crc != row[8]:
                 raise StoreError("graph row: checksum")
             stored = Inputs.from_blob(row[1])
             why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
@@ -1061,7 +1204,7 @@ class GraphStore(PrivateSQLite):
                 pass
             self.unreadable.add(slot)
             return None, f"stored graph in {self.path} unreadable ({e})"
-        sg = StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns)
+        sg = StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns, row[7])
         sg.inputs = stored  # what it was built from: the output cache's key (qare._outcache)
         return sg, None
 
@@ -1084,8 +1227,10 @@ class StoredGraph:
     """A stored graph found unchanged by :meth:`GraphStore.lookup`."""
 
     def __init__(self, store: GraphStore, gid: int, ids: list, names: list, apis: _ApiColumns, rtas: list,
-                 summary, slot: str, refs: bytes = b"", built_ns: int = 0):
+                 summary, slot: str, refs: bytes = b"", built_ns: int = 0, adjacency: bytes = b""):
         self.store = store
+        self._adjacency_blob = adjacency  # decoded (and checked) by the first query: :meth:`adjacency`
+        self._adjacency = None
         self.refs = refs  # the row key of method i at refs[16 i : 16 i + 16]
         #: when the stored graph's inputs were fingerprinted (ns since the epoch): just before its build read them
         self.built_ns = built_ns
@@ -1149,57 +1294,158 @@ class StoredGraph:
         answer is the one on the whole graph. Raises ``StoreError`` on a bad
         row, naming the store file (and marks the slot :attr:`GraphStore.unreadable`)."""
         try:
-            self._reachable(pg, mid, dispatch, include_unresolved, max_depth)
+            with gc_paused():
+                self._reachable(pg, mid, dispatch, include_unresolved, max_depth)
         except StoreError as e:
             self.store.unreadable.add(self.slot)
             raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
+
+    def reach(self, pg, mid: str, *, max_depth: int | None = None, dispatch: str | None = None,
+              include_unresolved: bool = False, source_sets="auto") -> list:
+        """``pg.reach(mid, …)`` computed on the adjacency blob itself (no
+        ``networkx``-shaped view is built): the same list of
+        :class:`~callgraph._graph.Target` (same BFS by level, same ties — a
+        method's index orders as its id, the string table's methods being
+        sorted), for ``pg`` from :meth:`project_graph`. Raises what
+        ``ProjectGraph.reach`` raises for bad arguments, and ``StoreError``
+        (naming the store file; the slot marked unreadable) on a bad row."""
+        from ._graph import _FOLLOW
+
+        if dispatch is None:
+            dispatch = pg.dispatch
+        if dispatch not in _FOLLOW:
+            pg.reach(mid, dispatch=dispatch)  # its ValueError
+        if max_depth is not None and max_depth < 2:
+            raise ValueError("max_depth counts both ends of a chain: it must be ≥ 2")
+        if mid not in pg._infos:
+            mid = pg.resolve_method(mid)
+        allowed = pg._allowed_source_sets(mid, source_sets)  # reads the query's row (its own StoreError)
+        try:
+            with gc_paused():
+                return self._reach(pg, mid, max_depth, dispatch, include_unresolved, allowed)
+        except StoreError as e:
+            self.store.unreadable.add(self.slot)
+            raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
+
+    def _reach(self, pg, mid, max_depth, dispatch, include_unresolved, allowed) -> list:
+        from records.ids import split_id
+
+        from ._graph import _FOLLOW, _STRENGTH, Target
+
+        follow = {_KIND_AT[r.value] for r in _FOLLOW[dispatch]} | ({_KIND_AT["name"]} if include_unresolved else set())
+        cha = _KIND_AT["cha"] if dispatch == "rta" else -1  # the kind whose edges need a witness
+        rank = [_STRENGTH[r] for r in map(_resolution, _KINDS)]
+        names, n, apis = self.names, self.n_methods, self.apis
+        a = self.adjacency()
+        offsets, targets, kinds, witnesses, loc, set_at = a.offsets, a.targets, a.kinds, a.rta, a.loc, a.set_at
+        # per witness index: may a cha edge with it be followed under rta (0: no witness, never)
+        witnessed = [False] + [bool(w) and (allowed is None or any(x in allowed for x in w)) for w in self.rtas]
+        sets_ok = None if allowed is None else {k for k, name in enumerate(a.sets) if name in allowed}
+        tp = apis.tp
+        i0 = bisect_left(names, mid, 0, n)
+        best = {i0: (pg._infos[mid].loc, (i0,))}  # as reach: the query's LOC from its MethodInfo
+        frontier = [i0]
+        found: dict = {}
+        depth = 1
+        while frontier and (max_depth is None or depth < max_depth):
+            depth += 1
+            nxt: dict = {}
+            for u in frontier:
+                uloc, uchain = best[u]
+                s, e = offsets[u], offsets[u + 1]
+                for t, k, r in zip(targets[s:e], kinds[s:e], witnesses[s:e]):
+                    if k not in follow or (k == cha and not witnessed[r]):
+                        continue
+                    if t >= n:  # an API node
+                        if tp[t - n] != 1:
+                            continue
+                        old = found.get(t)
+                        if old is not None and old[0] < depth:
+                            continue
+                        cand = (uloc, uchain + (t,))
+                        if old is None or (old[0] == depth and cand < old[1]):
+                            found[t] = (depth, cand)
+                        continue
+                    if t in best or (sets_ok is not None and set_at[t] not in sets_ok):
+                        continue
+                    cand = (uloc + loc[t], uchain + (t,))
+                    old = nxt.get(t)
+                    if old is None or cand < old:
+                        nxt[t] = cand
+            best.update(nxt)
+            frontier = sorted(nxt)
+        out = []
+        files, file_at = a.files, a.file_at
+        starts, lines = a.sites() if found else ((), ())
+        for t, (d, (chain_loc, chain)) in found.items():
+            v = names[t]
+            cls, api, params = split_id(v)
+            weakest = _KIND_AT["exact"]
+            sites = []
+            for x, y in zip(chain, chain[1:]):
+                s, e = offsets[x], offsets[x + 1]
+                j = next(j for j in range(s, e) if targets[j] == y and kinds[j] in follow)
+                if rank[kinds[j]] > rank[weakest]:
+                    weakest = kinds[j]
+                sites.append((files[file_at[x]], lines[starts[j]]))
+            out.append(Target(api, None if params is None else v, cls, apis.libs[apis.lib[t - n]], d,
+                              tuple(names[i] for i in chain), chain_loc, (1.0 / chain_loc) if chain_loc else 0.0,
+                              _KINDS[weakest], tuple(sites)))
+        out.sort(key=lambda t: (t.depth, t.api, t.signature or ""))
+        return out
+
+    def adjacency(self) -> _Adjacency:
+        """The graph's decoded adjacency blob (decoded and checked once; ``StoreError`` when it is bad)."""
+        if self._adjacency is None:
+            self._adjacency = _Adjacency(self._adjacency_blob, self.n_methods, len(self.names), len(self.rtas))
+            self._adjacency_blob = b""
+        return self._adjacency
 
     def _reachable(self, pg, mid, dispatch, include_unresolved, max_depth) -> None:
         follow = {_KIND_AT["exact"], _KIND_AT["arity"]} | ({_KIND_AT["cha"]} if dispatch in ("cha", "rta") else set()) \
             | ({_KIND_AT["name"]} if include_unresolved else set())
         names, n_methods, rtas, apis = self.names, self.n_methods, self.rtas, self.apis
-        seen = set()  # indices of the nodes reached
-        adj: dict = {}
-        nodes: dict = {}
-        infos = self.infos
         i0 = bisect_left(names, mid, 0, n_methods)
         if i0 == n_methods or names[i0] != mid:
             raise StoreError(f"no method row for {mid}")
+        # the query method's own row now (reach and the caller read its MethodInfo): a bad row is a
+        # StoreError here, where the caller rebuilds, not later inside reach
         row = self._rows([i0]).get(i0)
         if row is None:
             raise StoreError(f"no method row for {mid}")
-        mi = _decode_info(row[0], mid)
-        dict.__setitem__(infos, mid, mi)
-        nodes[mid] = _method_attrs(mi)
-        pending = {i0: row[1]}  # edge arrays of the methods whose out-edges the next level loads
+        dict.__setitem__(self.infos, mid, _decode_info(row[0], mid))
+        a = self.adjacency()
+        offsets, targets, kinds, witnesses = a.offsets, a.targets, a.kinds, a.rta
+        starts, lines = a.sites()
+        method_attrs, kind_names = a.attrs, _KINDS
+        adj: dict = {}
+        nodes = {mid: method_attrs(i0)}
+        seen = {i0}  # indices of the nodes reached
         frontier = [i0]
         level = 0
-        seen.add(i0)
+        # level by level as reach expands: the out-edges of every method reached within the depth
+        # reach can expand, of the kinds it can follow (it skips the others first thing)
         while frontier and (max_depth is None or level <= max_depth - 2):
-            found: list = []
-            for i in frontier:
-                adj[names[i]] = _decode_edges(pending.pop(i), names, rtas, follow, found)
-            want = []
-            for j in found:
-                if j in seen:
-                    continue
-                seen.add(j)
-                if j < n_methods:
-                    want.append(j)
-                else:
-                    nodes[names[j]] = apis.attrs(j - n_methods)
-            got = self._rows(want)
             nxt = []
-            for j in want:
-                row = got.get(j)
-                if row is None:
-                    raise StoreError(f"edge to a node not stored: {names[j]}")
-                v = names[j]
-                mi = _decode_info(row[0], v)
-                dict.__setitem__(infos, v, mi)
-                nodes[v] = _method_attrs(mi)
-                pending[j] = row[1]
-                nxt.append(j)
+            for i in frontier:
+                out = {}
+                s, e = offsets[i], offsets[i + 1]
+                for t, k, r, l0, l1 in zip(targets[s:e], kinds[s:e], witnesses[s:e], starts[s:e], starts[s + 1:e + 1]):
+                    if k not in follow:
+                        continue
+                    v = names[t]
+                    if r:
+                        out[v] = {"lines": lines[l0:l1], "resolution": kind_names[k], "rta": rtas[r - 1]}
+                    else:
+                        out[v] = {"lines": lines[l0:l1], "resolution": kind_names[k]}
+                    if t not in seen:
+                        seen.add(t)
+                        if t < n_methods:
+                            nodes[v] = method_attrs(t)
+                            nxt.append(t)
+                        else:
+                            nodes[v] = apis.attrs(t - n_methods)
+                adj[names[i]] = out
             frontier = nxt
             level += 1
         pg.graph = GraphView(adj, nodes)

@@ -935,11 +935,15 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             pg = stored.project_graph(project, resolution=inputs.resolution)
             # the stored summary's classpath_warnings decide exit 1 as on the build that stored them
             cp_failed = _report_build(pg, classpath, quiet)
+            from callgraph._graphstore import StoreError
+
             try:
                 mid = _chain_method(pg, method)
-                stored.reachable(pg, mid, dispatch=dispatch, include_unresolved=include_unresolved,
-                                 max_depth=max_depth)
-            except (ValueError, sqlite3.Error) as e:  # a bad stored row (StoreError): build as if nothing were stored
+                t_chain = time.perf_counter()
+                # on the stored adjacency itself: the same targets as pg.reach on the whole graph
+                targets = stored.reach(pg, mid, max_depth=max_depth, dispatch=dispatch,
+                                       include_unresolved=include_unresolved)
+            except (StoreError, sqlite3.Error) as e:  # a bad stored row: build as if nothing were stored
                 why, bad_row = str(e), True
                 stored.close()
                 stored = None
@@ -952,8 +956,8 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             if store is not None:
                 _say_stored(store, why, bad_row, quiet)
             mid = _chain_method(pg, method)
-        t_chain = time.perf_counter()
-        targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
+            t_chain = time.perf_counter()
+            targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
         info = pg.method(mid)
         pg.summary.phases["chain"] = round(time.perf_counter() - t_chain, 3)
     finally:

@@ -59,11 +59,29 @@ def test_reach_from_the_store_equals_reach_on_the_whole_graph(tmp_path, name):
                                      max_depth=depth)
                         got = part.reach(mid, dispatch=dispatch, include_unresolved=unresolved, max_depth=depth)
                         assert got == want, (mid, dispatch, unresolved, depth)
+                        # and computed on the adjacency blob itself, the view never built
+                        assert sg.reach(sg.project_graph(pg.root), mid, dispatch=dispatch,
+                                        include_unresolved=unresolved, max_depth=depth) == want
                         compared += bool(want)
+                        if depth is None:  # the loaded part holds the whole graph's edges and attributes
+                            _assert_part_of(part.graph, pg.graph, dispatch, unresolved)
     finally:
         sg.close()
         store.close()
     assert compared > 0  # some methods of every fixture reach an API
+
+
+def _assert_part_of(part, whole, dispatch: str, unresolved: bool) -> None:
+    """Every loaded method's out-edges of the kinds the query follows, with their attributes
+    (lines, resolution, RTA witnesses), and every loaded node's attributes, as in the built graph."""
+    kinds = {"exact", "arity"} | ({"cha"} if dispatch != "declared" else set()) | ({"name"} if unresolved else set())
+    for u, out in part.adj.items():
+        want = {v: {**d, "lines": list(d["lines"]), **({"rta": tuple(d["rta"])} if "rta" in d else {})}
+                for v, d in whole.adj[u].items() if d["resolution"] in kinds}
+        assert out == want, u
+    for n, attrs in part.nodes.items():
+        assert attrs == {k: whole.nodes[n][k] for k in attrs}, n
+        assert n in part.adj or whole.nodes[n]["kind"] == "api" or not whole.adj[n], n
 
 
 COMMONS_LANG3 = Path("/usr/share/java/commons-lang3.jar")
@@ -315,7 +333,7 @@ def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
     assert "graph row: checksum" in r.stderr, r.stderr
 
 
-_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs")
+_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs", "adj")
 
 
 def _set_graph_blob(db_or_path, column, value, gid=None):
@@ -348,14 +366,12 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     import msgpack
 
     n_nodes = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1]
-    # crafted edge arrays with a valid CRC: a target index past the string table, a kind that is none,
-    # an edge without a line, lines that do not add up, a length that is no whole word
-    for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5), _u32(1, 0, 0, 0, 0),
-                _u32(1, 0, 0, 0, 2, 5), _u32(1, 0, 0, 0, 1, 5) + b"\0", _u32(2, 0, 0, 0, 1, 5)):
+    # a row's own edge array is no longer what a query reads (format 4: the graph's adjacency blob,
+    # test_a_bad_adjacency_blob_is_a_miss): crafted ones with a valid key change nothing
+    for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5)):
         _set_rows(store, edges=bad)
         r = _chain([root, "processComment"], cache)
-        assert r.exit_code == 0 and r.stdout == good.stdout, (bad, r.output)
-        assert "unreadable (edges)" in r.stderr, r.stderr
+        assert r.exit_code == 0 and r.stdout == good.stdout and r.stderr == "", (bad, r.output)
     # one damaged byte (the CRC no longer matches): a miss, not an answer from another index
     _set_rows(store, edges=lambda e: e[:-1] + bytes([e[-1] ^ 1]), crc=False)
     r = _chain([root, "processComment"], cache)
@@ -638,13 +654,13 @@ def test_a_row_that_failed_to_decode_is_replaced_and_said_once(tmp_path, monkeyp
     good = _chain([str(root), "processComment"], cache)
     with sqlite3.connect(f"{cache}.graphs") as db:
         pass
-    _set_rows(f"{cache}.graphs", edges=b"\xc1")  # a crafted row: its CRC fits, its length is no edge array
+    _set_rows(f"{cache}.graphs", info=b"\xc1")  # a crafted row: its key fits, its bytes are no MethodInfo
     r = _chain([str(root), "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout
-    assert r.stderr.count("unreadable (edges); rebuilt and stored again") == 1, r.stderr
+    assert r.stderr.count("unreadable (method row); rebuilt and stored again") == 1, r.stderr
     assert f"{cache}.graphs" in r.stderr
     with sqlite3.connect(f"{cache}.graphs") as db:
-        assert b"\xc1" not in {row[0] for row in db.execute("SELECT edges FROM rows")}
+        assert b"\xc1" not in {row[0] for row in db.execute("SELECT info FROM rows")}
         _assert_rows_counted(db)
     _no_build(monkeypatch)  # the replaced graph answers: no rebuild, no warning
     again = _chain([str(root), "processComment"], cache)
@@ -691,15 +707,16 @@ def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_pat
 
 # ------------------------------------------------------------------ format versions (s5)
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, version):
-    """A format-1 file (text keys, one msgpack document per row, no checksums) or format-2
-    file (one row per method and graph, CRC seeded by its index), tables as that version
-    created them, holding a graph of this very project: never read, replaced by an empty
-    store of this format, even at a named --cache (it is qare's own older file)."""
+    """A format-1 file (text keys, one msgpack document per row, no checksums), format-2
+    file (one row per method and graph, CRC seeded by its index) or format-3 file (rows
+    shared by content, no adjacency blob), tables as that version created them, holding a
+    graph of this very project: never read, replaced by an empty store of this format, even
+    at a named --cache (it is qare's own older file)."""
     import msgpack
 
-    assert gs.FORMAT == "qare-graph-store 3"
+    assert gs.FORMAT == "qare-graph-store 4"
     root = str(FIXTURES / "qare-example")
     old = tmp_path / "c.sqlite.graphs"
     slot = gs.slot_key(root, "physical", 2_000_000)
@@ -713,6 +730,13 @@ def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, ver
                        "WITHOUT ROWID")
             db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, 10, ?)",
                        (slot, b"\x90", msgpack.packb([]), b"\x80", time.time()))
+        elif version == 3:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, refs BLOB, crc INTEGER, "
+                       "bytes INTEGER, used REAL)")
+            db.execute("CREATE TABLE rows (h BLOB PRIMARY KEY, info BLOB, edges BLOB, refs INTEGER) WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, ?, ?, ?, 0, 10, ?)",
+                       (slot, b"\x90", b"\x90", b"\x90", b"\x90", b"\x80", b"", time.time()))
         else:
             db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
                        "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
@@ -727,7 +751,7 @@ def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, ver
     assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
     assert "not used" not in r.stderr and "unreadable" not in r.stderr, r.stderr  # replaced, never read
     with sqlite3.connect(old) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 3",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 4",)
         assert db.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('adj', 'nodes')").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM graphs").fetchone() == (1,)  # the graph just built
     _no_build(monkeypatch)
@@ -890,3 +914,148 @@ def test_a_graph_whose_row_list_is_bad_is_replaced_and_rows_recounted(tmp_path, 
     for root, method, good in ((a, "processComment", good_a), (b, "Paths.manyTargets", good_b)):
         again = _chain([str(root), method], cache)
         assert again.exit_code == 0 and again.stdout == good.stdout, again.output
+
+
+# ------------------------------------------------------------------ adjacency blob (format 4, s7)
+
+def test_the_equivalence_fixtures_hold_cycles_cha_and_rta_edges():
+    """What test_reach_from_the_store_equals_reach_on_the_whole_graph relies on to cover the
+    adjacency's cases: a cycle (chains: Paths.cycle ↔ Paths.back; resolution: LibCalls.build
+    calls itself), cha edges and rta-witnessed ones (resolution)."""
+    import networkx as nx
+
+    chains = build_project_graph(FIXTURES / "chains", auto_classpath=False).graph
+    assert nx.find_cycle(chains)
+    res = build_project_graph(FIXTURES / "resolution", auto_classpath=False).graph
+    assert res.has_edge("res.lib.LibCalls.build()", "res.lib.LibCalls.build()")
+    kinds = [d["resolution"] for _u, _v, d in res.edges(data=True)]
+    assert "cha" in kinds and "name" in kinds and any(d.get("rta") for _u, _v, d in res.edges(data=True))
+
+
+def test_the_adjacency_blob_holds_the_edges_worked_out_by_hand():
+    """Two methods and one API: p.A.m() → p.B.n() (cha, witnessed by rta tuple 1, lines 7 and
+    9), p.A.m() → x.Api.f() (exact, line 3); p.B.n() has no out-edge."""
+    import msgpack
+
+    from callgraph._index import MethodInfo
+
+    names = ["p.A.m()", "p.B.n()", "x.Api.f()"]
+    infos = {"p.A.m()": MethodInfo("p.A.m()", "A.java", 1, 4, 4, None, "main", "p.A", "m", ()),
+             "p.B.n()": MethodInfo("p.B.n()", "B.java", 2, 3, 2, None, "test", "p.B", "n", ())}
+    succ = {"p.A.m()": {"p.B.n()": {"lines": [7, 9], "resolution": "cha", "rta": ["main"]},
+                        "x.Api.f()": {"lines": [3], "resolution": "exact"}}}
+    rtas: dict = {}
+    blob = gs.encode_adjacency(names[:2], infos, succ, {n: i for i, n in enumerate(names)}, rtas)
+    assert rtas == {("main",): 1}
+    assert msgpack.unpackb(blob) == [3, ["A.java", "B.java"], ["main", "test"], _u32(0, 1), b"\0\1", _u32(4, 2),
+                                     _u32(0, 2, 2), _u32(1, 2), b"\2\0", _u32(1, 0), _u32(2, 1), _u32(7, 9, 3)]
+    a = gs._Adjacency(blob, 2, 3, 1)
+    assert (a.offsets, list(a.targets), list(a.kinds), list(a.rta), a.sites()) == (
+        [0, 2, 2], [1, 2], [2, 0], [1, 0], ([0, 2, 3], [7, 9, 3]))
+    assert a.attrs(1) == {"kind": "method", "file": "B.java", "loc": 2, "third_party": False, "library": None,
+                          "source_set": "test"}
+    for n_methods, n_nodes, n_rtas in ((1, 3, 1), (2, 4, 1), (2, 3, 0)):  # another graph's blob
+        with pytest.raises(gs.StoreError):
+            gs._Adjacency(blob, n_methods, n_nodes, n_rtas)
+
+
+def _adjacency_of(store) -> list:
+    import msgpack
+
+    return msgpack.unpackb(sqlite3.connect(store).execute("SELECT adj FROM graphs").fetchone()[0])
+
+
+def _words(b: bytes) -> list:
+    import struct
+
+    return list(struct.unpack(f"<{len(b) // 4}I", b))
+
+
+def _forged(v: list, at: int, change) -> bytes:
+    """The adjacency ``v`` with column ``at`` (a uint32 column, as a list of words) changed by ``change``."""
+    import msgpack
+
+    v = list(v)
+    v[at] = _u32(*change(_words(v[at])))
+    return msgpack.packb(v)
+
+
+def _non_monotone(off: list) -> list:
+    # two neighbouring offsets swapped where they differ: first and last stay 0 and E
+    i = next(i for i in range(1, len(off) - 2) if off[i] != off[i + 1])
+    off[i], off[i + 1] = off[i + 1], off[i]
+    return off
+
+
+def test_a_bad_adjacency_blob_is_a_miss(tmp_path):
+    """A damaged adjacency blob (a flipped byte: the graph row's CRC) and crafted ones (CRC
+    recomputed: truncated, offsets past the edges, non-monotone offsets, a target past the
+    string table, an unknown kind, a witness past the table, an edge without a line, lines
+    missing, a file index past the table, a column that is no whole number of words, another
+    graph's node count): each a miss, rebuilt, the cold answer printed, never a traceback."""
+    import msgpack
+
+    root = str(FIXTURES / "resolution")
+    cache = tmp_path / "c.sqlite"
+    store = tmp_path / "c.sqlite.graphs"
+    method = "res.lib.LibCalls.build()"  # calls itself and library code
+    good = _chain([root, method, "--dispatch", "rta"], cache)
+    assert good.exit_code == 0 and "depth" in good.stdout, good.output
+    v = _adjacency_of(store)
+    assert len(_words(v[6])) > 3  # offsets: enough methods to swap two
+    cases = [
+        ("truncated", msgpack.packb(v)[:-5], "adjacency"),
+        ("offsets past the edges", _forged(v, 6, lambda o: o[:-1] + [o[-1] + 1]), "adjacency: offsets"),
+        ("non-monotone offsets", _forged(v, 6, _non_monotone), "adjacency: offsets"),
+        ("target past the string table", _forged(v, 7, lambda t: [v[0]] + t[1:]), "adjacency: edge columns"),
+        ("witness past the table", _forged(v, 9, lambda r: [len(r) + 99] + r[1:]), "adjacency: edge columns"),
+        ("an edge without a line", _forged(v, 10, lambda c: [0] + c[1:]), "adjacency: edge columns"),
+        ("lines missing", _forged(v, 11, lambda ls: ls[:-1]), "adjacency: lines"),
+        ("file index past the table", _forged(v, 3, lambda f: [len(v[1])] + f[1:]), "adjacency: method columns"),
+        ("no whole number of words", msgpack.packb([*v[:7], v[7] + b"\0", *v[8:]]), "adjacency"),
+        ("another graph's node count", msgpack.packb([v[0] + 1, *v[1:]]), "adjacency: tables"),
+        ("an unknown kind", msgpack.packb([*v[:8], b"\4" + v[8][1:], *v[9:]]), "adjacency: edge columns"),
+    ]
+    for what, blob, why in cases:
+        _set_graph_blob(store, "adj", blob)
+        r = _chain([root, method, "--dispatch", "rta"], cache)
+        assert r.exit_code == 0 and r.stdout == good.stdout, (what, r.output)
+        assert f"unreadable ({why}" in r.stderr, (what, r.stderr)
+        assert _adjacency_of(store) == v, what  # stored again, as built
+    with sqlite3.connect(store) as db:  # one damaged byte, the CRC left as it was
+        db.execute("UPDATE graphs SET adj = ?", (msgpack.packb(v)[:-1] + bytes([msgpack.packb(v)[-1] ^ 1]),))
+    r = _chain([root, method, "--dispatch", "rta"], cache)
+    assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (graph row: checksum)" in r.stderr, r.output
+
+
+def test_reach_from_the_store_keeps_main_methods_out_of_test_code(tmp_path, commons_lang3):
+    """test_cg_reach_sourcesets' project (its chains counted by hand there): a main method's
+    cha edge to a test double (FakeGreeter.greet) is not followed from the store either, a
+    test method enters both; every method, every dispatch mode, the view and the blob."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_sourcesets", Path(__file__).with_name("test_cg_reach_sourcesets.py"))
+    ss = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ss)
+    CAPITALIZE, PLAIN, REVERSE, SOURCES, TEST_WELCOME, WELCOME = (ss.CAPITALIZE, ss.PLAIN, ss.REVERSE, ss.SOURCES,
+                                                                  ss.TEST_WELCOME, ss.WELCOME)
+
+    root = tmp_path / "p"
+    for rel, text in SOURCES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    pg, sg, store = _stored(tmp_path, root, [commons_lang3])
+    try:
+        got = sg.reach(sg.project_graph(pg.root), WELCOME, dispatch="cha")
+        assert [(t.signature, t.chain) for t in got] == [(CAPITALIZE, (WELCOME, PLAIN, CAPITALIZE))]
+        assert {t.signature for t in sg.reach(sg.project_graph(pg.root), TEST_WELCOME)} == {CAPITALIZE, REVERSE}
+        for mid in pg.methods():
+            for dispatch in ("rta", "cha", "declared"):
+                want = pg.reach(mid, dispatch=dispatch)
+                part = sg.project_graph(pg.root)
+                sg.reachable(part, mid, dispatch=dispatch)
+                assert part.reach(mid, dispatch=dispatch) == want, (mid, dispatch)
+                assert sg.reach(sg.project_graph(pg.root), mid, dispatch=dispatch) == want, (mid, dispatch)
+    finally:
+        sg.close()
+        store.close()
