@@ -671,7 +671,7 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
 #: stays within this (bytes; issue 17's bound for a whole run): the child
 #: inherits the graph, and the two processes walking it copy on write about
 #: every page it holds (spring-framework: 0.97 GB resident before the fork,
-#: +0.5 GB PSS with the child, for ~1.5 s of wall time saved)
+#: +0.5 GB PSS with the child, to hide a writer of a few seconds)
 FORK_WRITER_MAX_BYTES = 3 << 29
 
 
