@@ -20,6 +20,9 @@ folder); ``warm`` = the same again; ``edit`` = one method body changed (a
 statement added to the first method of one file) — the cache counts say how
 many files were re-parsed and re-resolved. ``--project`` benchmarks a folder
 (e.g. spring-framework; its libraries with ``--discover-classpath``) instead of src.zip.
+``--memory`` adds, per mode, the peak memory of each phase: the process
+tree is sampled every 50 ms and each sample falls in the phase its time
+since start does (the ``phases:`` line's wall times, in their order).
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", help="write a cProfile of the main process here")
     ap.add_argument("--modes", help="comma-separated floor,cold,warm,edit: whole-process timings (see above)")
     ap.add_argument("--project", help="with --modes: a project folder instead of src.zip")
+    ap.add_argument("--memory", action="store_true",
+                    help="with --modes: peak PSS (all processes) and largest RSS of each phase")
     ap.add_argument("--discover-classpath", action="store_true",
                     help="with --project: let qare resolve the project's libraries (default: sources and JDK only)")
     a = ap.parse_args(argv)
@@ -176,7 +181,7 @@ def _edit_one_body(root: Path) -> str:
     raise SystemExit("no method body to edit")
 
 
-def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict:
+def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=(), memory: bool = False) -> dict:
     import re
     import subprocess
 
@@ -187,7 +192,8 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
     t = time.perf_counter()
     with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
         proc = subprocess.Popen(cmd, env=env, stdout=so, stderr=se, text=True)
-        total_rss, total_pss = _sample_tree_rss(proc)
+        timeline: list | None = [] if memory else None
+        total_rss, total_pss = _sample_tree_rss(proc, 0.05 if memory else 0.1, timeline)
         so.seek(0)
         se.seek(0)
         r = subprocess.CompletedProcess(cmd, proc.returncode, so.read(), se.read())
@@ -200,15 +206,16 @@ def _qare_graph(root: Path, out: Path, cache: Path, jobs: int, extra=()) -> dict
 
     return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
             "rss": r1.ru_maxrss / 1024, "rss_all": total_rss / (1 << 20), "pss_all": total_pss / (1 << 20),
-            "phases": phases, "sha": _sha(out),
+            "phases": phases, "sha": _sha(out), "by_phase": _by_phase(timeline, phases) if memory else None,
             "edges": re.search(r"graph: \d+ nodes, (\d+) edges", r.stdout).group(1)}
 
 
-def _tree_rss(pid: int) -> tuple[int, int]:
+def _tree_rss(pid: int, largest: list | None = None) -> tuple[int, int]:
     """``(RSS, PSS)`` bytes of ``pid`` and its descendants now (Linux /proc;
     0 elsewhere). RSS counts a page shared after fork once per process (an
     upper bound); PSS (``smaps_rollup``) splits it between the processes
-    sharing it, so its sum is the memory they really hold together."""
+    sharing it, so its sum is the memory they really hold together.
+    ``largest``: ``[bytes]``, raised to the largest single process's RSS."""
     pids, seen, rss, pss = [pid], set(), 0, 0
     while pids:
         p = pids.pop()
@@ -217,7 +224,10 @@ def _tree_rss(pid: int) -> tuple[int, int]:
         seen.add(p)
         try:
             with open(f"/proc/{p}/statm") as fh:
-                rss += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                one = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            rss += one
+            if largest is not None:
+                largest[0] = max(largest[0], one)
             try:
                 with open(f"/proc/{p}/smaps_rollup") as fh:
                     pss += next(int(ln.split()[1]) for ln in fh if ln.startswith("Pss:")) * 1024
@@ -230,15 +240,42 @@ def _tree_rss(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def _sample_tree_rss(proc, every: float = 0.1) -> tuple[int, int]:
+def _sample_tree_rss(proc, every: float = 0.1, timeline: list | None = None) -> tuple[int, int]:
     """Wait for ``proc``; the largest ``(RSS, PSS)`` of it and its workers
-    together (each its own peak), sampled every ``every`` seconds."""
+    together (each its own peak), sampled every ``every`` seconds; with
+    ``timeline``, ``(seconds since start, PSS all, largest RSS)`` of each
+    sample is appended to it."""
     peak, peak_pss = 0, 0
+    t0 = time.perf_counter()
     while proc.poll() is None:
-        rss, pss = _tree_rss(proc.pid)
+        largest = [0]
+        rss, pss = _tree_rss(proc.pid, largest)
         peak, peak_pss = max(peak, rss), max(peak_pss, pss)
+        if timeline is not None:
+            timeline.append((time.perf_counter() - t0, pss, largest[0]))
         time.sleep(every)
     return peak, peak_pss
+
+
+def _by_phase(timeline: list, phases_line: str) -> list:
+    """``[(phase, peak PSS all processes, largest RSS)]`` (bytes) from a
+    sampled ``timeline``: the wall phases of ``qare graph``'s ``phases:``
+    line run in their order from the process's start, so a sample at ``t``
+    falls in the phase whose running sum first passes ``t`` (start-up of the
+    interpreter before the first phase counts in ``startup``)."""
+    import re
+
+    wall = phases_line.split(";")[0]
+    ends, t = [], 0.0
+    for name, secs in re.findall(r"([a-z][a-z ]*?) ([\d.]+) s", wall.removeprefix("phases: ")):
+        t += float(secs)
+        ends.append((t, name))
+    peaks: dict = {name: [0, 0] for _t, name in ends}
+    peaks["after"] = [0, 0]
+    for ts, pss, rss in timeline:
+        name = next((n for end, n in ends if ts <= end), "after")
+        peaks[name] = [max(peaks[name][0], pss), max(peaks[name][1], rss)]
+    return [(n, p, r) for n, (p, r) in peaks.items() if p or r]
 
 
 def _sha(p: Path) -> str:
@@ -264,6 +301,7 @@ def run_modes(a) -> int:
         cache = tmp / "cache.sqlite"
         print(f"load average: {os.getloadavg()[0]:.1f} (2-core machine shared: wall times inflated under load)")
         rows = []
+        memory_rows = []
         floor = None
         if "floor" in modes:
             secs, n, lines = parse_floor(root)
@@ -276,10 +314,12 @@ def run_modes(a) -> int:
                 print(f"edit: one method body in {_edit_one_body(root)}")
             if m == "cold" and cache.exists():
                 cache.unlink()
-            r = _qare_graph(root, tmp / f"{m}.json", cache, a.jobs, extra)
+            r = _qare_graph(root, tmp / f"{m}.json", cache, a.jobs, extra, a.memory)
             rows.append((f"{m} (jobs {a.jobs})", r["wall"], r["cpu"], r["rss"],
                          f"{r['edges']} edges sha {r['sha']}; all processes RSS {r['rss_all']:.0f} MB, "
                          f"PSS {r['pss_all']:.0f} MB", r["phases"]))
+            if r["by_phase"]:
+                memory_rows.append((f"{m} (jobs {a.jobs})", r["by_phase"]))
         # xfloor compares CPU seconds (all processes) with the floor's CPU seconds:
         # on a shared machine wall times measure the load as much as the tool
         # RSS MB: the largest single process; "all processes" in the output column
@@ -290,6 +330,9 @@ def run_modes(a) -> int:
         for name, *_rest, ph in rows:
             if ph:
                 print(f"  {name}: {ph}")
+        for name, by in memory_rows:
+            print(f"  {name} memory by phase (peak PSS all processes / largest process RSS, MB): "
+                  + ", ".join(f"{n} {p / (1 << 20):.0f}/{r / (1 << 20):.0f}" for n, p, r in by))
         print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -448,6 +448,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         bar.close()
         if store is not None:
             store.close()
+        if fps is not None:
+            fps.release()  # its memos hold the index and every look-up: freed before the graph is built
     _trim_heap()
     if crew is not None:
         # a worker's CPU reaches RUSAGE_CHILDREN when it is reaped (now): its

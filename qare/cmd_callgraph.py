@@ -667,6 +667,26 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
         pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
 
 
+#: The forked writer runs only while twice this process's resident memory
+#: stays within this (bytes; issue 17's bound for a whole run): the child
+#: inherits the graph, and the two processes walking it copy on write about
+#: every page it holds (spring-framework: 0.97 GB resident before the fork,
+#: +0.5 GB PSS with the child, to hide a writer of a few seconds)
+FORK_WRITER_MAX_BYTES = 3 << 29
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory now (Linux ``/proc``), else its peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
+
+
 def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, later: list, keep=None):
     """Write ``--out`` and store the graph (``later``: from ``_build``) at the
     same time: a forked child writes the file from the graph it inherits
@@ -681,13 +701,16 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     wall time the output took beyond the store's (0 when it was done
     first), so the phases still add up to the process's time. Serial when
     there is nothing to store (the store already holds these inputs, or no
-    store), or the platform cannot fork."""
+    store), the platform cannot fork, or twice this process's resident
+    memory would pass :data:`FORK_WRITER_MAX_BYTES` (the copy the child
+    makes of the graph's pages would cost more memory than its time is worth)."""
     import time
 
     if not later:
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     store, fp, save = later[0]
-    if not hasattr(os, "fork") or (fp.slot() not in store.unreadable and store.holds(fp)):
+    if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES or (
+            fp.slot() not in store.unreadable and store.holds(fp)):
         save()
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     sys.stdout.flush()

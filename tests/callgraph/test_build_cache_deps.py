@@ -301,3 +301,23 @@ def test_every_look_up_of_the_fixture_is_stored(tmp_path):
     db.close()
     assert len(rows) == len(FILES) + len(LOMBOK)
     assert [k for k, deps in rows if deps is None] == []
+
+
+def test_a_build_with_the_cache_frees_its_index_without_the_collector(tmp_path):
+    """The dependency recorder's memos (callgraph._deps.Fingerprints) hold
+    the project index; once the build has returned nothing may keep it,
+    even with the collector off (qare graph stores and writes the graph with
+    it paused: spring-framework's index and memos, ~250 MB, were kept there)."""
+    import gc
+
+    from callgraph._index import ProjectIndex
+
+    root, cache = _project(tmp_path), tmp_path / "c.sqlite"
+    gc.collect()
+    gc.disable()
+    try:
+        pg, _ = _build(root, cache)
+        assert pg.graph.number_of_edges() > 0
+        assert [o for o in gc.get_objects() if type(o) is ProjectIndex] == []
+    finally:
+        gc.enable()

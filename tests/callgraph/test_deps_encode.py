@@ -123,3 +123,47 @@ def test_inferred_type_variables_come_in_declaration_order_in_every_process():
         r = subprocess.run([sys.executable, "-c", _INFER], env=env, capture_output=True, text=True, check=True)
         outs.add(r.stdout.strip())
     assert outs == {"T,U,V,W,K,E,R,S"}
+
+
+def test_fingerprints_are_freed_without_the_collector():
+    """A Fingerprints that packed an answer (so made its msgpack Packer)
+    is freed as soon as it is no longer named, and with it the index its
+    memo holds: no reference cycle waits for the collector, which a build
+    pauses (spring-framework kept its index and memos, ~250 MB, through the
+    graph step and the store write)."""
+    import gc
+    import weakref
+
+    rels = ["p/A.java"]
+    idx = _Index({(str, "List"): "java.util.List"})
+    gc.disable()
+    try:
+        fps = _deps.Fingerprints(rels)
+        assert _deps.encode(_rec(idx, 0, rels, [("List", 0)]), fps) is not None
+        assert fps._packers and fps.rows_for(idx)  # it did pack, and the memo holds the look-up
+        alive, held = weakref.ref(fps), weakref.ref(idx)
+        del fps, idx
+        assert alive() is None
+        assert held() is None
+    finally:
+        gc.enable()
+
+
+def test_release_drops_the_memos_and_rows_stay_the_same():
+    """After ``release`` the index is no longer held, and the same look-ups
+    encode to the same bytes as before (and as a fresh Fingerprints)."""
+    import weakref
+
+    rels = ["p/A.java", "p/B.java"]
+    idx = _Index({(str, "List"): "java.util.List", (str, "X"): None})
+    asks = [("List", 0), ("X", 1)]
+    fps = _deps.Fingerprints(rels)
+    before = _deps.encode(_rec(idx, 0, rels, asks), fps)
+    fps.release()
+    held = weakref.ref(idx)
+    assert not fps._memo and not fps._rows
+    after = _deps.encode(_rec(idx, 0, rels, asks), fps)
+    assert after == before == _deps.encode(_rec(idx, 0, rels, asks), _deps.Fingerprints(rels))
+    fps.release()
+    del idx
+    assert held() is None

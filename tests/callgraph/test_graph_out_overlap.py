@@ -54,9 +54,11 @@ def cache(tmp_path):
 
 @pytest.fixture()
 def forks(monkeypatch):
-    """Count the forks of this process (the writer's)."""
+    """Count the forks of this process (the writer's); the memory bound
+    lifted, so a test process grown large still forks (see the bound's test)."""
     calls = []
     real = os.fork
+    monkeypatch.setattr(cmd_callgraph, "FORK_WRITER_MAX_BYTES", 1 << 62)
 
     def fork():
         calls.append(1)
@@ -153,3 +155,44 @@ def test_a_writer_bug_is_reported_not_hidden(project, tmp_path, cache, forks, mo
     assert res.exit_code == FATAL
     assert "the writer failed: KeyError" in res.output
     assert not out.exists()
+
+
+def test_a_process_too_large_to_copy_writes_after_storing(project, tmp_path, cache, forks, monkeypatch):
+    """Twice the resident memory past FORK_WRITER_MAX_BYTES: no child (the
+    two processes would copy about every page of the graph between them);
+    the store is written, then the file, with the bytes the forked writer
+    writes and the counts it tells."""
+    forked = tmp_path / "forked.json"
+    res = _graph(project, forked, "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    assert forks == [1]
+    monkeypatch.setattr(cmd_callgraph, "_resident_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(cmd_callgraph, "FORK_WRITER_MAX_BYTES", (2 << 30) - 1)
+    serial = tmp_path / "serial.json"
+    res2 = _graph(project, serial, "--cache", str(tmp_path / "cache" / "other.sqlite"))
+    assert res2.exit_code == 0, res2.output
+    assert forks == [1]  # no second fork
+    assert serial.read_bytes() == forked.read_bytes()
+    assert [x.split("→")[0] for x in res2.output.splitlines() if x.startswith("graph: ")] == \
+        [x.split("→")[0] for x in res.output.splitlines() if x.startswith("graph: ")]
+    # and stored: the next run answers from the store without building
+    import callgraph
+
+    monkeypatch.setattr(callgraph, "build_project_graph",
+                        lambda *a, **k: (_ for _ in ()).throw(AssertionError("rebuilt: not stored")))
+    res3 = _graph(project, tmp_path / "again.json", "--cache", str(tmp_path / "cache" / "other.sqlite"))
+    assert res3.exit_code == 0, res3.output
+    assert (tmp_path / "again.json").read_bytes() == forked.read_bytes()
+
+
+def test_resident_bytes_is_this_process_now():
+    """Within a factor of the kernel's own figure (VmRSS), and it grows by
+    what is allocated: 64 MiB touched shows."""
+    before = cmd_callgraph._resident_bytes()
+    block = bytearray(64 << 20)  # zero-filled: every page written
+    after = cmd_callgraph._resident_bytes()
+    del block
+    assert after - before >= 60 << 20
+    with open("/proc/self/status") as fh:
+        kb = next(int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:"))
+    assert abs(cmd_callgraph._resident_bytes() - kb * 1024) < 32 << 20
