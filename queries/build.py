@@ -194,11 +194,9 @@ def _warm_before_fork(opts: BuildOptions) -> None:
 
 
 def _warm_merge() -> None:
-    """Load the merge stage's modules and data (numpy for the API-count range,
-    wordfreq's English frequency list for the leak check) while the last
-    projects are still analysed, rather than after them. Pure look-ups: no
-    result or memo of the build changes."""
-    import numpy  # noqa: F401
+    """Load the merge stage's data (wordfreq's English frequency list for the
+    leak check) while the last projects are still analysed, rather than after
+    them. Pure look-ups: no result or memo of the build changes."""
     from wordfreq import zipf_frequency
 
     zipf_frequency("the", "en")
