@@ -46,7 +46,7 @@ from ._options import BuildError, BuildOptions
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
 from ._part import PART_FORMAT, Candidate, ProjectPart, Verdict
 from ._runners import make_runner
-from .leaks import find_leaks
+from .leaks import find_leaks, save_common_words
 from .projects import ProjectSpec, read_project_list
 
 __all__ = [
@@ -194,12 +194,13 @@ def _warm_before_fork(opts: BuildOptions) -> None:
 
 
 def _warm_merge() -> None:
-    """Load the merge stage's data (wordfreq's English frequency list for the
-    leak check) while the last projects are still analysed, rather than after
-    them. Pure look-ups: no result or memo of the build changes."""
-    from wordfreq import zipf_frequency
+    """Load the merge stage's data (the leak check's kept common-word answers,
+    or wordfreq's English frequency list when none are kept) while the last
+    projects are still analysed, rather than after them. Pure look-ups: no
+    result of the build changes."""
+    from .leaks import warm_common_words
 
-    zipf_frequency("the", "en")
+    warm_common_words()
 
 
 def _run_one(spec: ProjectSpec, progress: bool, *, opts: BuildOptions, deps: BuildDeps) -> ProjectPart:
@@ -380,6 +381,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
 
     api_counts = [n for p in ordered if p.verdict is Verdict.KEPT for n in counts_of[p.key]]
     merge = merge_parts(full_parts(), opts, out, api_counts=api_counts)
+    save_common_words()
     rows = [_project_row(read_back(p), merge).to_dict() for p in ordered]
     write_jsonl(out / PROJECTS_FILE, rows)
     verdicts = Counter(r["verdict"] for r in rows)
