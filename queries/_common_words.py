@@ -59,6 +59,7 @@ class CommonWords:
         self.known: dict[str, bool] = {}
         self.new = 0  # answers asked of wordfreq since the last save
         self.loaded = False
+        self.found = False  # the file was read (possibly with no answers yet)
 
     def _private(self) -> bool:
         from callgraph.safefs import check_private
@@ -86,6 +87,7 @@ class CommonWords:
             return  # foreign shape: ignored whole, rewritten at the next save
         for k, v in d.items():
             self.known.setdefault(k, v)
+        self.found = True
 
     def __call__(self, word: str) -> bool:
         """Is ``word`` (lower-cased here) common? The memo's answer, else wordfreq's."""
@@ -104,9 +106,12 @@ class CommonWords:
 
     def save(self) -> None:
         """Write the memo atomically (mode 0600) when wordfreq was asked
-        anything new; errors (disk full, folder not private) are swallowed —
-        the answers are in hand, the file only saves the next build time."""
-        if not self.new or self.path is None:
+        anything new or no file was read (an empty memo tells the next build
+        that no answer is missing yet); errors (disk full, folder not private)
+        are swallowed — the answers are in hand, the file only saves the next
+        build time."""
+        self.load()
+        if self.path is None or (self.found and not self.new):
             return
         try:
             if not self._private():
@@ -125,3 +130,4 @@ class CommonWords:
         except OSError:
             return
         self.new = 0
+        self.found = True

@@ -70,11 +70,11 @@ def save_common_words() -> None:
 
 
 def warm_common_words() -> None:
-    """Load the kept answers; with none kept, wordfreq's list (the merge's
+    """Load the kept answers; with no memo file, wordfreq's list (the merge's
     first question would load it). A pure look-up: no answer changes."""
     memo = _memo()
     memo.load()
-    if not memo.known:
+    if not memo.found:
         from wordfreq import zipf_frequency
 
         zipf_frequency("the", "en")

@@ -123,3 +123,19 @@ def test_is_common_word_uses_and_fills_the_qare_cache(tmp_path, monkeypatch):
     assert leaks.is_common_word("logger") is _truth("Logger")
     assert leaks.find_leaks("Returns the Logger", [{"class": "org.slf4j.Logger", "api": "org.slf4j.Logger.info"}]) \
         == ["Logger"]
+
+
+def test_a_build_asking_nothing_leaves_an_empty_memo_so_the_next_warm_up_skips_wordfreq(tmp_path, monkeypatch):
+    base = tmp_path / "qc"
+    base.mkdir(mode=0o700)
+    monkeypatch.setenv("QARE_CACHE_DIR", str(base))
+    monkeypatch.setattr(leaks, "_MEMOS", {})
+    leaks.save_common_words()  # no memo made yet: nothing to write
+    leaks.warm_common_words()  # no file: wordfreq warmed (the real one)
+    leaks.save_common_words()
+    memo_file = leaks._memo().path
+    assert json.loads(memo_file.read_text()) == {}
+    monkeypatch.setattr(leaks, "_MEMOS", {})
+    _no_wordfreq(monkeypatch)
+    leaks.warm_common_words()  # the empty memo was found: wordfreq not loaded
+    assert leaks._memo().found
