@@ -40,7 +40,7 @@ from records.safefs import read_regular
 
 from . import _progress
 from ._analyse import analyse_project, default_cache, tb_summary
-from ._docs import _DOCS_MEMO, DEFAULT_DEPS, BuildDeps
+from ._docs import DEFAULT_DEPS, BuildDeps, clear_docs_memo
 from ._merge import DENSITY_BINS, MergeResult, llm_steps, merge_parts, sample_id
 from ._options import BuildError, BuildOptions
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
@@ -341,7 +341,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     # not on a terminal: plain lines (per project, and every ~10 s) instead of bars
     lines = _progress.BuildProgress(len(unique), len(resumed), lines=not quiet and not progress,
                                     on_phase=bar.set_postfix_str if progress else None)
-    _DOCS_MEMO.clear()
+    clear_docs_memo()
 
     def done(spec: ProjectSpec, result) -> None:
         part = result if isinstance(result, ProjectPart) else _failed_part(spec, opts, result)
@@ -363,7 +363,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         runner.run(todo, functools.partial(_run_one, opts=opts, deps=deps), done)
     finally:
         lines.__exit__(None, None, None)
-        _DOCS_MEMO.clear()
+        clear_docs_memo()
         bar.close()
 
     ordered = [light[s.key] for s in unique]
