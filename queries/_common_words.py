@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 __all__ = ["CommonWords", "MAX_BYTES"]
@@ -119,14 +120,18 @@ class CommonWords:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._private():  # the folder made (or found) is the one checked
                 return
-            from records.io import atomic_writer
-
-            old = os.umask(0o077)
+            # mkstemp: mode 0600 from the start, a fresh name no planted link can sit at
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.path.parent)
             try:
-                with atomic_writer(self.path, fsync=False) as fh:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     json.dump(dict(sorted(self.known.items())), fh, separators=(",", ":"))
-            finally:
-                os.umask(old)
+                os.replace(tmp, self.path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
         except OSError:
             return
         self.new = 0
