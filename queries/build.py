@@ -181,7 +181,7 @@ def _warm_before_fork(opts: BuildOptions) -> None:
     are cached per process; the image is read through a read-only ``mmap``,
     which forked processes share safely), then freezes the collector's view
     of it (``gc.freeze``: workers' collections skip those objects, so their
-    pages stay shared; ~16 MB less PSS with 2 workers on petclinic copies;
+    pages stay shared; ~16 MB less PSS in all with 2 workers on petclinic copies;
     the build unfreezes once its workers are gone). Only under the ``fork``
     start method; elsewhere the workers would not inherit it."""
     import importlib
