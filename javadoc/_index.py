@@ -101,7 +101,7 @@ class DocIndex:
 
     def __init__(self, docsets: list[DocSet], warnings: list | None = None):
         self.docsets: tuple[DocSet, ...] = tuple(docsets)
-        self._members: dict[str, ApiDoc] = {}
+        self._members: dict[str, ApiDoc | tuple] = {}  # id -> record, or where a stored one is made from
         self._classes: dict[str, ClassDoc] = {}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         self.warnings: list[tuple[str, str]] = list(warnings or [])
@@ -110,10 +110,23 @@ class DocIndex:
             self.warnings.extend(ds.warnings)
             for c in ds.classes:
                 self._classes.setdefault(c.fqn, c)
+            id_api = getattr(ds.members, "id_api", None)
+            if id_api is not None:  # from the store: each record made when first looked up
+                for i, (mid, api) in enumerate(id_api()):
+                    if mid not in self._members:
+                        self._members[mid] = (ds.members, i)
+                        self._by_name[api].append(mid)
+                continue
             for m in ds.members:
                 if m.id not in self._members:
                     self._members[m.id] = m
                     self._by_name[m.api].append(m.id)
+
+    def _made(self, method_id: str, m) -> ApiDoc:
+        if type(m) is tuple:  # (StoredMembers, position): make the record once
+            m = m[0][m[1]]
+            self._members[method_id] = m
+        return m
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
@@ -158,7 +171,9 @@ class DocIndex:
             alt = _alt_varargs(method_id)
             if alt is not None:
                 m = self._members.get(alt)
-        return m
+                return None if m is None else self._made(alt, m)
+            return None
+        return self._made(method_id, m)
 
     def get_class(self, fqn: str) -> ClassDoc | None:
         """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
@@ -166,11 +181,11 @@ class DocIndex:
 
     def by_name(self, api_name: str) -> list[ApiDoc]:
         """All members named ``pkg.Class.name`` (every overload), in input order."""
-        return [self._members[i] for i in self._by_name.get(api_name, ())]
+        return [self._made(i, self._members[i]) for i in self._by_name.get(api_name, ())]
 
     def members(self) -> list[ApiDoc]:
         """Every member, first input first."""
-        return list(self._members.values())
+        return [self._made(i, m) for i, m in list(self._members.items())]
 
     def classes(self) -> list[ClassDoc]:
         """Every type."""

@@ -47,6 +47,7 @@ import stat
 import tempfile
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import astuple
 from pathlib import Path
 
@@ -55,7 +56,7 @@ from records.safefs import FileRefused, read_regular
 from ._archive import ZipLimits, open_archive_file
 from ._model import ApiDoc, ClassDoc, DocSet, SiteLayout
 
-__all__ = ["DocSetStore", "StoreRefused"]
+__all__ = ["DocSetStore", "StoreRefused", "StoredMembers"]
 
 FORMAT = "qare-docset 1"
 _MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
@@ -357,14 +358,79 @@ def _decode(raw: bytes, key: str, path: str) -> DocSet:
                                 first_sentence=_opt(c[4]), deprecated=_opt(c[5]), doc_source=_str(c[6]),
                                 layout=layouts[_str(c[7])], location=_str(c[8]),
                                 members=tuple(_str(m) for m in c[9]), package=_str(c[10])))
-    members = []
-    for m in obj["members"]:
-        if type(m) is not list or len(m) != 15:
-            raise TypeError("member")
-        members.append(ApiDoc(id=_str(m[0]), api=_str(m[1]), class_=_str(m[2]), kind=_str(m[3]),
-                              signature_text=_str(m[4]), description=_opt(m[5]), first_sentence=_opt(m[6]),
-                              params=_pairs(m[7]), returns=_opt(m[8]), throws=_pairs(m[9]), deprecated=_opt(m[10]),
-                              doc_source=_str(m[11]), layout=layouts[_str(m[12])], location=_str(m[13]),
-                              anchor=_str(m[14])))
-    return DocSet(source=source, layout=layout, classes=tuple(classes), members=tuple(members),
+    rows = obj["members"]
+    if type(rows) is not list:
+        raise TypeError("members")
+    for m in rows:
+        _check_member(m, layouts)
+    return DocSet(source=source, layout=layout, classes=tuple(classes), members=StoredMembers(rows, layouts),
                   warnings=tuple(warnings), pages=pages)
+
+
+_S, _OPT = str, (str, type(None))
+
+
+def _check_member(m, layouts: dict) -> None:
+    """Raise ``TypeError`` unless ``m`` is a member row as :func:`_encode` writes it
+    (15 fields of the right types, known layout) — the whole entry is then a miss."""
+    if type(m) is not list or len(m) != 15:
+        raise TypeError("member")
+    if not (type(m[0]) is _S and type(m[1]) is _S and type(m[2]) is _S and type(m[3]) is _S
+            and type(m[4]) is _S and type(m[5]) in _OPT and type(m[6]) in _OPT and type(m[8]) in _OPT
+            and type(m[10]) in _OPT and type(m[11]) is _S and type(m[12]) is _S and m[12] in layouts
+            and type(m[13]) is _S and type(m[14]) is _S):
+        raise TypeError("member field")
+    for pairs in (m[7], m[9]):
+        if type(pairs) is not list:
+            raise TypeError("not a list")
+        for p in pairs:
+            if type(p) is not list or len(p) != 2 or type(p[0]) is not _S or type(p[1]) is not _S:
+                raise TypeError("not a pair")
+
+
+class StoredMembers(Sequence):
+    """The members of a DocSet read from the store: every row checked when
+    the entry was decoded (a bad one made the entry a miss), each made into
+    its :class:`ApiDoc` only when first asked for — a build looks up a few
+    dozen of a jar's thousands of members, and making them all was most of a
+    worker's doc step (docs/dataset.md "Scaling"). Read-only; equal to the
+    tuple of the same records (so a DocSet from the store equals the one
+    read from the jar)."""
+
+    __slots__ = ("_rows", "_made", "_layouts")
+
+    def __init__(self, rows: list, layouts: dict):
+        self._rows = rows
+        self._made: list = [None] * len(rows)
+        self._layouts = layouts
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        m = self._made[i]
+        if m is None:
+            r = self._rows[i]
+            m = ApiDoc(id=r[0], api=r[1], class_=r[2], kind=r[3], signature_text=r[4], description=r[5],
+                       first_sentence=r[6], params=tuple((a, b) for a, b in r[7]), returns=r[8],
+                       throws=tuple((a, b) for a, b in r[9]), deprecated=r[10], doc_source=r[11],
+                       layout=self._layouts[r[12]], location=r[13], anchor=r[14])
+            self._made[i] = m
+        return m
+
+    def id_api(self) -> list[tuple[str, str]]:
+        """``(id, api)`` of every member, in order, without making the records."""
+        return [(r[0], r[1]) for r in self._rows]
+
+    def __eq__(self, other):
+        if isinstance(other, (tuple, list, StoredMembers)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"StoredMembers({len(self)} members)"

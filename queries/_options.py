@@ -32,7 +32,7 @@ class BuildOptions:
     api_count_range : (float, float) or None
         Inclusive range of direct third-party API counts kept; ``None`` =
         the interquartile range [Q1, Q3] over all candidate methods of the
-        build (numpy ``percentile``, method ``"linear"``).
+        build (linear interpolation, as numpy ``percentile(method="linear")``).
     api_count : str
         What the API-count filter counts per method (docs/dataset.md "API
         count"): ``"direct"`` (default) = distinct third-party APIs it calls

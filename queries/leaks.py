@@ -19,16 +19,20 @@ frequency in English (``wordfreq.zipf_frequency``, Speer et al.; 3 = once
 per million words) is at least ``COMMON_ZIPF`` — ``value``, ``trim``,
 ``parse``, ``Logger`` never leak on their own; ``md5``, ``uuid``,
 ``substring`` do. Constructors (``<init>``) are named by their class only.
-Tokens are runs of letters, digits, ``_`` and ``$``.
+Tokens are runs of letters, digits, ``_`` and ``$``. The answers are kept
+between builds in the qare cache (:mod:`queries._common_words`; call
+:func:`save_common_words` after a build), so wordfreq's list is loaded only
+for words never asked before.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterable
 
-__all__ = ["COMMON_ZIPF", "camel_parts", "is_common_word", "find_leaks"]
+from ._common_words import CommonWords
+
+__all__ = ["COMMON_ZIPF", "camel_parts", "is_common_word", "find_leaks", "save_common_words", "warm_common_words"]
 
 COMMON_ZIPF = 2.5
 _TOKEN = re.compile(r"[\w$]+")
@@ -41,12 +45,39 @@ def camel_parts(name: str) -> list[str]:
     return [p.lower() for p in _CAMEL.findall(name)]
 
 
-@lru_cache(maxsize=65536)
+_MEMOS: dict = {}  # qare cache folder (None: off) -> its CommonWords, one per process
+
+
+def _memo() -> CommonWords:
+    from callgraph.classpath import cache_dir
+
+    base = cache_dir()
+    memo = _MEMOS.get(base)
+    if memo is None:
+        memo = _MEMOS[base] = CommonWords(COMMON_ZIPF, base)
+    return memo
+
+
 def is_common_word(word: str) -> bool:
     """Is ``word`` (any case) a common English word (Zipf frequency ≥ ``COMMON_ZIPF``)?"""
-    from wordfreq import zipf_frequency
+    return _memo()(word)
 
-    return zipf_frequency(word.lower(), "en") >= COMMON_ZIPF
+
+def save_common_words() -> None:
+    """Write the answers wordfreq gave this process to the qare cache (best effort)."""
+    for memo in _MEMOS.values():
+        memo.save()
+
+
+def warm_common_words() -> None:
+    """Load the kept answers; with no memo file, wordfreq's list (the merge's
+    first question would load it). A pure look-up: no answer changes."""
+    memo = _memo()
+    memo.load()
+    if not memo.found:
+        from wordfreq import zipf_frequency
+
+        zipf_frequency("the", "en")
 
 
 def _names(target) -> list[tuple[str, str]]:

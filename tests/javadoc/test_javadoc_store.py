@@ -450,3 +450,39 @@ def test_eviction_removes_only_the_stores_own_regular_files(tmp_path, sources_ja
 def test_a_negative_bound_is_refused(tmp_path):
     with pytest.raises(ValueError, match="max_bytes"):
         _Store(tmp_path / "store", check_private=check_private, max_bytes=-1)
+
+
+def test_a_hit_makes_only_the_records_looked_up_and_they_equal_a_fresh_read(tmp_path, sources_jar):
+    from javadoc._store import StoredMembers
+
+    store = DocSetStore(tmp_path / "store")
+    DocIndex.open(str(sources_jar), store=store)
+    _index._CACHE.clear()
+    index = DocIndex.open(str(sources_jar), store=store)
+    assert store.hits == 1
+    (ds,) = index.docsets
+    assert isinstance(ds.members, StoredMembers)
+    assert ds.members._made == [None] * len(ds.members)  # nothing made by opening and indexing
+    fresh = DocIndex.open(str(sources_jar), cache=False)
+    some = fresh.members()[3]
+    assert index.get(some.id) == some
+    assert sum(m is not None for m in ds.members._made) == 1
+    assert index.by_name(some.api) == fresh.by_name(some.api)
+    assert index.members() == fresh.members()
+    assert [c.fqn for c in index.classes()] == [c.fqn for c in fresh.classes()]
+    assert ds == read_any(str(sources_jar)) and ds.members[-1] == fresh.docsets[0].members[-1]
+    assert ds.members[1:3] == fresh.docsets[0].members[1:3]
+
+
+def test_a_bad_field_in_the_last_row_is_still_a_miss(tmp_path, sources_jar):
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    DocIndex.open(str(sources_jar), store=store)
+    entry = _entry(sd)
+    obj = json.loads(zlib.decompress(entry.read_bytes()))
+    obj["members"][-1][7] = [["name", 7]]  # a @param text that is no string, in a row no build looks up
+    entry.write_bytes(zlib.compress(json.dumps(obj).encode()))
+    _index._CACHE.clear()
+    got = DocIndex.open(str(sources_jar), store=store).docsets[0]
+    assert store.rebuilt == 1 and store.hits == 0
+    assert got == read_any(str(sources_jar))

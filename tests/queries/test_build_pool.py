@@ -153,3 +153,34 @@ def test_docs_line_says_which_doc_jars_were_read_and_downloaded(capsys):
     assert capsys.readouterr().err == ""
     _print_classpath_lines(False)(p)
     assert capsys.readouterr().err == "svc: docs: 2 javadoc jars, 1 sources jar; 6 files downloaded (19.7 MiB)\n"
+
+
+def frozen(s, progress):
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_workers_inherit_the_parents_objects_frozen_and_the_build_unfreezes_them(tmp_path):
+    """``_warm_before_fork`` moves what the parent loaded out of the collector's reach
+    (a worker's collections neither walk nor copy those pages); the build gives them
+    back to the collector once its workers are gone."""
+    import functools
+    import gc
+
+    from queries.build import BuildOptions, _warm_before_fork, build_dataset
+
+    assert gc.get_freeze_count() == 0
+    got = []
+    runner = PoolRunner(2, before_fork=functools.partial(_warm_before_fork, BuildOptions(jdk=None)))
+    try:
+        runner.run([spec("a"), spec("b")], frozen, lambda s, r: got.append(r))
+    finally:
+        frozen_in_parent = gc.get_freeze_count()
+        gc.unfreeze()
+    assert frozen_in_parent > 0 and len(got) == 2 and all(n > 0 for n in got)  # the workers inherit it
+    lst = tmp_path / "list.txt"
+    lst.write_text(f"{tmp_path / 'missing-a'}\n{tmp_path / 'missing-b'}\n")
+    res = build_dataset(lst, tmp_path / "out", BuildOptions(jdk=None, discover_classpath=False), jobs=2, quiet=True)
+    assert res.failed == 2  # both analysed (and failed: no such folders) by the pool
+    assert gc.get_freeze_count() == 0

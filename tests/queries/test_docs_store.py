@@ -142,3 +142,33 @@ def test_the_store_follows_the_qare_cache_folder(tmp_path, monkeypatch):
     sb = _docs.doc_store()
     assert sa.folder == a / _docs.DOC_STORE_DIR and sb.folder == b / _docs.DOC_STORE_DIR
     assert _docs.doc_store() is sb
+
+
+def test_projects_with_the_same_doc_jars_share_one_combined_index(tmp_path, doc_jar_list, qare_cache, monkeypatch):
+    import javadoc
+
+    jar = str(next(tmp_path.glob("*-sources.jar")))
+    other = tmp_path / "copy-sources.jar"
+    shutil.copy(jar, other)
+    built = []
+    real_init = javadoc.DocIndex.__init__
+
+    def counting(self, docsets, warnings=None):
+        built.append(len(docsets))
+        real_init(self, docsets, warnings)
+
+    monkeypatch.setattr(javadoc.DocIndex, "__init__", counting)
+    _docs.clear_docs_memo()
+    first = _docs.open_docs([jar])
+    n = len(built)  # the one-path index and the combined one
+    assert _docs.open_docs([jar]) is first and len(built) == n  # nothing indexed again
+    both = _docs.open_docs([jar, str(other)])
+    assert both is not first and len(both.docsets) == 2
+    assert _docs.open_docs([jar]) is not both  # another site list: combined again
+    solo = _docs.open_docs([str(other)])  # as many sites as the last list, but another one
+    assert [d.source for d in solo.docsets] == [str(other)]
+    api = first.members()[0]
+    assert _docs.open_docs([jar]).get(api.id) == api
+    _docs.clear_docs_memo()
+    assert not _docs._COMBINED and not _docs._DOCS_MEMO
+    assert _docs.open_docs([jar]) is not first  # a new build indexes afresh
