@@ -231,8 +231,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     if store is not None:
         from callgraph._graphstore import fingerprint
 
+        # the digests of files unchanged by the stat rule since the slot's last fingerprint are not read again
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                         _MAX_FILE_BYTES)
+                         _MAX_FILE_BYTES, previous=store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES))
         # the warm cache's facts keys take these digests instead of hashing every file again
         from callgraph._build import remember_digests
 
