@@ -81,6 +81,18 @@ def changed_files(previous, inputs) -> set | None:
     return out
 
 
+def _merged(pg, files: set) -> bool:
+    """Does an edited file declare a type another file declares too (a
+    summary note: another module's, whose members are merged, callgraph._index
+    ``ProjectIndex.merged``; or a skipped duplicate of one module)? The edges
+    of a method both declare may then come from both files while its node
+    names one, so a patch by file could miss them."""
+    for rel, text in (*getattr(pg.summary, "notes", ()), *getattr(pg.summary, "skipped", ())):
+        if rel in files or any(f in text for f in files):
+            return True
+    return False
+
+
 def _enc(s: str) -> bytes:
     from .cmd_callgraph import _ENC_STR
 
@@ -223,7 +235,7 @@ def write(pg, path, oc, suffix: str, dispatch: str, include_unresolved: bool):
         return None, None
     prev = getattr(pg, "previous_inputs", None)
     files = changed_files(prev, getattr(pg, "inputs", None))
-    if not files:
+    if not files or _merged(pg, files):
         return None, fr
     got = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
     if got is None:

@@ -192,3 +192,51 @@ def test_a_damaged_previous_entry_is_not_patched_from(env, damage):
     _same(warm, cold)
     assert said in ([], ["refused"])
     assert said == (["refused"] if damage == "counts" else [])
+
+
+def test_an_edited_file_declaring_a_type_of_another_module_is_written_in_full(tmp_path, monkeypatch):
+    """Two modules declare p.Dup (their members merged, one node per method
+    id, docs/callgraph.md): a body edit in the second file changes edges of
+    a node whose file is the first, so it is not patched by file."""
+    project = tmp_path / "proj"
+    (project / "a").mkdir(parents=True)
+    (project / "b").mkdir(parents=True)
+    (project / "pom.xml").write_text("<project><modules><module>a</module><module>b</module></modules></project>\n")
+    for m in ("a", "b"):
+        (project / m / "pom.xml").write_text(f"<project><artifactId>{m}</artifactId></project>\n")
+    a = project / "a/src/test/java/p/Dup.java"
+    b = project / "b/src/test/java/p/Dup.java"
+    for p in (a, b):
+        p.parent.mkdir(parents=True)
+    a.write_text("package p;\nclass Dup {\n    void go() { x(); }\n    void x() { }\n    void y() { }\n}\n")
+    # z() only in b: b's file has a node of its own, go() is a's node with the edges of both files
+    b.write_text("package p;\nclass Dup {\n    void go() { y(); }\n    void x() { }\n    void y() { }\n"
+                 "    void z() { }\n}\n")
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    log = tmp_path / "patched.log"
+    real = _outpatch.patch
+
+    def spy(*a, **k):
+        got = real(*a, **k)
+        if got is not None:
+            log.write_text("patched\n")
+        return got
+
+    monkeypatch.setattr(_outpatch, "patch", spy)
+
+    def build(name, *extra, env=cache):
+        monkeypatch.setenv("QARE_CACHE_DIR", str(env))
+        out = tmp_path / name
+        res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--no-discover-classpath", "-q",
+                                        "--jobs", "1", *extra], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return out.read_bytes()
+
+    build("w0.json")
+    b.write_text(b.read_text().replace("void go() { y(); }", "void go() {\n        y();\n        x();\n    }"))
+    warm = build("w1.json")
+    fresh = tmp_path / "fresh"
+    fresh.mkdir(mode=0o700)
+    assert warm == build("c1.json", "--no-cache", env=fresh)
+    assert not log.exists()
