@@ -215,6 +215,38 @@ class OutputCache:
         """Where a writer puts a new body (the output's own suffix: the writer picks the format by it)."""
         return self.folder / f".{key}.{os.getpid()}.new{suffix}"
 
+    def publish_pieces(self, key: str, pieces, out: Path, counts, frame: str | None = None) -> None:
+        """The bytes ``pieces`` become ``out`` (atomically) and the entry
+        ``key``, written to both at once and hashed once (qare._outpatch:
+        no read back of a file just written). Raises OSError when ``out``
+        cannot be written; an entry that cannot be kept costs the next run
+        its speed only."""
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
+            tmp.unlink()
+        body = self.temp_path(key, out.suffix.lower())
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            bfd = os.open(body, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            bfd = None
+        h = hashlib.sha256()
+        n = 0
+        try:
+            with open(fd, "wb") as fh, (open(bfd, "wb") if bfd is not None else open(os.devnull, "wb")) as bh:
+                for p in pieces:
+                    h.update(p)
+                    fh.write(p)
+                    bh.write(p)
+                    n += len(p)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            body.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, out)
+        if bfd is not None:
+            self._keep(key, body, n, h.hexdigest(), counts, frame)
+
     def publish(self, key: str, body: Path, out: Path, counts, frame: str | None = None) -> None:
         """``body`` (written at :meth:`temp_path`) becomes ``out`` (copied,
         hashed as it goes) and the entry ``key``. Raises OSError when ``out``
@@ -235,6 +267,10 @@ class OutputCache:
             raise
         os.close(src)
         os.replace(tmp, out)
+        self._keep(key, body, n, sha, counts, frame)
+
+    def _keep(self, key: str, body: Path, n: int, sha: str, counts, frame) -> None:
+        """``body`` (``n`` bytes hashing to ``sha``) becomes the entry ``key``, its meta written after it."""
         meta_path, body_path = self._paths(key)
         try:
             os.replace(body, body_path)

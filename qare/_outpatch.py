@@ -27,7 +27,6 @@ make the new items), so a patch is byte-identical to a full write
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import fields
 
 FRAME_FORMAT = "qare-out-frame 1"
@@ -216,13 +215,14 @@ def _replace_run(body, run, lo, end, items_of, first_item, pieces, before_copied
     return len(new) - removed
 
 
-def write(pg, path, oc, suffix: str, dispatch: str, include_unresolved: bool):
+def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool):
     """``(counts or None, frame or None)``: ``pg``'s ``--out`` written to
-    ``path`` (a new file) patched from the output cache ``oc``'s entry of the
-    previous build of the slot (``pg.previous_inputs``, set by ``qare graph``
-    with ``pg.inputs``) when it can be (module docstring), counts None when
-    not (nothing written: the caller writes it all); the frame goes into the
-    new entry's meta either way."""
+    ``out`` and kept as the output cache ``oc``'s entry ``key``, patched from
+    the entry of the previous build of the slot (``pg.previous_inputs``, set
+    by ``qare graph`` with ``pg.inputs``) when it can be (module docstring);
+    counts None when not (nothing written: the caller writes it all, and the
+    frame goes into the new entry's meta). Raises OSError when ``out``
+    cannot be written."""
     if suffix != ".json" or dispatch != "cha" or include_unresolved:
         return None, None
     from ._outcache import out_key
@@ -248,7 +248,5 @@ def write(pg, path, oc, suffix: str, dispatch: str, include_unresolved: bool):
     if made is None:
         return None, fr
     pieces, counts = made
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with open(fd, "wb") as fh:
-        fh.writelines(pieces)
+    oc.publish_pieces(key, pieces, out, counts, fr)
     return counts, fr

@@ -635,12 +635,16 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
     from ._outpatch import write as write_patched
 
     oc, key = keep
+    # after body edits: the previous output with the edited methods replaced, written to out and the cache
+    try:
+        counts, frame = write_patched(pg, out, oc, key, out.suffix.lower(), dispatch, include_unresolved)
+    except OSError:  # out or the cache folder could not take it: written in full, as without a patch
+        counts, frame = None, None
+    if counts is not None:
+        return counts
     body = oc.temp_path(key, out.suffix.lower())
     try:
-        # after body edits: the previous output with the edited methods replaced (qare._outpatch)
-        counts, frame = write_patched(pg, body, oc, out.suffix.lower(), dispatch, include_unresolved)
-        if counts is None:
-            counts = _write_out(pg.graph, body, dispatch, include_unresolved)
+        counts = _write_out(pg.graph, body, dispatch, include_unresolved)
     except BaseException as e:
         body.unlink(missing_ok=True)
         if not isinstance(e, OSError):
