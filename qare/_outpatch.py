@@ -105,7 +105,7 @@ _TAIL = b"\n ]\n}"
 
 
 def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None:
-    """``(pieces, counts)``: the pieces (bytes) whose concatenation is the
+    """``(pieces, counts)``: the pieces (bytes or views of ``body``) whose concatenation is the
     node-link JSON of ``g`` without the nodes ``skip``, made from ``body``
     (the same text of the previous graph, whose counts were ``counts``) by
     replacing the nodes of the methods of ``files`` and their out-edges;
@@ -125,6 +125,7 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
     nodes = g._node if isinstance(getattr(g, "_node", None), dict) else dict(g.nodes(data=True))
     succ = g._succ if isinstance(getattr(g, "_succ", None), dict) else {u: dict(g.adj[u]) for u in g}
     strings: dict = {}
+    view = memoryview(body)  # the copied stretches are views: no second copy of a 250 MB body
     edited = [n for n, d in nodes.items() if n not in skip and d.get("kind") == "method" and d.get("file") in files]
     if {nodes[n]["file"] for n in edited} != files:
         return None  # an edited file without a method node here: nothing ties its edits to nodes
@@ -140,12 +141,12 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
         start = body.rfind(_ITEM, cur, hit) + 1
         if start <= 0:
             return None
-        pieces.append(body[cur:start])
+        pieces.append(view[cur:start])
         pieces.append(_item_text(nodes[n], (("id", n),), strings).encode("utf-8"))
         cur = hit + len(pat)
     if cur > e_at:
         return None
-    pieces.append(body[cur:e_first])
+    pieces.append(view[cur:e_first])
     cur = e_first
     n_edges = counts[1]
 
@@ -170,22 +171,22 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
         end = first_item(u, cur, e_close)  # where the next copied block starts
         if end <= 0:
             return None
-        got = _replace_run(body, run, cur, end, items_of, first_item, pieces, True)
+        got = _replace_run(body, view, run, cur, end, items_of, first_item, pieces, True)
         if got is None:
             return None
         cur, n_edges = end, n_edges + got
         run = []
     if run:
-        got = _replace_run(body, run, cur, e_close, items_of, first_item, pieces, False)
+        got = _replace_run(body, view, run, cur, e_close, items_of, first_item, pieces, False)
         if got is None:
             return None
         n_edges += got
         cur = e_close
-    pieces.append(body[cur:])
+    pieces.append(view[cur:])
     return pieces, (counts[0], n_edges, counts[2])
 
 
-def _replace_run(body, run, lo, end, items_of, first_item, pieces, before_copied):
+def _replace_run(body, view, run, lo, end, items_of, first_item, pieces, before_copied):
     """Replace the edge items of the sources ``run`` that lie in ``body[lo:end]``
     (``end``: the first item of the next copied block, or the close of the
     section when ``before_copied`` is False) by their new items; appends to
@@ -196,22 +197,22 @@ def _replace_run(body, run, lo, end, items_of, first_item, pieces, before_copied
     removed = body.count(b'"source": ', start, end)
     new = [t for u in run for t in items_of(u)]
     if before_copied:
-        pieces.append(body[lo:start])
+        pieces.append(view[lo:start])
         pieces.append(b"".join(t + b",\n" for t in new))
         return len(new) - removed
     # at the end of the section: the items are joined by ",\n", none after the last
     if start == end:  # nothing of the run was there: append after the last item
-        pieces.append(body[lo:end])
+        pieces.append(view[lo:end])
         if new:
             pieces.append(b",\n" + b",\n".join(new))
         return len(new)
     if body[start - 2:start] != b",\n":
         return None  # the run held the section's first item: an emptied section is written in full
     if new:
-        pieces.append(body[lo:start])
+        pieces.append(view[lo:start])
         pieces.append(b",\n".join(new))
     else:
-        pieces.append(body[lo:start - 2])
+        pieces.append(view[lo:start - 2])
     return len(new) - removed
 
 
