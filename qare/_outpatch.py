@@ -154,30 +154,35 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
         return [_edge_text(d, (("source", u), ("target", v)), strings).encode("utf-8")
                 for v, d in succ[u].items() if v not in skip]
 
-    def first_item(u, lo, hi):
-        hit = body.find(b'"source": ' + _enc(u) + b',\n   "target": ', lo, hi)
-        return -1 if hit < 0 else body.rfind(_ITEM, lo - 1, hit) + 1
-
-    # edges: runs of edited sources between sources whose blocks are copied
+    edited_enc = {_enc(u) for u in edited}
+    # edges: runs of edited sources between the copied blocks of the sources around them (A before, B after);
+    # B's first item is found forward from where the last run ended (one pass in all), the end of A's block
+    # backward from there (a short way: only the run's old items lie between)
     run: list = []
+    before = None  # the last copied source with edges (A)
     for u in nodes:
         if u in skip:
             continue
         if u in edited_set:
             run.append(u)
             continue
-        if not run or not any(v not in skip for v in succ[u]):
+        if not any(v not in skip for v in succ[u]):
             continue
-        end = first_item(u, cur, e_close)  # where the next copied block starts
-        if end <= 0:
-            return None
-        got = _replace_run(body, view, run, cur, end, items_of, first_item, pieces, True)
-        if got is None:
-            return None
-        cur, n_edges = end, n_edges + got
-        run = []
+        if run:
+            hit = _find_source(body, u, cur, e_close)
+            end = body.rfind(_ITEM, cur - 1, hit) + 1 if hit >= 0 else 0
+            if end <= 0:
+                return None
+            got = _replace_run(body, view, run, cur, _after(body, before, cur, end, e_first), end, items_of,
+                               edited_enc, pieces, True)
+            if got is None:
+                return None
+            cur, n_edges = end, n_edges + got
+            run = []
+        before = u
     if run:
-        got = _replace_run(body, view, run, cur, e_close, items_of, first_item, pieces, False)
+        got = _replace_run(body, view, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
+                           edited_enc, pieces, False)
         if got is None:
             return None
         n_edges += got
@@ -186,15 +191,57 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
     return pieces, (counts[0], n_edges, counts[2])
 
 
-def _replace_run(body, view, run, lo, end, items_of, first_item, pieces, before_copied):
-    """Replace the edge items of the sources ``run`` that lie in ``body[lo:end]``
-    (``end``: the first item of the next copied block, or the close of the
-    section when ``before_copied`` is False) by their new items; appends to
-    ``pieces`` what comes up to ``end`` and returns the change in the number
-    of edges, or None."""
-    starts = [s for s in (first_item(u, lo, end) for u in run) if s > 0]
-    start = min(starts) if starts else end
-    removed = body.count(b'"source": ', start, end)
+_TARGET = b'",\n   "target": '
+
+
+def _find_source(body, u, lo, hi, backward=False) -> int:
+    """Where an edge item of source ``u`` names it in ``body[lo:hi]`` (the
+    first, or the last when ``backward``), -1 if none. The pattern ends
+    inside the id (a ``)``), not at the frequent blank after it: a search
+    whose last byte is common in the haystack is several times slower."""
+    pat = b'"source": ' + _enc(u)[:-1]
+    n = len(pat)
+    while True:
+        hit = body.rfind(pat, lo, hi) if backward else body.find(pat, lo, hi)
+        if hit < 0 or body.startswith(_TARGET, hit + n):
+            return hit
+        if backward:
+            hi = hit + n - 1
+        else:
+            lo = hit + 1
+
+
+def _after(body, before, lo, end, e_first) -> int:
+    """Where the run's old items begin: just after the last item of the
+    copied source ``before`` (at ``e_first`` when there is none), found
+    backward from ``end``; -1 when it is not there."""
+    if before is None:
+        return e_first if lo == e_first else -1
+    hit = _find_source(body, before, lo, end, backward=True)
+    if hit < 0:
+        return -1
+    close = body.find(b"\n  }", hit, end + 4)
+    return -1 if close < 0 else close + 4 + (2 if close + 4 < end else 0)
+
+
+def _replace_run(body, view, run, lo, start, end, items_of, edited_enc, pieces, before_copied):
+    """Replace the old edge items of the edited sources ``run``,
+    ``body[start:end]`` (``end``: the first item of the next copied block, or
+    the close of the section when ``before_copied`` is False), by their new
+    items; appends to ``pieces`` what comes from ``lo`` up to ``end`` and
+    returns the change in the number of edges, or None (a stretch that is not
+    theirs alone)."""
+    if start < lo or start > end:
+        return None
+    # every old item there must be an edited source's: else the graphs were not what the frame said
+    removed = 0
+    at = body.find(b'"source": ', start, end)
+    while at >= 0:
+        stop = body.find(_TARGET, at, end)
+        if stop < 0 or body[at + 10:stop + 1] not in edited_enc:
+            return None
+        removed += 1
+        at = body.find(b'"source": ', stop, end)
     new = [t for u in run for t in items_of(u)]
     if before_copied:
         pieces.append(view[lo:start])
