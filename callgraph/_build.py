@@ -567,6 +567,9 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
                       instantiated=instantiated.types)
     pg.resolution = resolution
+    # the warm cache's project key (None without the cache): equal between two builds when no declaration
+    # changed, so another file's resolution could not (qare._outpatch patches --out on it)
+    pg.project_key = pkey
     return pg
 
 

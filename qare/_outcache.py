@@ -32,7 +32,7 @@ import stat
 from dataclasses import replace
 from pathlib import Path
 
-FORMAT = "qare-graph-out 1"
+FORMAT = "qare-graph-out 2"  # 2: the frame of a patchable body (qare._outpatch)
 MAX_ENTRIES = 4
 MAX_BYTES = 1 << 30
 _META_MAX = 4096
@@ -145,7 +145,37 @@ class OutputCache:
             return None
         if not isinstance(counts, list) or len(counts) != 3 or any(type(c) is not int or c < 0 for c in counts):
             return None
+        fr = m.get("frame")
+        if fr is not None and not (isinstance(fr, str) and len(fr) == 64 and set(fr) <= _HEX):
+            return None
         return m
+
+    def read_body(self, key: str, frame: str):
+        """``(body bytes, counts)`` of the entry ``key`` when its meta names
+        this ``frame`` (qare._outpatch) and the body has the meta's size and
+        SHA-256; None otherwise (a body that does not match is deleted)."""
+        m = self._meta(key)
+        if m is None or m.get("frame") != frame:
+            return None
+        _, body_path = self._paths(key)
+        try:
+            fd = _open_regular(body_path)
+        except OSError:
+            return None
+        try:
+            if os.fstat(fd).st_size != m["size"]:
+                self._drop(key)
+                return None
+            with open(fd, "rb", closefd=False) as fh:
+                data = fh.read(m["size"] + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(data) != m["size"] or hashlib.sha256(data).hexdigest() != m["sha256"]:
+            self._drop(key)
+            return None
+        return data, tuple(m["counts"])
 
     def copy_to(self, key: str, out: Path):
         """Write the entry's body to ``out`` (atomically: complete or as it
@@ -185,7 +215,39 @@ class OutputCache:
         """Where a writer puts a new body (the output's own suffix: the writer picks the format by it)."""
         return self.folder / f".{key}.{os.getpid()}.new{suffix}"
 
-    def publish(self, key: str, body: Path, out: Path, counts) -> None:
+    def publish_pieces(self, key: str, pieces, out: Path, counts, frame: str | None = None) -> None:
+        """The bytes ``pieces`` become ``out`` (atomically) and the entry
+        ``key``, written to both at once and hashed once (qare._outpatch:
+        no read back of a file just written). Raises OSError when ``out``
+        cannot be written; an entry that cannot be kept costs the next run
+        its speed only."""
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
+            tmp.unlink()
+        body = self.temp_path(key, out.suffix.lower())
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            bfd = os.open(body, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            bfd = None
+        h = hashlib.sha256()
+        n = 0
+        try:
+            with open(fd, "wb") as fh, (open(bfd, "wb") if bfd is not None else open(os.devnull, "wb")) as bh:
+                for p in pieces:
+                    h.update(p)
+                    fh.write(p)
+                    bh.write(p)
+                    n += len(p)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            body.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, out)
+        if bfd is not None:
+            self._keep(key, body, n, h.hexdigest(), counts, frame)
+
+    def publish(self, key: str, body: Path, out: Path, counts, frame: str | None = None) -> None:
         """``body`` (written at :meth:`temp_path`) becomes ``out`` (copied,
         hashed as it goes) and the entry ``key``. Raises OSError when ``out``
         cannot be written; an entry that cannot be kept costs the next run
@@ -205,11 +267,15 @@ class OutputCache:
             raise
         os.close(src)
         os.replace(tmp, out)
+        self._keep(key, body, n, sha, counts, frame)
+
+    def _keep(self, key: str, body: Path, n: int, sha: str, counts, frame) -> None:
+        """``body`` (``n`` bytes hashing to ``sha``) becomes the entry ``key``, its meta written after it."""
         meta_path, body_path = self._paths(key)
         try:
             os.replace(body, body_path)
             meta = json.dumps({"format": FORMAT, "key": key, "size": n, "sha256": sha,
-                               "counts": [int(c) for c in counts]}).encode()
+                               "counts": [int(c) for c in counts], "frame": frame}).encode()
             mtmp = self.folder / f".{key}.{os.getpid()}.meta"
             fd = os.open(mtmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with open(fd, "wb") as fh:

@@ -227,12 +227,14 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # them before asking the store): the discover and classpath phases follow it
     startup = inputs.startup
     t_fp = time.perf_counter()
-    fp = None
+    fp = previous = None
     if store is not None:
         from callgraph._graphstore import fingerprint
 
+        # the digests of files unchanged by the stat rule since the slot's last fingerprint are not read again
+        previous = store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                         _MAX_FILE_BYTES)
+                         _MAX_FILE_BYTES, previous=previous)
         # the warm cache's facts keys take these digests instead of hashing every file again
         from callgraph._build import remember_digests
 
@@ -256,6 +258,8 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
 
         forget_digests()
     pg.resolution = inputs.resolution
+    # what --out is patched from after body edits (qare._outpatch): this build's inputs and the slot's last
+    pg.inputs, pg.previous_inputs = fp, previous
     phases = pg.summary.phases
     phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
     phases["discover"] = round(phases.get("discover", 0.0) + inputs.discover_seconds, 3)
@@ -628,7 +632,16 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
     cannot take it: written to ``out`` as without the cache)."""
     if keep is None:
         return _write_out(pg.graph, out, dispatch, include_unresolved)
+    from ._outpatch import write as write_patched
+
     oc, key = keep
+    # after body edits: the previous output with the edited methods replaced, written to out and the cache
+    try:
+        counts, frame = write_patched(pg, out, oc, key, out.suffix.lower(), dispatch, include_unresolved)
+    except OSError:  # out or the cache folder could not take it: written in full, as without a patch
+        counts, frame = None, None
+    if counts is not None:
+        return counts
     body = oc.temp_path(key, out.suffix.lower())
     try:
         counts = _write_out(pg.graph, body, dispatch, include_unresolved)
@@ -637,7 +650,7 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
         if not isinstance(e, OSError):
             raise
         return _write_out(pg.graph, out, dispatch, include_unresolved)
-    oc.publish(key, body, out, counts)
+    oc.publish(key, body, out, counts, frame)
     return counts
 
 
