@@ -143,11 +143,13 @@ class _Inputs:
         from callgraph.classpath import find_jdk
 
         #: the process's age when the build's work began: its start-up phase
+        from callgraph._build import _cpu
+
         self.startup = process_age()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         self.files, self.skipped = discover_sources(project, max_file_bytes=_MAX_FILE_BYTES)
-        t1 = time.perf_counter()
-        self.discover_seconds = t1 - t0
+        t1, c1 = time.perf_counter(), _cpu()
+        self.discover_seconds, self.discover_cpu = t1 - t0, c1 - c0
         self.classpath = list(classpath)
         self.resolution = None
         if discover_classpath and Path(project).is_dir():
@@ -157,6 +159,8 @@ class _Inputs:
                                                             repo_local=repo_local,
                                                             progress=not quiet and sys.stderr.isatty())
         self.classpath_seconds = time.perf_counter() - t1
+        # Maven runs in a child process: its CPU reaches _cpu (RUSAGE_CHILDREN) once it is reaped, here
+        self.classpath_cpu = _cpu() - c1
         self.jdk_home = find_jdk("auto")
 
 
@@ -263,6 +267,10 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     phases = pg.summary.phases
     phases["classpath"] = round(phases.get("classpath", 0.0) + inputs.classpath_seconds, 3)
     phases["discover"] = round(phases.get("discover", 0.0) + inputs.discover_seconds, 3)
+    # the CPU of the discovery and classpath resolution made before the build (Maven's own process included)
+    for k, v in (("classpath_cpu", inputs.classpath_cpu), ("discover_cpu", inputs.discover_cpu)):
+        phases[k] = round(phases.get(k, 0.0) + v, 3)
+    phases["total_cpu"] = round(phases.get("total_cpu", 0.0) + inputs.classpath_cpu + inputs.discover_cpu, 3)
     # "time: build" names discover and classpath among its parts: those found before the build count in it
     pg.summary = dataclasses.replace(pg.summary,
                                      seconds=pg.summary.seconds + inputs.discover_seconds + inputs.classpath_seconds)

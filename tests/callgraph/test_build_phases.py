@@ -97,3 +97,33 @@ def test_phases_add_up_when_the_inputs_are_found_before_the_build(tmp_path):
     assert sum(wall.values()) <= process + len(wall) * 0.005 + 0.01, (wall, process)  # no second counted twice
     build = float(re.search(r"^time: build ([\d.]+) s wall", r.stdout, re.M).group(1))
     assert build >= wall["discover"] - 0.01, (build, wall)
+
+
+_BUSY_MAVEN = """
+import runpy, subprocess, sys
+import callgraph.classpath as cp
+def resolved(project, classpath, **kw):
+    # Maven stands in as a child process that burns 0.5 CPU-s and is reaped
+    subprocess.run([sys.executable, "-c",
+                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.5: pass"], check=True)
+    return list(classpath), None
+cp.with_resolved = resolved
+sys.argv = ["qare"] + sys.argv[1:]
+runpy.run_module("qare", run_name="__main__")
+"""
+
+
+def test_classpath_cpu_counts_the_resolver_process(tmp_path):
+    """The classpath is resolved before the build (to key the store), by Maven
+    in a child process; its CPU belongs to ``build CPU``'s classpath phase
+    (new-user pass, session 7: ``classpath 25.21 s`` wall but ``0.00 s`` CPU
+    while Maven had used 10 CPU-s)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QARE_CACHE_DIR": str(tmp_path / "qc")}
+    (tmp_path / "qc").mkdir(mode=0o700)
+    r = subprocess.run([sys.executable, "-c", _BUSY_MAVEN, "graph", str(FIXTURE), "-q"],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode in (0, 1), r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("phases: "))
+    cpu_part = line.removeprefix("phases: ").split(";")[1]
+    cpu = {n.strip(): float(v) for n, v in re.findall(r"([a-z ]+?) ([\d.]+) s", cpu_part.removeprefix(" build CPU "))}
+    assert cpu["classpath"] >= 0.45, cpu
