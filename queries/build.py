@@ -406,6 +406,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     if "parquet" in formats:
         _write_parquet(out, merge.samples, [a.to_dict() for a in merge.apis], rows)
     ended = _dt.datetime.now(_dt.timezone.utc)
+    from callgraph._mvn_resolve import default_repo_local
+
     manifest = {
         "tool": "qare",
         "version": __version__,
@@ -421,6 +423,10 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         "translation_errors": merge.translation_errors[:100],
         "llm": merge.llm,
         "libraries": _library_totals(rows),
+        # the repository the libraries came from, also when no option named it
+        # ($QARE_MAVEN_REPO_LOCAL or qare's cache): what reproducing the classpath needs
+        "maven_repo_local_used": str(Path(opts.maven_repo_local).resolve()) if opts.maven_repo_local
+        else str(default_repo_local()),
         "started": started.isoformat(timespec="seconds"),
         "ended": ended.isoformat(timespec="seconds"),
         "seconds": round((ended - started).total_seconds(), 3),

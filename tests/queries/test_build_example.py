@@ -14,6 +14,7 @@ report-tool: ReportBuilder.line/headline/fingerprint/full = 3 each, row = 9.
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -56,6 +57,9 @@ def test_sample_set_and_iqr(built):
     # IQR population (>= 1): [1,1,1,1,2,2,2,2,3] → Q1 at position 2 = 1, Q3 at position 6 = 2
     assert manifest["api_count_range"] == {"mode": "iqr", "over": "calling", "low": 1.0, "high": 2.0, "n": 9,
                                            "method": "linear"}
+    # no --maven-repo-local given: the manifest still names the repository used (new user, session 7)
+    assert manifest["parameters"]["maven_repo_local"] is None
+    assert manifest["maven_repo_local_used"] == os.path.abspath(os.environ["QARE_MAVEN_REPO_LOCAL"])
     assert sorted(samples) == sorted([
         N + "NoteController.handleCreate(java.lang.String,java.lang.String)",
         N + "NoteController.handleSummary(java.lang.String)",
