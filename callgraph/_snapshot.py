@@ -99,6 +99,28 @@ def load_or_create_key(path: Path) -> bytes:
         raise KeyRefused(path, e.strerror or str(e)) from None
 
 
+class _TooLarge(Exception):
+    pass
+
+
+class _MacSink:
+    """A file-like ``write`` for the pickler: the bytes go to ``f`` and into
+    the MAC; past ``limit`` bytes it raises (the snapshot is not written)."""
+
+    __slots__ = ("f", "mac", "left")
+
+    def __init__(self, f, mac, limit: int):
+        self.f, self.mac, self.left = f, mac, limit
+
+    def write(self, b) -> int:
+        n = len(b) if not isinstance(b, memoryview) else b.nbytes
+        self.left -= n
+        if self.left < 0:
+            raise _TooLarge
+        self.mac.update(b)
+        return self.f.write(b)
+
+
 class IndexSnapshots:
     """The snapshot folder of one warm cache.
 
@@ -138,9 +160,13 @@ class IndexSnapshots:
             raise ValueError("a slot is a lowercase hex digest")
         return self.folder / f"{slot}.snap"
 
-    def _mac(self, slot: str, payload) -> bytes:
+    def _mac_start(self, slot: str):
         m = hmac.new(self._key, digestmod=hashlib.sha256)
         m.update(MAGIC + slot.encode() + b"\0")
+        return m
+
+    def _mac(self, slot: str, payload) -> bytes:
+        m = self._mac_start(slot)
         m.update(payload)
         return m.digest()
 
@@ -183,26 +209,25 @@ class IndexSnapshots:
         """Write ``(header, state)`` under ``slot`` (atomically: a private
         temporary file renamed over it), then delete all but the :data:`KEEP`
         most recently used. False when it is too large or cannot be written
-        (a missing snapshot costs the next run speed, never its result)."""
+        (a missing snapshot costs the next run speed, never its result).
+
+        The pickle streams into the file through the MAC (the MAC's place
+        written last): the payload is never held whole in memory."""
         path = self._path(slot)
-        try:
-            payload = pickle.dumps((header, state), protocol=5)
-        except Exception:  # noqa: BLE001 — an index holding something unpicklable: no snapshot
-            return False
-        if len(payload) + len(MAGIC) + _MAC_BYTES > MAX_BYTES:
-            return False
         tmp = self.folder / f".{slot}.{os.getpid()}.tmp"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            try:
-                with os.fdopen(os.dup(fd), "wb") as f:
-                    f.write(MAGIC)
-                    f.write(self._mac(slot, payload))
-                    f.write(payload)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
         except OSError:
+            return False
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + bytes(_MAC_BYTES))
+                sink = _MacSink(f, self._mac_start(slot), MAX_BYTES - len(MAGIC) - _MAC_BYTES)
+                pickle.Pickler(sink, protocol=5).dump((header, state))
+                f.seek(len(MAGIC))
+                f.write(sink.mac.digest())
+            os.replace(tmp, path)
+        except Exception:  # noqa: BLE001 — too large, unpicklable, disk full: no snapshot
             try:
                 os.unlink(tmp)
             except OSError:
