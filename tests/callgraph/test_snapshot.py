@@ -283,3 +283,14 @@ def test_the_pickle_is_after_the_mac(tmp_path):
     assert snaps.save("aa", {"h": 1}, [1, 2])
     data = (tmp_path / "c.sqlite.index" / "aa.snap").read_bytes()
     assert data[:16] == MAGIC and pickle.loads(data[48:]) == ({"h": 1}, [1, 2])
+
+
+def test_a_linked_snapshot_folder_is_refused(tmp_path):
+    root, cache = project(tmp_path, FILES), tmp_path / "c.sqlite"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.symlink(elsewhere, f"{cache}.index")
+    pg = _build(root, cache)
+    assert pg.summary.cache["snapshot_written"] == 0 and pg.summary.cache["resolved_misses"] == 7
+    assert os.listdir(elsewhere) == []  # neither a key nor a snapshot written through the link
+    assert graph_bytes(pg) == graph_bytes(_build(root, None))
