@@ -312,11 +312,23 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     digests: list = [None] * len(files)
     fkeys: list = [None] * len(files)
     todo = []
+    # the index snapshot of this project (callgraph._snapshot): the facts of
+    # every file whose facts key is the snapshot's come from it, not decoded
+    snaps = slot = snap = None
     with _gc_paused():
+        if store is not None:
+            version = _code_version()
+            fkeys = [_facts_key(sf, loc_mode, max_file_bytes, version) for sf in files]
+            snaps = _open_snapshots(store)
+            slot = _snapshot_slot(root, loc_mode, max_file_bytes, version)
+            snap = _load_snapshot(snaps, slot, files)
         for i, sf in enumerate(files):
             hit = None
+            if snap is not None and fkeys[i] is not None and fkeys[i] == snap[0]["files"][i][2]:
+                facts[i], digests[i] = snap[1]["files"][i], snap[0]["files"][i][3]
+                store.stats["facts_hits"] += 1
+                continue
             if store is not None:
-                fkeys[i] = _facts_key(sf, loc_mode, max_file_bytes)
                 hit = store.get_facts(fkeys[i]) if fkeys[i] else None
             if hit is not None:
                 facts[i], digests[i] = hit
@@ -380,12 +392,28 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         raise NoInputError(f"no parseable .java files under {root}")
     if crew is not None:  # the workers build their index while this process builds its own
         crew.send_facts(order, facts)
+    ekey = None
+    if store is not None:
+        try:
+            ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
+        except BaseException:
+            if crew is not None:
+                crew.close()
+            raise
     lap("parse")
 
     # index ---------------------------------------------------------------
     try:
         with _gc_paused():
-            idx = ProjectIndex(kept, cp, loc_mode, root=root)
+            idx = _snapshot_index(snap, cp, ekey, kept, kept_keys, kept_digests, store) \
+                if snap is not None and len(kept) == len(files) else None
+            if idx is None:
+                idx = ProjectIndex(kept, cp, loc_mode, root=root)
+                if snaps is not None and len(kept) == len(files) and all(kept_keys):
+                    header = {"files": [(sf.rel, sf.source_set, k, d)
+                                        for sf, k, d in zip(kept_files, kept_keys, kept_digests)],
+                              "ekey": ekey}
+                    store.stats["snapshot_written"] += snaps.save(slot, header, idx.snapshot_state())
     except BaseException:
         if crew is not None:
             crew.close()
@@ -403,7 +431,6 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     if store is not None:
         fps = _deps.Fingerprints(rels)
         try:
-            ekey = _env_key(root, kept_files, classpath, cp, loc_mode)
             pkey = _project_key(ekey, kept_files, kept_digests)
             with _gc_paused():
                 todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
@@ -645,7 +672,7 @@ def forget_digests() -> None:
     _KNOWN_DIGESTS.clear()
 
 
-def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
+def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int, version: str | None = None) -> str | None:
     h = None
     known = _KNOWN_DIGESTS.get(sf.path)
     if known is not None:
@@ -660,7 +687,65 @@ def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int) -> str | None:
             h = hashlib.sha256(read_regular(sf.path, max_bytes)).hexdigest()
         except OSError:
             return None  # parsed without the cache; pass 1 reports the error
-    return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{_code_version()}"
+    # the code version once per build, not once per file: 9,187 calls cost
+    # spring-framework's warm run 1.2 s (each resolves the package's path)
+    return f"{h}:{sf.rel}:{sf.source_set}:{loc_mode}:{version or _code_version()}"
+
+
+def _open_snapshots(store):
+    """The index snapshots beside the warm cache ``store`` (``<file>.index/``),
+    or None when their folder or key is refused (the build then builds the
+    index, as without them)."""
+    from ._snapshot import IndexSnapshots
+
+    try:
+        return IndexSnapshots(Path(f"{store.path}.index"), store.trusted_root)
+    except (OSError, ValueError):
+        return None
+
+
+def _snapshot_slot(root: Path, loc_mode: str, max_bytes: int, version: str) -> str:
+    """One snapshot per project folder, LOC mode, size limit and code version
+    (what it holds is checked against its header: the files, their facts
+    keys and declaration digests, the environment key)."""
+    key = f"{root.resolve()}\0{loc_mode}\0{max_bytes}\0{version}\0{_codec.FORMAT}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _load_snapshot(snaps, slot: str, files):
+    """``(header, state)`` of the project's snapshot when it was built from
+    these very files (paths and source sets, in this order), else None."""
+    if snaps is None:
+        return None
+    got = snaps.load(slot)
+    if got is None:
+        return None
+    header, state = got
+    try:
+        ok = len(header["files"]) == len(files) == len(state["files"]) and all(
+            h[0] == sf.rel and h[1] == sf.source_set for h, sf in zip(header["files"], files))
+    except (KeyError, TypeError, IndexError):
+        return None
+    return got if ok else None
+
+
+def _snapshot_index(snap, cp, ekey, kept, kept_keys, kept_digests, store):
+    """The index from the snapshot, the files edited since patched in
+    (``ProjectIndex.patch_file``), when it was built from the same
+    environment and the same declarations (every file's declaration digest:
+    the project key); None otherwise (a changed signature, an added or
+    removed file, another classpath, JDK or lombok.config)."""
+    header, state = snap
+    if header.get("ekey") != ekey or [h[3] for h in header["files"]] != kept_digests:
+        return None
+    changed = [fi for fi, (h, k) in enumerate(zip(header["files"], kept_keys)) if h[2] != k]
+    idx = ProjectIndex.from_snapshot(state, cp)
+    for fi in changed:
+        if not idx.patch_file(fi, kept[fi]):
+            return None
+    store.stats["snapshot_loaded"] += 1
+    store.stats["snapshot_patched"] += len(changed)
+    return idx
 
 
 def _code_version() -> str:

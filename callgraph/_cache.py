@@ -59,7 +59,9 @@ class BuildCache(PrivateSQLite):
     def __init__(self, path, *, replace_foreign: bool = False, trusted_root=None):
         super().__init__(path, replace_foreign=replace_foreign, trusted_root=trusted_root)
         self.stats = {"facts_hits": 0, "facts_misses": 0, "resolved_hits": 0, "resolved_misses": 0,
-                      "resolved_verified": 0, "rebuilt": 0}
+                      "resolved_verified": 0, "rebuilt": 0,
+                      # the index snapshot (callgraph._snapshot): loaded (1/0), files patched into it, written
+                      "snapshot_loaded": 0, "snapshot_patched": 0, "snapshot_written": 0}
         self._pending: dict[str, list] = {"facts": [], "resolved": []}
         self._open()
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ._methodinfo import pickled_by_fields
 from ._solver import Origin
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, eq=False)
 class MethodCandidate:
     """A method or constructor a call may bind to (compared by identity: one

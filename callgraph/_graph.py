@@ -179,7 +179,10 @@ class BuildSummary:
     cache : dict[str, int]
         Warm-cache counts (callgraph._cache): ``facts_hits``/``facts_misses``
         (files parsed for declarations), ``resolved_hits``/``resolved_misses``
-        (files whose call sites were resolved), ``rebuilt``; empty when off.
+        (files whose call sites were resolved), ``rebuilt``; ``snapshot_loaded``
+        (1: the index came from its snapshot, callgraph._snapshot),
+        ``snapshot_patched`` (edited files patched into it), ``snapshot_written``;
+        empty when off.
     site_types : dict[str, int]
         Call sites per ``SITE_TYPES`` value: whose types the receiver and the
         chosen target's declaring type are (``callgraph._resolve.site_type``;

@@ -126,3 +126,88 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
             if not td.local:
                 self._build_methods(td.key, td, fi)
         self._expand_delegates()
+
+    # ----------------------------------------------------------- snapshot
+    # (callgraph._snapshot, docs/callgraph.md "Index snapshot")
+    #: memos whose answers are names and types only, the same after a body
+    #: edit: kept in a snapshot as construction left them (``_ref_memo`` is
+    #: re-keyed on load: its keys hold the id of a type-parameter dict)
+    _KEPT_MEMOS = ("_name_memo", "_ref_memo", "_supers", "_allsupers")
+    #: memos that hold declarations, candidates or classpath answers: empty
+    #: after a load (a memo is a cache; an empty one gives the same answers)
+    _DROPPED_MEMOS = ("_mnamed", "_lib", "_has", "_fields", "_third", "_over", "_inherited", "_subwalk",
+                      "_decl", "_sam", "_partial", "_csig", "_msig")
+
+    def snapshot_state(self) -> dict:
+        """The index's tables (everything but the classpath, the solver and
+        :data:`_DROPPED_MEMOS`), to pickle right after construction."""
+        skip = {"cp", "solver", *self._DROPPED_MEMOS}
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+    @classmethod
+    def from_snapshot(cls, state: dict, cp) -> "ProjectIndex":
+        """The index :meth:`snapshot_state` saved, on the classpath ``cp``
+        (the same classpath and JDK: the snapshot's key holds the environment)."""
+        self = cls.__new__(cls)
+        self.__dict__.update(state)
+        self.cp = cp
+        self.has_jdk = bool(cp is not None and cp.jdk_packages)
+        for m in self._DROPPED_MEMOS:
+            setattr(self, m, {})
+        # the key holds id(type parameters) of a live dict: the unpickled dict
+        # (shared with its candidate, as pickle keeps identity) has another id
+        self._ref_memo = {(k[0], k[1], k[2], id(v[1]) if v[1] else 0): v for k, v in self._ref_memo.items()}
+        self.solver = ChainTypeSolver((SourceTypeSolver(self.types), ClasspathTypeSolver(cp)))
+        return self
+
+    def patch_file(self, fi: int, ff: FileFacts) -> bool:
+        """Put ``ff``, file ``fi``'s facts after an edit that kept its
+        declaration digest (its positions, comments, LOC and line counts
+        changed), in place of the old ones: the file's type declarations, and
+        the method tables of its types built again from them (candidates with
+        fresh ``MethodInfo`` lines and ``decl`` byte ranges, the same ids in
+        the same order). False (the index is then unusable: build it anew)
+        where the edit is not of that kind or the file has Lombok-generated
+        members, which are not patched."""
+        old = self.files[fi]
+        if old.rel != ff.rel or len(old.types) != len(ff.types) \
+                or any(a.key != b.key for a, b in zip(old.types, ff.types)):
+            return False
+        keys = {td.key for td in ff.types if not td.local}
+        own = {id(td) for td in old.types}
+        if fi in self.gen_edges or any(k in self._gen_methods or k in self.gen_fields for k in keys) \
+                or any(k in keys for k, _r, _b in self._delegates) \
+                or any(f == fi and id(self.types[k]) not in own for k, f in self.type_file.items()):
+            return False  # Lombok's members and types (lines of their own type) are not patched
+        self.files[fi] = ff
+        for a, b in zip(old.types, ff.types):
+            if self.types.get(a.key) is a:
+                self.types[a.key] = b
+        swap = {id(a): b for a, b in zip(old.types, ff.types)}
+        self.merged = [(f, swap[id(td)] if f == fi else td) for f, td in self.merged]
+        self.merged_by_key = {}
+        for f, td in self.merged:
+            self.merged_by_key.setdefault(td.key, []).append((f, td))
+        # the touched types' tables, built again beside the live ones
+        live = self.methods, self.by_id, self.by_name
+        self.methods, self.by_id, self.by_name = {}, {}, {}
+        try:
+            for key in sorted(keys):
+                if key in self.types and not self.types[key].local:
+                    self._build_methods(key, self.types[key])
+            for f, td in self.merged:
+                if td.key in keys and not td.local:
+                    self._build_methods(td.key, td, f)
+            fresh = self.methods
+        finally:
+            self.methods, self.by_id, self.by_name = live
+        for key, pms in fresh.items():
+            if [p.id for p in pms] != [p.id for p in self.methods.get(key, ())]:
+                return False
+        for key, pms in fresh.items():
+            self.methods[key] = pms
+            for p in pms:
+                self.by_id[p.id] = p
+        for m in self._DROPPED_MEMOS:  # they may hold the old candidates or declarations
+            getattr(self, m).clear()
+        return True

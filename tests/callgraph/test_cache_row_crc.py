@@ -9,7 +9,9 @@ import io
 import sqlite3
 from pathlib import Path
 
-from callgraph import build_project_graph
+import pytest
+
+from callgraph import _build as _build_mod, build_project_graph
 from qare.cmd_callgraph import write_node_link_json
 
 FILES = {
@@ -61,6 +63,13 @@ def _patch(cache: Path, table: str, old: bytes, new: bytes) -> int:
     db.commit()
     db.close()
     return n
+
+
+@pytest.fixture(autouse=True)
+def _no_index_snapshot(monkeypatch):
+    # these tests attack the warm cache's rows: the index snapshot
+    # (test_snapshot.py) would hand the build every file's facts unread
+    monkeypatch.setattr(_build_mod, "_open_snapshots", lambda store: None)
 
 
 def test_a_flipped_byte_in_a_facts_row_is_a_miss(tmp_path):

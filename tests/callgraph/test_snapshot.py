@@ -1,0 +1,296 @@
+"""The index snapshot (callgraph._snapshot, ``ProjectIndex.from_snapshot`` /
+``patch_file``, docs/callgraph.md "Index snapshot"): a warm build whose
+declarations are unchanged loads the index instead of building it, and its
+graph is byte for byte the one a build without any cache gives; a changed
+signature, an added or removed file or another environment never gets the
+snapshot; a snapshot that is not authenticated under this user's key is
+never unpickled; the key file is refused when anyone else could know or
+replace it."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import stat
+from pathlib import Path
+
+import pytest
+
+from callgraph import build_project_graph
+from callgraph import _snapshot
+from callgraph._snapshot import MAGIC, IndexSnapshots, KeyRefused, load_or_create_key
+from tests.callgraph._warm_project import edit, graph_bytes, project
+
+FILES = ("p/A.java", "p/B.java", "p/C.java", "p/Circle.java", "p/Shape.java", "p/Use.java", "q/D.java")
+
+
+def _build(root, cache):
+    return build_project_graph(root, auto_classpath=False, jdk=None, cache=cache)
+
+
+def _warm(tmp_path):
+    """A project, its cache and the bytes of its cold build (which wrote the snapshot)."""
+    root, cache = project(tmp_path, FILES), tmp_path / "c.sqlite"
+    cold = _build(root, cache)
+    assert cold.summary.cache["snapshot_written"] == 1 and cold.summary.cache["snapshot_loaded"] == 0
+    return root, cache
+
+
+def _snap_files(cache) -> list[Path]:
+    return sorted(Path(f"{cache}.index").glob("*.snap"))
+
+
+def test_unchanged_project_loads_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 1 and warm.summary.cache["snapshot_patched"] == 0
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_body_edit_patches_the_snapshot_and_gives_the_cold_graph(tmp_path):
+    root, cache = _warm(tmp_path)
+    # two lines more in f: every later method of A (g) moves down, f's LOC grows
+    edit(root, "p/A.java", "        return x + 1;\n", "        int y = x;\n        y++;\n        return y;\n")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 1 and warm.summary.cache["snapshot_patched"] == 1
+    cold = _build(root, None)
+    assert graph_bytes(warm) == graph_bytes(cold)
+    g = warm.graph.nodes["p.A.g()"]
+    assert (g["start_line"], g["end_line"]) == (8, 10)  # by hand: f is lines 3-7 now
+    assert warm.graph.nodes["p.A.f(int)"]["loc"] == 5
+    # a second edit of the same file is patched again (the snapshot is not rewritten)
+    edit(root, "p/A.java", "        y++;\n", "        y++;\n        y--;\n        y++;\n")
+    again = _build(root, cache)
+    assert again.summary.cache["snapshot_patched"] == 1
+    assert graph_bytes(again) == graph_bytes(_build(root, None))
+
+
+def test_body_edit_that_adds_a_call_resolves_against_the_patched_index(tmp_path):
+    root, cache = _warm(tmp_path)
+    edit(root, "p/C.java", "        return new B().use(new A());\n",
+         "        new A().g();\n        return new B().use(new A());\n")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_patched"] == 1
+    assert warm.graph.has_edge("p.C.top()", "p.A.g()")
+    assert warm.graph.edges["p.C.top()", "p.A.g()"]["lines"] == [4]
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_a_changed_supertype_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    edit(root, "p/Circle.java", "public class Circle extends Shape {", "public class Circle {")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0
+    cold = _build(root, None)
+    assert not cold.graph.has_edge("p.Use.total(p.Shape)", "p.Circle.area()")
+    assert graph_bytes(warm) == graph_bytes(cold)
+
+
+def test_a_changed_signature_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    edit(root, "p/A.java", "public int f(int x)", "public int f(long x)")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_an_added_file_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    (root / "p" / "Square.java").write_text(
+        "package p;\npublic class Square extends Shape {\n    public double area() {\n        return 4.0;\n    }\n}\n")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0
+    cold = _build(root, None)
+    assert cold.graph.has_edge("p.Use.total(p.Shape)", "p.Square.area()")
+    assert graph_bytes(warm) == graph_bytes(cold)
+
+
+def test_a_removed_file_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    (root / "p" / "Circle.java").unlink()
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0
+    cold = _build(root, None)
+    assert "p.Circle.area()" not in cold.graph
+    assert graph_bytes(warm) == graph_bytes(cold)
+
+
+def test_a_changed_lombok_config_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    (root / "lombok.config").write_text("lombok.accessors.fluent = true\n")
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0
+
+
+def test_another_loc_mode_never_gets_the_snapshot(tmp_path):
+    root, cache = _warm(tmp_path)
+    pg = build_project_graph(root, auto_classpath=False, jdk=None, cache=cache, loc_mode="code")
+    assert pg.summary.cache["snapshot_loaded"] == 0
+
+
+# ------------------------------------------------------------------ attacks
+class _Boom:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "magic", "empty"])
+def test_a_damaged_snapshot_is_refused_and_rebuilt(tmp_path, damage):
+    root, cache = _warm(tmp_path)
+    (snap,) = _snap_files(cache)
+    data = bytearray(snap.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x40
+    elif damage == "truncate":
+        data = data[: len(data) - 7]
+    elif damage == "magic":
+        data[:16] = b"qare-index-snap0"
+    else:
+        data = bytearray()
+    snap.write_bytes(bytes(data))
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0 and warm.summary.cache["snapshot_written"] == 1
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+    assert _build(root, cache).summary.cache["snapshot_loaded"] == 1  # the rebuilt one is good
+
+
+def test_a_snapshot_under_another_key_is_never_unpickled(tmp_path):
+    root, cache = _warm(tmp_path)
+    (snap,) = _snap_files(cache)
+    marker = tmp_path / "PWNED"
+    # a well-formed snapshot of a planted pickle, sealed under another user's key for this very slot
+    (tmp_path / "other").mkdir(mode=0o700)
+    other = IndexSnapshots(tmp_path / "other" / "x.index")
+    slot = snap.name[: -len(".snap")]
+    assert other.save(slot, {"files": []}, _Boom(marker))
+    snap.write_bytes((tmp_path / "other" / "x.index" / snap.name).read_bytes())
+    warm = _build(root, cache)
+    assert not marker.exists()
+    assert warm.summary.cache["snapshot_loaded"] == 0
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_a_snapshot_of_another_slot_is_refused(tmp_path):
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    assert snaps.save("aa", {"files": []}, {"x": 1})
+    (tmp_path / "c.sqlite.index" / "bb.snap").write_bytes((tmp_path / "c.sqlite.index" / "aa.snap").read_bytes())
+    assert snaps.load("aa") == ({"files": []}, {"x": 1})
+    assert snaps.load("bb") is None  # the MAC covers the slot: a copy under another name is no snapshot
+
+
+def test_a_linked_or_special_snapshot_is_refused(tmp_path):
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    assert snaps.save("aa", {"files": []}, {"x": 1})
+    folder = tmp_path / "c.sqlite.index"
+    os.symlink(folder / "aa.snap", folder / "bb.snap")
+    assert snaps.load("bb") is None
+    os.mkfifo(folder / "cc.snap")
+    assert snaps.load("cc") is None  # O_NONBLOCK: neither blocks nor reads
+
+
+def test_the_size_bound(tmp_path, monkeypatch):
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    assert snaps.save("aa", {"files": []}, {"x": "y" * 1000})
+    monkeypatch.setattr(_snapshot, "MAX_BYTES", 500)
+    assert snaps.load("aa") is None
+    assert not snaps.save("bb", {"files": []}, {"x": "y" * 1000})
+    assert not (tmp_path / "c.sqlite.index" / "bb.snap").exists()
+
+
+def test_least_recently_used_snapshots_are_deleted(tmp_path):
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    folder = tmp_path / "c.sqlite.index"
+    for i, slot in enumerate(["a1", "a2", "a3"]):
+        assert snaps.save(slot, {}, i)
+        os.utime(folder / f"{slot}.snap", ns=(10**18 + i, 10**18 + i))
+    assert snaps.load("a1") == ({}, 0)  # a use: now the most recent
+    assert snaps.save("a4", {}, 3)
+    assert sorted(p.name for p in folder.glob("*.snap")) == ["a1.snap", "a3.snap", "a4.snap"]
+
+
+# ------------------------------------------------------------------ the key
+def test_the_key_is_created_private(tmp_path):
+    k = tmp_path / "key"
+    key = load_or_create_key(k)
+    assert len(key) == 32 and load_or_create_key(k) == key
+    assert stat.S_IMODE(os.lstat(k).st_mode) == 0o600
+
+
+def test_a_linked_key_is_refused(tmp_path):
+    real = tmp_path / "real"
+    real.write_bytes(os.urandom(32))
+    real.chmod(0o600)
+    os.symlink(real, tmp_path / "key")
+    with pytest.raises(KeyRefused, match="symlink"):
+        load_or_create_key(tmp_path / "key")
+
+
+def test_a_dangling_linked_key_is_not_created_through(tmp_path):
+    os.symlink(tmp_path / "elsewhere", tmp_path / "key")
+    with pytest.raises(KeyRefused):
+        load_or_create_key(tmp_path / "key")
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_readable_key_is_refused(tmp_path):
+    k = tmp_path / "key"
+    load_or_create_key(k)
+    k.chmod(0o644)
+    with pytest.raises(KeyRefused, match="group or others"):
+        load_or_create_key(k)
+
+
+def test_a_key_of_the_wrong_size_or_kind_is_refused(tmp_path):
+    k = tmp_path / "key"
+    k.write_bytes(b"short")
+    k.chmod(0o600)
+    with pytest.raises(KeyRefused, match="32 bytes"):
+        load_or_create_key(k)
+    d = tmp_path / "dkey"
+    d.mkdir()
+    with pytest.raises(KeyRefused):
+        load_or_create_key(d)
+    f = tmp_path / "fkey"
+    os.mkfifo(f, 0o600)
+    with pytest.raises(KeyRefused, match="regular"):
+        load_or_create_key(f)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_a_key_of_another_user_is_refused(tmp_path):
+    k = tmp_path / "key"
+    load_or_create_key(k)
+    os.chown(k, 65534, 65534)
+    with pytest.raises(KeyRefused, match="owned"):
+        load_or_create_key(k)
+
+
+def test_a_refused_key_means_no_snapshot_and_the_same_graph(tmp_path):
+    root, cache = _warm(tmp_path)
+    key = Path(f"{cache}.index") / "key"
+    key.chmod(0o644)
+    warm = _build(root, cache)
+    assert warm.summary.cache["snapshot_loaded"] == 0 and warm.summary.cache["snapshot_written"] == 0
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_the_pickle_is_after_the_mac(tmp_path):
+    # the file layout the module docstring promises: magic, MAC, payload
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    assert snaps.save("aa", {"h": 1}, [1, 2])
+    data = (tmp_path / "c.sqlite.index" / "aa.snap").read_bytes()
+    assert data[:16] == MAGIC and pickle.loads(data[48:]) == ({"h": 1}, [1, 2])
+
+
+def test_a_linked_snapshot_folder_is_refused(tmp_path):
+    root, cache = project(tmp_path, FILES), tmp_path / "c.sqlite"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.symlink(elsewhere, f"{cache}.index")
+    pg = _build(root, cache)
+    assert pg.summary.cache["snapshot_written"] == 0 and pg.summary.cache["resolved_misses"] == 7
+    assert os.listdir(elsewhere) == []  # neither a key nor a snapshot written through the link
+    assert graph_bytes(pg) == graph_bytes(_build(root, None))
