@@ -20,6 +20,10 @@ def test_other_entries_are_listed_with_their_sizes(tmp_path, monkeypatch):
     for n in ("a", "b"):
         (qc / f"jimage-index-{n}.json").write_bytes(b"z" * (2 ** 20))
     (qc / "mystery").write_bytes(b"w" * (2 ** 20 // 10))
+    (qc / "callgraph.sqlite.index").mkdir()
+    (qc / "callgraph.sqlite.index" / "s.snap").write_bytes(b"s" * (2 ** 20 // 5))
+    (qc / "leaks").mkdir()
+    (qc / "leaks" / "common-words-x.json").write_bytes(b"{}" * (2 ** 20 // 10))
     big = tmp_path / "big"
     big.write_bytes(b"b" * (8 * 2 ** 20))
     os.symlink(big, qc / "m2" / "repository" / "link.jar")  # a link is not followed, not counted
@@ -31,7 +35,9 @@ def test_other_entries_are_listed_with_their_sizes(tmp_path, monkeypatch):
     lines = r.output.splitlines()
     start = lines.index(f"other entries of {qc}:")
     assert lines[start + 1:] == [
+        "      0.2 MB  callgraph.sqlite.index  (project index snapshots of the warm cache and their key, 3 at most)",
         "      2.0 MB  jimage-index-*.json  (JDK module image indexes, 8 at most)",
+        "      0.2 MB  leaks  (the leak check's common-word answers)",
         "      3.5 MB  m2  (the local Maven repository: libraries' jars, their javadoc and sources jars, resolutions)",
         "      0.1 MB  mystery",
     ]
