@@ -403,6 +403,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     lap("parse")
 
     # index ---------------------------------------------------------------
+    pending_snapshot = None
     try:
         with _gc_paused():
             idx = _snapshot_index(snap, cp, ekey, kept, kept_keys, kept_digests, store) \
@@ -413,7 +414,10 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                     header = {"files": [(sf.rel, sf.source_set, k, d)
                                         for sf, k, d in zip(kept_files, kept_keys, kept_digests)],
                               "ekey": ekey}
-                    store.stats["snapshot_written"] += snaps.save(slot, header, idx.snapshot_state())
+                    # taken now, written after pass 2: the pickler's memo of every
+                    # object (~100 MB on spring-framework) then no longer adds to
+                    # the crew workers' memory, the cold run's peak (session 7)
+                    pending_snapshot = (header, idx.snapshot_state())
     except BaseException:
         if crew is not None:
             crew.close()
@@ -477,6 +481,9 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             store.close()
         if fps is not None:
             fps.release()  # its memos hold the index and every look-up: freed before the graph is built
+    if pending_snapshot is not None:
+        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot)
+        pending_snapshot = None
     _trim_heap()
     if crew is not None:
         # a worker's CPU reaches RUSAGE_CHILDREN when it is reaped (now): its

@@ -136,13 +136,21 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
     #: memos that hold declarations, candidates or classpath answers: empty
     #: after a load (a memo is a cache; an empty one gives the same answers)
     _DROPPED_MEMOS = ("_mnamed", "_lib", "_has", "_fields", "_third", "_over", "_inherited", "_subwalk",
-                      "_decl", "_sam", "_partial", "_csig", "_msig")
+                      "_decl", "_sam", "_partial", "_csig", "_msig", "_libover")
+
+    #: memos construction fills and resolution keeps filling: copied by
+    #: :meth:`snapshot_state`, so the state taken after construction stays what
+    #: it was while files are resolved (the build pickles it after pass 2)
+    _GROWING_MEMOS = ("_name_memo", "_ref_memo", "_supers", "_allsupers")
 
     def snapshot_state(self) -> dict:
         """The index's tables (everything but the classpath, the solver and
-        :data:`_DROPPED_MEMOS`), to pickle right after construction."""
+        :data:`_DROPPED_MEMOS`), taken right after construction; the memos
+        resolution adds to (:data:`_GROWING_MEMOS`) as copies, the tables (not
+        changed after construction) shared."""
         skip = {"cp", "solver", *self._DROPPED_MEMOS}
-        return {k: v for k, v in self.__dict__.items() if k not in skip}
+        grow = set(self._GROWING_MEMOS)
+        return {k: (dict(v) if k in grow else v) for k, v in self.__dict__.items() if k not in skip}
 
     @classmethod
     def from_snapshot(cls, state: dict, cp) -> "ProjectIndex":

@@ -294,3 +294,41 @@ def test_a_linked_snapshot_folder_is_refused(tmp_path):
     assert pg.summary.cache["snapshot_written"] == 0 and pg.summary.cache["resolved_misses"] == 7
     assert os.listdir(elsewhere) == []  # neither a key nor a snapshot written through the link
     assert graph_bytes(pg) == graph_bytes(_build(root, None))
+
+
+@pytest.mark.parametrize("fixture", ["resolution", "qare-example", "modern"])
+def test_the_state_written_after_pass_2_is_the_state_after_construction(tmp_path, monkeypatch, fixture):
+    """The build takes the snapshot's state right after the index is built and
+    pickles it after pass 2 (the crew's workers gone: memory). Resolution must
+    not have changed it: the pickle of the state taken at construction and the
+    one written are the same bytes (pickle walks the same objects in the same
+    order). Sharing the growing memos instead of copying them fails this."""
+    import shutil
+
+    from callgraph import _build
+    from callgraph._index import ProjectIndex
+
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "java" / fixture
+    root = tmp_path / "p"
+    shutil.copytree(src, root)
+    at_construction = []
+    real_init = ProjectIndex.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        at_construction.append(pickle.dumps(self.snapshot_state(), protocol=5))
+
+    written = []
+    real_save = IndexSnapshots.save
+
+    def save(self, slot, header, state):
+        written.append(pickle.dumps(state, protocol=5))
+        return real_save(self, slot, header, state)
+
+    monkeypatch.setattr(ProjectIndex, "__init__", init)
+    monkeypatch.setattr(IndexSnapshots, "save", save)
+    pg = build_project_graph(root, auto_classpath=False, cache=tmp_path / "c.sqlite", jobs=1)
+    assert pg.summary.cache["snapshot_written"] == 1
+    assert pg.summary.call_sites > 0
+    assert len(at_construction) == 1 and written == at_construction
+    assert _build  # the module under test
