@@ -113,6 +113,8 @@ class Fingerprints:
         self._depth = 0
         self._rows_idx = None  # the index _rows holds look-ups of (rows_for)
         self._rows: dict = {}
+        #: one tuple per distinct pattern of look-up argument types (encode's memo keys share them)
+        self.arg_types: dict = {}
 
     def canon(self, v, file_valued: bool = False):
         t = type(v)
@@ -158,7 +160,7 @@ class Fingerprints:
 
     def rows_for(self, idx) -> dict:
         """:func:`encode`'s memo of stored look-ups for index ``idx``:
-        ``(kind, door, args, their types)`` → ``(stored key, fingerprint)``
+        ``(kind, door, args, their types)`` → the packed stored row (bytes)
         or ``_UNSTORABLE``. Valid while ``idx`` answers as it does now (the
         index is not changed while files are resolved); another index gets
         a new memo."""
@@ -228,6 +230,7 @@ class Fingerprints:
         self._packers = []
         self._depth = 0
         self._rows_idx, self._rows = None, {}
+        self.arg_types = {}
 
 
 def _nested_of(ref):
@@ -533,15 +536,22 @@ def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
     index does not change while files are resolved, so the same look-up has
     the same answer in every file, and its stored form is a function of the
     look-up alone (a file index is stored as that file's path)."""
-    rows = {}
+    rows = set()
     rels = rec._rels
     memo = fps.rows_for(rec._idx)
     get = memo.get
+    types_of = fps.arg_types
     for kind, door, args, answer in rec.log:
         try:
             # the arguments' own types are part of the key: 1, 1.0 and True are
-            # equal (one dict key) but are stored, and may be answered, differently
-            k0 = (kind, door, args, tuple(map(type, args)) if type(args) is tuple else type(args))
+            # equal (one dict key) but are stored, and may be answered, differently;
+            # one tuple per distinct type pattern is kept (a few hundred), not one per look-up
+            if type(args) is tuple:
+                tt = tuple(map(type, args))
+                tt = types_of.setdefault(tt, tt)
+            else:
+                tt = type(args)
+            k0 = (kind, door, args, tt)
             hit = get(k0)
         except TypeError:  # an unhashable argument (a dict): packed every time
             k0 = hit = None
@@ -551,18 +561,21 @@ def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
                 memo[k0] = hit
         if hit is _UNSTORABLE:
             return None
-        k, fp = hit
-        if k not in rows:
-            rows[k] = fp
-    return msgpack.packb(sorted([*k, fp] for k, fp in rows.items()), use_bin_type=True)
+        rows.add(hit)
+    # each row is already its msgpack array: the list is their header and the
+    # rows in byte order (deterministic; replay reads them in any order)
+    return _ARRAY_HEADER(len(rows)) + b"".join(sorted(rows))
+
+
+_ARRAY_HEADER = msgpack.Packer().pack_array_header
 
 
 _UNSTORABLE = ("<unstorable>",)
 
 
 def _stored_row(kind, door, args, answer, rels, fps: Fingerprints):
-    """``((kind, door, packed args, packed keywords), fingerprint)`` of one
-    look-up as :func:`encode` stores it, or ``_UNSTORABLE``."""
+    """The packed row ``[kind, door, packed args, packed keywords,
+    fingerprint]`` of one look-up as :func:`encode` stores it, or ``_UNSTORABLE``."""
     if kind == "a" or (kind in ("m", "k") and door not in _DOORS):
         return _UNSTORABLE  # a look-up not known to be read-only: not replayable
     try:
@@ -571,7 +584,10 @@ def _stored_row(kind, door, args, answer, rels, fps: Fingerprints):
         fp = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
     except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
         return _UNSTORABLE
-    return (kind if kind != "k" else "m", door, pa, pk), fp
+    # one bytes object per distinct look-up (its packed row) is what the memo
+    # keeps: ~240,000 of them per process on spring-framework, where a tuple of
+    # the key's four parts and the fingerprint cost ~130 bytes more each
+    return msgpack.packb([kind if kind != "k" else "m", door, pa, pk, fp], use_bin_type=True)
 
 
 _EMPTY = msgpack.packb(())

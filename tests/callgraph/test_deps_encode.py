@@ -167,3 +167,24 @@ def test_release_drops_the_memos_and_rows_stay_the_same():
     fps.release()
     del idx
     assert held() is None
+
+
+def test_the_memo_keeps_one_packed_row_per_look_up():
+    """What encode's memo keeps per distinct look-up is its packed row (one
+    bytes object) and a shared tuple of argument types — spring-framework has
+    ~240,000 of them per process — and the blob is those rows under one array
+    header, decoding to the rows a fresh Fingerprints gives."""
+    idx = _Index({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map"})
+    rels = ["a/A.java", "b/B.java"]
+    fps = _deps.Fingerprints(rels)
+    blob = _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("List", 0)]), fps)
+    memo = fps.rows_for(idx)
+    assert len(memo) == 2 and all(type(v) is bytes for v in memo.values())
+    (t1, t2) = {id(k[3]) for k in memo}, {k[3] for k in memo}
+    assert len(t1) == 1 and t2 == {(str, int)}  # one tuple object for the one pattern
+    rows = _rows(blob)
+    assert rows == sorted(rows, key=lambda r: msgpack.packb(list(r), use_bin_type=True))
+    assert rows == _rows(_deps.encode(_rec(idx, 0, rels, [("Map", 0), ("List", 0)]), _deps.Fingerprints(rels)))
+    # the repeated look-up is one row; each names its door and its argument
+    assert len(rows) == 2 and {r[:2] for r in rows} == {("m", "resolve_name")}
+    assert sorted(b"List" in r[2] for r in rows) == [False, True]
