@@ -1185,7 +1185,10 @@ class GraphStore(PrivateSQLite):
         slot = slot_key(str(root), loc_mode, max_file_bytes)
         try:
             row = self.db.execute("SELECT inputs FROM graphs WHERE slot = ?", (slot,)).fetchone()
-            return None if row is None or type(row[0]) is not bytes else Inputs.from_blob(row[0])
+            if row is None or type(row[0]) is not bytes:
+                return None
+            stored = Inputs.from_blob(row[0])
+            return stored if stored.slot() == slot else None
         except (sqlite3.DatabaseError, StoreError, ValueError, TypeError):
             return None
 
@@ -1215,6 +1218,10 @@ class GraphStore(PrivateSQLite):
             if crc != row[8]:
                 raise StoreError("graph row: checksum")
             stored = Inputs.from_blob(row[1])
+            # the slot column is outside the checksum: a row moved under another
+            # slot (the same project's other LOC mode) is not this slot's graph
+            if stored.slot() != slot:
+                raise StoreError("graph row: stored under another slot")
             why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
             if why is not None:
                 db.execute("COMMIT")

@@ -3,15 +3,16 @@ a warm run whose declarations are unchanged loads the index in one step
 instead of decoding every file's facts and building it again.
 
 A snapshot is a pickle, so it is read only after it is **authenticated**:
-HMAC-SHA256 under a per-user secret key (32 random bytes in the private
-folder beside the warm cache, created ``O_EXCL|O_NOFOLLOW`` mode 0600), the
-MAC covering the slot name and the payload; ``hmac.compare_digest`` decides
+HMAC-SHA256 under a per-user secret key (32 random bytes at
+:func:`default_key_path`, outside the cache folder, mode 0600), the MAC
+covering the slot name, the snapshot folder's identity (device, inode,
+owner) and the payload; ``hmac.compare_digest`` decides
 before ``pickle.loads`` sees a byte. A file anyone else wrote (a shared or
 planted folder, another user's snapshot, one written under another key) has
 no valid MAC and is a miss, never unpickled (docs/security.md "Caches").
 
 Layout: ``<warm cache file>.index/`` (mode 700, ``safefs.check_private``)
-holding ``key`` and ``<slot>.snap`` files: ``MAGIC`` (16 bytes), the MAC
+holding ``<slot>.snap`` files: ``MAGIC`` (16 bytes), the MAC
 (32 bytes), the pickled ``(header, state)``. At most :data:`KEEP` snapshots,
 the least recently used (a load counts as a use) deleted when one is
 written; a file over :data:`MAX_BYTES` is neither written nor read.
@@ -26,7 +27,7 @@ import pickle
 import stat
 from pathlib import Path
 
-__all__ = ["IndexSnapshots", "KeyRefused", "MAGIC", "MAX_BYTES", "KEEP"]
+__all__ = ["IndexSnapshots", "KeyRefused", "MAGIC", "MAX_BYTES", "KEEP", "default_key_path"]
 
 MAGIC = b"qare-index-snap1"  # 16 bytes; bump the digit with any change of the payload's shape
 MAX_BYTES = 1 << 30  # spring-framework's index: 62 MB
@@ -54,6 +55,8 @@ def _read_key(path: Path) -> bytes:
             raise KeyRefused(path, "is not owned by this user")
         if st.st_mode & 0o077:
             raise KeyRefused(path, "is readable or writable by group or others")
+        if st.st_nlink != 1:
+            raise KeyRefused(path, "has other hard links (a name elsewhere could be another's)")
         if st.st_size != _KEY_BYTES:
             raise KeyRefused(path, f"is not {_KEY_BYTES} bytes")
         key = os.pread(fd, _KEY_BYTES + 1, 0)
@@ -81,15 +84,23 @@ def load_or_create_key(path: Path) -> bytes:
     if st is not None and stat.S_ISLNK(st.st_mode):
         raise KeyRefused(path, "is a symlink")
     if st is None:
-        key = os.urandom(_KEY_BYTES)
+        # written whole under a temporary name, then linked to its name (which
+        # fails if another process made it first): a crash never leaves an
+        # empty or short key, which every later run would refuse
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        except FileExistsError:  # a concurrent creator: read theirs
-            return _read_key(path)
-        try:
-            os.write(fd, key)
+            try:
+                os.write(fd, os.urandom(_KEY_BYTES))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path, follow_symlinks=False)
+            except FileExistsError:  # a concurrent creator: read theirs
+                pass
         finally:
-            os.close(fd)
+            os.unlink(tmp)
         return _read_key(path)  # the one on disk (checked as any reader checks it)
     try:
         return _read_key(path)
@@ -97,6 +108,39 @@ def load_or_create_key(path: Path) -> bytes:
         if isinstance(e, KeyRefused):
             raise
         raise KeyRefused(path, e.strerror or str(e)) from None
+
+
+def default_key_path() -> Path:
+    """Where the snapshots' secret key lives: ``$QARE_CONFIG_DIR/snapshot-key``,
+    else ``$XDG_CONFIG_HOME/qare/snapshot-key``, else
+    ``~/.config/qare/snapshot-key`` — **outside** the cache folder, so a cache
+    copied in from elsewhere (a CI artifact, a colleague's tarball, a
+    restored backup) does not bring the key its snapshots were sealed with
+    (the tester's finding, session 7: with the key beside them, a planted
+    cache carried its own trust and its pickle ran)."""
+    env = os.environ.get("QARE_CONFIG_DIR")
+    if env:
+        return Path(os.path.abspath(os.path.expanduser(env))) / "snapshot-key"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".config"
+    return base / "qare" / "snapshot-key"
+
+
+def _key_folder(folder: Path) -> None:
+    """Make the key's folder (mode 700) if missing; refuse one that is a link,
+    not a folder, not this user's or writable by group or others (anyone who
+    could write there could replace the key)."""
+    try:
+        os.makedirs(folder, mode=0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise KeyRefused(folder, "is not a folder")
+    if st.st_uid != os.geteuid():
+        raise KeyRefused(folder, "is not owned by this user")
+    if st.st_mode & 0o022:
+        raise KeyRefused(folder, "is writable by group or others")
 
 
 class _TooLarge(Exception):
@@ -139,7 +183,7 @@ class IndexSnapshots:
         cannot be made: the build then runs without snapshots.
     """
 
-    def __init__(self, folder, trusted_root=None):
+    def __init__(self, folder, trusted_root=None, key_path=None):
         from .safefs import check_private
 
         self.folder = Path(folder)
@@ -153,7 +197,13 @@ class IndexSnapshots:
         if not stat.S_ISDIR(st.st_mode):
             raise KeyRefused(self.folder, "is not a folder")
         check_private(top, self.folder)
-        self._key = load_or_create_key(self.folder / "key")
+        # the MAC also covers this folder's identity: a snapshot is good only
+        # in the folder it was written in (a copy elsewhere, even with the key,
+        # is a miss)
+        self._where = f"{st.st_dev}:{st.st_ino}:{st.st_uid}".encode()
+        key_path = Path(key_path) if key_path is not None else default_key_path()
+        _key_folder(key_path.parent)
+        self._key = load_or_create_key(key_path)
 
     def _path(self, slot: str) -> Path:
         if not slot or not all(c in "0123456789abcdef" for c in slot):
@@ -162,7 +212,7 @@ class IndexSnapshots:
 
     def _mac_start(self, slot: str):
         m = hmac.new(self._key, digestmod=hashlib.sha256)
-        m.update(MAGIC + slot.encode() + b"\0")
+        m.update(MAGIC + slot.encode() + b"\0" + self._where + b"\0")
         return m
 
     def _mac(self, slot: str, payload) -> bytes:

@@ -84,7 +84,7 @@ _ENTRIES = {
     "llm": "language-model replies of qare build --translate-cmd/--describe-cmd",
     "graphs.sqlite.out": "qare graph --out files of stored graphs, 4 entries and 1 GiB at most",
     "jimage-index-*.json": "JDK module image indexes, 8 at most",
-    "callgraph.sqlite.index": "project index snapshots of the warm cache and their key, 3 at most",
+    "callgraph.sqlite.index": "project index snapshots of the warm cache, 3 at most",
     "leaks": "the leak check's common-word answers",
 }
 

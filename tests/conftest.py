@@ -66,6 +66,11 @@ def private_qare_cache(tmp_path_factory) -> Path:
     mp = pytest.MonkeyPatch()
     mp.setenv("QARE_CACHE_DIR", str(cache))
     mp.setenv("QARE_MAVEN_REPO_LOCAL", str(repo))
+    # the index snapshots' secret key lives outside the cache (callgraph._snapshot.default_key_path):
+    # a private one for the session, never the user's
+    config = tmp_path_factory.mktemp("qare-config")
+    config.chmod(0o700)
+    mp.setenv("QARE_CONFIG_DIR", str(config))
     yield cache
     mp.undo()
 

@@ -35,7 +35,7 @@ def test_other_entries_are_listed_with_their_sizes(tmp_path, monkeypatch):
     lines = r.output.splitlines()
     start = lines.index(f"other entries of {qc}:")
     assert lines[start + 1:] == [
-        "      0.2 MB  callgraph.sqlite.index  (project index snapshots of the warm cache and their key, 3 at most)",
+        "      0.2 MB  callgraph.sqlite.index  (project index snapshots of the warm cache, 3 at most)",
         "      2.0 MB  jimage-index-*.json  (JDK module image indexes, 8 at most)",
         "      0.2 MB  leaks  (the leak check's common-word answers)",
         "      3.5 MB  m2  (the local Maven repository: libraries' jars, their javadoc and sources jars, resolutions)",

@@ -333,6 +333,36 @@ def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
     assert "graph row: checksum" in r.stderr, r.stderr
 
 
+def test_a_graph_moved_to_another_slot_is_a_miss(tmp_path):
+    """The slot column is outside the graph row's CRC: the tester swapped the
+    slots of one project's ``physical`` and ``code`` graphs (session 7), and
+    ``qare chain --loc-mode physical`` answered with the code-LOC graph's
+    chain LOC and density. The stored inputs name their slot: a row under
+    another is a bad row, rebuilt, and the answer is the cold one."""
+    src = tmp_path / "p" / "src" / "main" / "java" / "a"
+    src.mkdir(parents=True)
+    # 8 physical lines, 4 of code: the two modes' chain LOC differ
+    (src / "A.java").write_text("package a;\nimport org.apache.commons.lang3.StringUtils;\nclass A {\n"
+                                "    boolean m(String s) {\n\n        // a comment\n\n"
+                                "        boolean b = StringUtils.isBlank(s);\n\n        return b;\n    }\n}\n")
+    root = str(tmp_path / "p")
+    cache = tmp_path / "c.sqlite"
+    store = tmp_path / "c.sqlite.graphs"
+    method = "A.m"
+    phys = _chain([root, method, "--loc-mode", "physical"], cache)
+    code = _chain([root, method, "--loc-mode", "code"], cache)
+    assert phys.exit_code == 0 and code.exit_code == 0
+    assert phys.stdout != code.stdout  # the fixture's LOC differ between the modes
+    with sqlite3.connect(store) as db:
+        (a, sa), (b, sb) = db.execute("SELECT gid, slot FROM graphs ORDER BY gid").fetchall()
+        db.execute("UPDATE graphs SET slot = ? WHERE gid = ?", ("tmp", a))
+        db.execute("UPDATE graphs SET slot = ? WHERE gid = ?", (sa, b))
+        db.execute("UPDATE graphs SET slot = ? WHERE gid = ?", (sb, a))
+    r = _chain([root, method, "--loc-mode", "physical"], cache)
+    assert r.exit_code == 0 and r.stdout == phys.stdout, r.output
+    assert "another slot" in r.stderr, r.stderr
+
+
 _GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs", "adj")
 
 

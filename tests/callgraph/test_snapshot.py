@@ -163,7 +163,7 @@ def test_a_snapshot_under_another_key_is_never_unpickled(tmp_path):
     marker = tmp_path / "PWNED"
     # a well-formed snapshot of a planted pickle, sealed under another user's key for this very slot
     (tmp_path / "other").mkdir(mode=0o700)
-    other = IndexSnapshots(tmp_path / "other" / "x.index")
+    other = IndexSnapshots(tmp_path / "other" / "x.index", key_path=tmp_path / "other" / "key")
     slot = snap.name[: -len(".snap")]
     assert other.save(slot, {"files": []}, _Boom(marker))
     snap.write_bytes((tmp_path / "other" / "x.index" / snap.name).read_bytes())
@@ -268,9 +268,10 @@ def test_a_key_of_another_user_is_refused(tmp_path):
         load_or_create_key(k)
 
 
-def test_a_refused_key_means_no_snapshot_and_the_same_graph(tmp_path):
+def test_a_refused_key_means_no_snapshot_and_the_same_graph(tmp_path, monkeypatch):
+    monkeypatch.setenv("QARE_CONFIG_DIR", str(tmp_path / "config"))
     root, cache = _warm(tmp_path)
-    key = Path(f"{cache}.index") / "key"
+    key = tmp_path / "config" / "snapshot-key"
     key.chmod(0o644)
     warm = _build(root, cache)
     assert warm.summary.cache["snapshot_loaded"] == 0 and warm.summary.cache["snapshot_written"] == 0
@@ -332,3 +333,52 @@ def test_the_state_written_after_pass_2_is_the_state_after_construction(tmp_path
     assert pg.summary.call_sites > 0
     assert len(at_construction) == 1 and written == at_construction
     assert _build  # the module under test
+
+
+def test_a_copied_cache_never_runs_its_snapshot(tmp_path, monkeypatch):
+    """The tester's attack (session 7): a whole cache folder sealed by someone
+    else and copied in — a CI artifact, a tarball, a restored backup — held
+    its own key beside its snapshot, and the planted pickle ran. The key is
+    now outside the cache (``QARE_CONFIG_DIR``), so the copy brings none that
+    counts; and a snapshot is bound to the folder it was written in, so even
+    the user's own key does not make a copied one good."""
+    import shutil
+
+    monkeypatch.setenv("QARE_CONFIG_DIR", str(tmp_path / "config"))
+    root, cache = _warm(tmp_path)
+    (snap,) = _snap_files(cache)
+    slot = snap.name[: -len(".snap")]
+    marker = tmp_path / "PWNED"
+    # the attacker's cache, with their own key (in their config folder), holding the planted pickle
+    (tmp_path / "theirs").mkdir(mode=0o700)
+    theirs = IndexSnapshots(tmp_path / "theirs" / "c.sqlite.index", key_path=tmp_path / "theirs-config" / "snapshot-key")
+    assert theirs.save(slot, {"files": []}, _Boom(marker))
+    shutil.copy(tmp_path / "theirs-config" / "snapshot-key", tmp_path / "theirs" / "c.sqlite.index" / "key")
+    shutil.rmtree(f"{cache}.index")
+    shutil.copytree(tmp_path / "theirs" / "c.sqlite.index", f"{cache}.index")
+    warm = _build(root, cache)
+    assert not marker.exists() and warm.summary.cache["snapshot_loaded"] == 0
+    assert graph_bytes(warm) == graph_bytes(_build(root, None))
+    # sealed under the user's own key, but in another folder: still refused once copied
+    mine = IndexSnapshots(tmp_path / "theirs" / "other.index")
+    assert mine.save(slot, {"files": []}, _Boom(marker))
+    shutil.copy(tmp_path / "theirs" / "other.index" / snap.name, Path(f"{cache}.index") / snap.name)
+    warm = _build(root, cache)
+    assert not marker.exists() and warm.summary.cache["snapshot_loaded"] == 0
+
+
+def test_a_hard_linked_key_is_refused(tmp_path):
+    k = tmp_path / "key"
+    load_or_create_key(k)
+    os.link(k, tmp_path / "elsewhere")
+    with pytest.raises(KeyRefused, match="hard links"):
+        load_or_create_key(k)
+
+
+def test_the_key_folder_must_be_private(tmp_path):
+    folder = tmp_path / "config"
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o770)
+    with pytest.raises(KeyRefused, match="writable by group or others"):
+        IndexSnapshots(tmp_path / "c.sqlite.index", key_path=folder / "snapshot-key")
+    assert not (folder / "snapshot-key").exists()
