@@ -81,6 +81,9 @@ class CommonWords:
         from records.safefs import read_regular
 
         try:
+            # another user's file is not read, even in the private folder (as the output cache)
+            if os.lstat(self.path).st_uid != os.geteuid():
+                return
             d = json.loads(read_regular(self.path, MAX_BYTES, root=self.base / FOLDER).decode("utf-8"))
         except (OSError, ValueError, RecursionError):
             return

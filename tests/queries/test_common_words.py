@@ -139,3 +139,17 @@ def test_a_build_asking_nothing_leaves_an_empty_memo_so_the_next_warm_up_skips_w
     _no_wordfreq(monkeypatch)
     leaks.warm_common_words()  # the empty memo was found: wordfreq not loaded
     assert leaks._memo().found
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_file_is_not_read(tmp_path):
+    """The tester's planted file (session 7): owned by nobody, in the private
+    folder, its forged answer was believed. The output cache refuses such a file; so does the memo."""
+    base = tmp_path / "qc"
+    base.mkdir(mode=0o700)
+    memo = CommonWords(leaks.COMMON_ZIPF, base)
+    memo.path.parent.mkdir(mode=0o700)
+    memo.path.write_text('{"uuid": true}')
+    assert CommonWords(leaks.COMMON_ZIPF, base)("uuid") is True
+    os.chown(memo.path, 65534, 65534)
+    assert CommonWords(leaks.COMMON_ZIPF, base)("uuid") is False
