@@ -16,27 +16,48 @@ MODE = "bwrap" if BWRAP_OK else "none-unsafe"
 
 # four children of 120 MiB each: every one under the 256 MiB address-space
 # limit of a process, 480 MiB together; each exits 0 only after touching
-# every page of its buffer, so "ok" means all four really held it at once
+# every page of its buffer and holding it until all four have (a pipe
+# barrier; the parent gives up waiting after 3 s), so "ok" means all four
+# really held it at once. (A 1 s sleep held nothing: the sandbox makes a
+# sleep of up to 10 s return at once, and once in a full suite run, session
+# 7, the children's lifetimes did not overlap enough and the run was "ok".)
 FORKS = textwrap.dedent("""
-    import os, time
+    import os, select, time
     def run():
+        ready_r, ready_w = os.pipe()
+        go_r, go_w = os.pipe()
         pids = []
         for i in range(4):
             pid = os.fork()
             if pid == 0:
                 code = 3
                 try:
+                    os.close(ready_r)
+                    os.close(go_w)
                     b = bytearray(120 * 1024 * 1024)
                     for j in range(0, len(b), 4096):
                         b[j] = 1
-                    time.sleep(1.0)
+                    os.write(ready_w, b"x")
+                    os.read(go_r, 1)  # the buffer is held until the parent lets go
                     code = 0
                 finally:
                     os._exit(code)
             pids.append(pid)
+        os.close(ready_w)
+        os.close(go_r)
+        got, deadline = 0, time.monotonic() + 3
+        while got < 4 and time.monotonic() < deadline:
+            if select.select([ready_r], [], [], 0.1)[0]:
+                d = os.read(ready_r, 4)
+                if not d:
+                    break
+                got += len(d)
+        os.close(go_w)
         for p in pids:
             if os.waitpid(p, 0)[1] != 0:
                 raise RuntimeError("a child could not allocate")
+        if got < 4:
+            raise RuntimeError("not all children held their buffer at once")
         return "done"
 """)
 
