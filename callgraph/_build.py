@@ -11,7 +11,6 @@ import os
 import sqlite3
 import time
 from collections import Counter
-from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
+from ._gcpause import gc_paused as _gc_paused  # the one definition (warm rows, index, graph step)
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
 from ._graphstore import CODE_DISTRIBUTIONS
@@ -605,25 +605,6 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # changed, so another file's resolution could not (qare._outpatch patches --out on it)
     pg.project_key = pkey
     return pg
-
-
-@contextmanager
-def _gc_paused():
-    """The cyclic garbage collector off for a stretch that only builds
-    objects that stay (rows decoded from the warm cache, the index): each of
-    the millions of tuples and records made there counts towards a
-    collection, and every collection walks all the objects made so far —
-    about half of decoding java.base's cached rows and a quarter of building
-    its index (docs/callgraph.md "Warm cache"). Nothing made there forms a
-    cycle that becomes garbage, so nothing waits for the collector; it runs
-    again as before afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _nullpool:

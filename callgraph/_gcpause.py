@@ -1,6 +1,6 @@
 """The cyclic garbage collector paused for a stretch that only makes objects
-that stay (callgraph._build keeps its own copy, ``_gc_paused``, to keep this
-session's change out of the build module)."""
+that stay: decoding the warm cache's rows and building the index and the
+graph (``callgraph._build``), reading a stored graph (``_graphstore``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,12 @@ from contextlib import contextmanager
 @contextmanager
 def gc_paused():
     """The collector off inside the block, back as it was after.
+
+    Each of the millions of tuples and records made while the warm cache's
+    rows are decoded and the index is built counts towards a collection, and
+    every collection walks all the objects made so far — about half of
+    decoding java.base's cached rows and a quarter of building its index
+    (docs/callgraph.md "Warm cache").
 
     Each new dict, list or tuple counts towards a collection, and each full
     collection walks every tracked object made so far: decoding a stored
