@@ -130,26 +130,23 @@ class ProjectIndex(NameResolution, TypeHierarchy, MemberLookup, LombokPlanning):
     # ----------------------------------------------------------- snapshot
     # (callgraph._snapshot, docs/callgraph.md "Index snapshot")
     #: memos whose answers are names and types only, the same after a body
-    #: edit: kept in a snapshot as construction left them (``_ref_memo`` is
-    #: re-keyed on load: its keys hold the id of a type-parameter dict)
+    #: edit: kept in a snapshot as construction left them — copied by
+    #: :meth:`snapshot_state`, since resolution keeps filling them and the
+    #: build pickles the state after pass 2 (``_ref_memo`` is re-keyed on
+    #: load: its keys hold the id of a type-parameter dict)
     _KEPT_MEMOS = ("_name_memo", "_ref_memo", "_supers", "_allsupers")
     #: memos that hold declarations, candidates or classpath answers: empty
     #: after a load (a memo is a cache; an empty one gives the same answers)
     _DROPPED_MEMOS = ("_mnamed", "_lib", "_has", "_fields", "_third", "_over", "_inherited", "_subwalk",
                       "_decl", "_sam", "_partial", "_csig", "_msig", "_libover")
 
-    #: memos construction fills and resolution keeps filling: copied by
-    #: :meth:`snapshot_state`, so the state taken after construction stays what
-    #: it was while files are resolved (the build pickles it after pass 2)
-    _GROWING_MEMOS = ("_name_memo", "_ref_memo", "_supers", "_allsupers")
-
     def snapshot_state(self) -> dict:
         """The index's tables (everything but the classpath, the solver and
         :data:`_DROPPED_MEMOS`), taken right after construction; the memos
-        resolution adds to (:data:`_GROWING_MEMOS`) as copies, the tables (not
+        resolution adds to (:data:`_KEPT_MEMOS`) as copies, the tables (not
         changed after construction) shared."""
         skip = {"cp", "solver", *self._DROPPED_MEMOS}
-        grow = set(self._GROWING_MEMOS)
+        grow = set(self._KEPT_MEMOS)
         return {k: (dict(v) if k in grow else v) for k, v in self.__dict__.items() if k not in skip}
 
     @classmethod

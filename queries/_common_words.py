@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["CommonWords", "MAX_BYTES"]
@@ -117,24 +116,16 @@ class CommonWords:
         self.load()
         if self.path is None or (self.found and not self.new):
             return
+        from callgraph.safefs import write_private
+
         try:
             if not self._private():
                 return
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._private():  # the folder made (or found) is the one checked
                 return
-            # mkstemp: mode 0600 from the start, a fresh name no planted link can sit at
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(dict(sorted(self.known.items())), fh, separators=(",", ":"))
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            # mode 0600 from the start, under a fresh name no planted link can sit at
+            write_private(self.path, json.dumps(dict(sorted(self.known.items())), separators=(",", ":")).encode())
         except OSError:
             return
         self.new = 0
