@@ -254,6 +254,8 @@ class OutputCache:
         its speed only."""
         try:
             src = _open_regular(body)
+            # the writer made it with the umask's mode (0644): an entry is private like the rest of the cache
+            os.fchmod(src, 0o600)
         except OSError:
             body.unlink(missing_ok=True)
             raise

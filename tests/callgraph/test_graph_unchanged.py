@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,14 @@ def _entry(cache: Path) -> tuple[Path, Path]:
     metas = [p for p in folder.iterdir() if p.suffix == ".meta"]
     assert len(metas) == 1
     return metas[0], metas[0].with_suffix(".body")
+
+
+def test_an_output_entry_is_private(project, tmp_path, cache):
+    """The second new user (session 7): the entry's body was 0644 (the writer's
+    umask) where everything else in the cache is 0600."""
+    assert _graph(project, tmp_path / "a.json", cache, "-q").exit_code == 0
+    meta, body = _entry(cache)
+    assert stat.S_IMODE(body.stat().st_mode) == 0o600 and stat.S_IMODE(meta.stat().st_mode) == 0o600
 
 
 def test_a_damaged_output_entry_is_never_copied(project, tmp_path, cache):
