@@ -40,7 +40,7 @@ def cache_cmd(cache, prune, max_bytes):
     if not path.exists() and not prune:
         click.echo(f"graph store {path}: none yet")
         if cache is None:
-            for line in _other_entries(path.parent, {path.name}):
+            for line in [*_named_repository(path.parent), *_other_entries(path.parent, {path.name})]:
                 click.echo(line)
         return
     store, refused = open_store(cache)
@@ -70,8 +70,29 @@ def cache_cmd(cache, prune, max_bytes):
     if rows.is_file():
         click.echo(f"warm per-file cache {rows}: file {_mb(_file_bytes(rows))} (no bound; delete it to reclaim)")
     if cache is None:
-        for line in _other_entries(path.parent, {path.name, rows.name}):
+        for line in [*_named_repository(path.parent), *_other_entries(path.parent, {path.name, rows.name})]:
             click.echo(line)
+
+
+def _named_repository(folder: Path) -> list[str]:
+    """The local Maven repository ``$QARE_MAVEN_REPO_LOCAL`` names, when it
+    lies outside the cache folder: every command downloads the libraries'
+    jars there, and a new user looking for them in the folder's listing
+    found only the folder's own ``m2`` (new-user pass, session 7)."""
+    import os
+
+    from callgraph._mvn_resolve import REPO_LOCAL_ENV, default_repo_local
+
+    if not os.environ.get(REPO_LOCAL_ENV):
+        return []
+    repo = default_repo_local()
+    try:
+        inside = Path(os.path.realpath(repo)).is_relative_to(Path(os.path.realpath(folder)))
+    except OSError:
+        inside = False
+    if inside:
+        return []  # listed below as part of the folder's entries
+    return [f"local Maven repository (${REPO_LOCAL_ENV}): {repo}, {_mb(_tree_bytes(repo))}"]
 
 
 #: what each entry of the qare cache folder holds (docs/security.md "Caches"); others are listed by name

@@ -59,3 +59,26 @@ def test_entries_beside_a_store(tmp_path, monkeypatch):
     lines = r.output.splitlines()
     assert lines[0].startswith(f"graph store {qc / 'graphs.sqlite'}: 0 graphs")
     assert lines[-2:] == [f"other entries of {qc}:", "      0.2 MB  repos  (projects cloned by qare build)"]
+
+
+def test_a_repository_named_by_the_environment_is_listed_with_its_size(tmp_path, monkeypatch):
+    qc = tmp_path / "qc"
+    qc.mkdir(mode=0o700)
+    repo = tmp_path / "elsewhere" / "repository"
+    (repo / "g" / "a").mkdir(parents=True)
+    (repo / "g" / "a" / "a.jar").write_bytes(b"j" * (3 * 2 ** 20 // 2))
+    monkeypatch.setenv("QARE_CACHE_DIR", str(qc))
+    monkeypatch.setenv("QARE_MAVEN_REPO_LOCAL", str(repo))
+    r = CliRunner().invoke(main, ["cache"])
+    assert r.exit_code == 0, r.output
+    assert f"local Maven repository ($QARE_MAVEN_REPO_LOCAL): {repo}, 1.5 MB" in r.output.splitlines()
+    # inside the cache folder it is one of the folder's entries (m2), not a line of its own
+    inner = qc / "m2" / "repository"
+    inner.mkdir(parents=True)
+    monkeypatch.setenv("QARE_MAVEN_REPO_LOCAL", str(inner))
+    r = CliRunner().invoke(main, ["cache"])
+    assert r.exit_code == 0, r.output
+    assert "$QARE_MAVEN_REPO_LOCAL" not in r.output
+    monkeypatch.delenv("QARE_MAVEN_REPO_LOCAL")
+    r = CliRunner().invoke(main, ["cache"])
+    assert "$QARE_MAVEN_REPO_LOCAL" not in r.output
