@@ -343,22 +343,29 @@ class ProjectGraph:
     def suggest_methods(self, text: str, n: int = 10) -> list[str]:
         """Project method ids whose name is close to ``text`` (for a misspelt name).
 
-        ``text``'s parameter list is ignored; its name part is compared
-        (``difflib.get_close_matches``, case-insensitive, cutoff 0.75) with the
-        forms of every method having as many ``.``-separated parts: the bare
-        name, ``Class.method``, ``pkg.Class.method``; a constructor also as
-        ``Class``, ``Class.Class`` and ``Class.<init>``.
+        ``text``'s parameter list is ignored. Its name part is compared
+        (``difflib``'s ratio, case-insensitive, cutoff 0.75) with the forms of
+        every method having as many ``.``-separated parts: the bare name,
+        ``Class.method``, ``pkg.Class.method``; a constructor also as
+        ``Class``, ``Class.Class`` and ``Class.<init>``. The last part and the
+        qualifier before it are compared apart, and each must be close: a
+        qualifier shared with ``text`` does not make every member of that
+        class a match (``CommentService.procesComment`` suggested
+        ``CommentService.<init>()`` and ``count()`` when the whole
+        ``Class.method`` string was compared).
 
         Returns
         -------
         list[str]
-            At most ``n`` method ids, closest form first (ids of one form sorted).
+            At most ``n`` method ids, closest first (name and qualifier ratios
+            summed; ids of one score sorted).
         """
-        head = "".join(text.split()).partition("(")[0]
+        head = "".join(text.split()).partition("(")[0].lower()
         if not head:
             return []
-        k = head.count(".") + 1
-        forms: dict[str, set[str]] = {}
+        want = head.split(".")
+        k = len(want)
+        forms: dict[tuple, set[str]] = {}  # (qualifier, name) → method ids
         for mid in self._infos:
             parts = mid.partition("(")[0].split(".")
             variants = [parts]
@@ -366,10 +373,33 @@ class ProjectGraph:
                 variants += [parts[:-1], parts[:-1] + [parts[-2]]]
             for v in variants:
                 if len(v) >= k:
-                    forms.setdefault(".".join(v[-k:]).lower(), set()).add(mid)
+                    forms.setdefault((".".join(v[-k:-1]).lower(), v[-1].lower()), set()).add(mid)
+        cutoff = 0.75
+        # the names first (far fewer distinct ones than forms), with difflib's
+        # cheap upper bounds before its ratio, as get_close_matches does
+        names = {name for _q, name in forms}
+        close_names = {}
+        m = difflib.SequenceMatcher()
+        m.set_seq2(want[-1])
+        for name in names:
+            m.set_seq1(name)
+            if m.real_quick_ratio() >= cutoff and m.quick_ratio() >= cutoff:
+                r = m.ratio()
+                if r >= cutoff:
+                    close_names[name] = r
+        qual = ".".join(want[:-1])
+        scored = []
+        for (q, name), mids in forms.items():
+            r = close_names.get(name)
+            if r is None:
+                continue
+            rq = difflib.SequenceMatcher(None, q, qual).ratio() if k > 1 else 1.0
+            if rq >= cutoff:
+                scored.append((-(r + rq), sorted(mids)))
+        scored.sort()
         out: list[str] = []
-        for form in difflib.get_close_matches(head.lower(), forms, n=n, cutoff=0.75):
-            out += [m for m in sorted(forms[form]) if m not in out]
+        for _score, mids in scored:
+            out += [mid for mid in mids if mid not in out]
         return out[:n]
 
     def resolve_method(self, text: str) -> str:

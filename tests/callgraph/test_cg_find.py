@@ -77,6 +77,12 @@ def test_suggestions_for_misspelt_names(graph_of):
     # a misspelt class name suggests its constructor
     assert pg.suggest_methods("CommentServce")[0] == "com.acme.CommentService.<init>()"
     assert pg.suggest_methods("zzzzzz") == []
+    # the qualifier and the name are compared apart: a shared class name does not
+    # bring every member of the class, nor its constructor, along (new user, session 7)
+    assert pg.suggest_methods("CommentService.procesComment") == [
+        "com.acme.CommentService.processComment(java.lang.String)"]
+    assert pg.suggest_methods("CommentService.<int>")[0] == "com.acme.CommentService.<init>()"
+    assert pg.suggest_methods("Comment.isEmpt") == []
 
 
 def test_cli_misspelt_method_lists_close_matches():
