@@ -194,7 +194,10 @@ def _report_build(pg, classpath, quiet) -> bool:
     failed = False
     for entry, why in pg.summary.classpath_warnings:
         ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist"))
-        click.echo(f"warning: classpath entry {entry}: {why}" + ("; ignored" if ignored else ""), err=True)
+        # the JDK's own files and the cache folder are named as they are, not as classpath
+        # entries (a 0777 cache folder was "classpath entry <cache folder>": new user, session 7)
+        what = "classpath entry " if os.path.realpath(entry) in entries else ""
+        click.echo(f"warning: {what}{entry}: {why}" + ("; ignored" if ignored else ""), err=True)
         # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
         # failed: exit 1; notes about the JDK's own class data are not
         failed = failed or os.path.realpath(entry) in entries

@@ -118,3 +118,24 @@ def test_a_group_writable_folder_of_another_group_is_refused(tmp_path):
         pytest.skip("cannot give a folder to another group here")
     with pytest.raises(FolderNotPrivate, match="writable by group or others"):
         check_private(d)
+
+
+def test_a_shared_cache_folder_is_named_as_itself_not_as_a_classpath_entry(tmp_path):
+    # its own process: the JDK index is memoised per process, and only its first
+    # opening warns (new user, session 7: "classpath entry <the cache folder>: ...")
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    qc = tmp_path / "shared"
+    qc.mkdir()
+    qc.chmod(0o777)
+    env = {**os.environ, "QARE_CACHE_DIR": str(qc)}
+    r = subprocess.run([sys.executable, "-m", "qare", "graph", str(repo / "fixtures" / "java" / "qare-example"),
+                        "-q", "--no-discover-classpath"], env=env, cwd=repo, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert f"warning: {qc}: JDK class index not cached: the cache folder is writable by group or others " \
+           "(mode 777); make it private to you (chmod 700) to cache it" in lines, lines
+    assert not any("classpath entry" in ln for ln in lines), lines
