@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from records.dataset import TargetRecord
+from records.dataset import CallSiteRecord, TargetRecord
 from records.ids import split_id
 
 from ._errors import UnknownMethodError
@@ -117,10 +117,11 @@ class Target:
 
     def to_record(self) -> TargetRecord:
         """The on-disk target of a sample (:class:`records.TargetRecord`, the
-        one definition of its keys); ``call_sites`` stay in the graph."""
+        one definition of its keys)."""
         return TargetRecord(api=self.api, signature=self.signature, class_=self.class_, library=self.library,
                             depth=self.depth, chain=tuple(self.chain), chain_loc=self.chain_loc,
-                            density=self.density, resolution=self.resolution)
+                            density=self.density, resolution=self.resolution,
+                            call_sites=tuple(CallSiteRecord(file=f, line=ln) for f, ln in self.call_sites))
 
     def to_dict(self) -> dict:
         """The JSON object of :meth:`to_record`."""

@@ -22,7 +22,7 @@ from .projects import ProjectSpec
 
 __all__ = ["Verdict", "Candidate", "ProjectPart", "PART_FORMAT"]
 
-PART_FORMAT = 2
+PART_FORMAT = 3
 """Version of the part file; a part of another format is analysed again."""
 
 

@@ -13,7 +13,7 @@ hand or by another tool can be scored:
   optional;
 - a target needs ``api``; ``class`` defaults to the API name's declaring
   type, ``signature``/``library``/``depth``/``chain_loc``/``density``/
-  ``resolution`` to ``None``, ``chain`` to ``[]``;
+  ``resolution`` to ``None``, ``chain`` and ``call_sites`` to ``[]``;
 - an API needs ``api``; ``class`` as for targets.
 
 A sample without ``depth_max``/``depth_min`` takes them from its targets when
@@ -30,6 +30,7 @@ from .ids import api_class
 
 __all__ = [
     "SchemaError",
+    "CallSiteRecord",
     "TargetRecord",
     "SampleRecord",
     "ApiRecord",
@@ -130,6 +131,28 @@ _SAMPLE_TYPES = {"project": _STR, "commit": _STR, "file": _STR, "method": _STR, 
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CallSiteRecord:
+    """Where one hop of a chain is called: ``file`` (the calling method's
+    source file, relative to the project root, ``/``-separated) and ``line``
+    (1-based line of the method invocation, creation or method reference)."""
+
+    file: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CallSiteRecord":
+        kw = _take(cls, data)
+        kw["file"] = _str(cls, "file", kw["file"])
+        line = kw["line"]
+        if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+            raise SchemaError(f"CallSiteRecord: 'line' must be a positive int, got {line!r}")
+        return cls(**kw)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TargetRecord:
     """One third-party API a sample's method reaches (DESIGN.md "Depth, chain
     and density").
@@ -141,7 +164,11 @@ class TargetRecord:
     both ends (a direct call is 2); ``chain`` the method ids
     ``[m1, …, mk, api-node-id]``; ``chain_loc`` Σ LOC (lines) of the project
     methods on the chain; ``density`` = 1 / chain_loc; ``resolution`` the
-    weakest edge kind on the chain (:class:`records.ids.Resolution`).
+    weakest edge kind on the chain (:class:`records.ids.Resolution`);
+    ``call_sites`` where each hop is called (:class:`CallSiteRecord`; hop
+    ``i`` is ``chain[i]`` calling ``chain[i + 1]``, so a chain of ``k``
+    elements has ``k - 1``; the first line of the edge when a method calls
+    the next at several lines), empty when not stated.
     ``None`` in the optional fields means "not stated" (a hand-made gold file).
     """
 
@@ -154,6 +181,7 @@ class TargetRecord:
     chain_loc: int | None = None
     density: float | None = None
     resolution: str | None = None
+    call_sites: tuple[CallSiteRecord, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.class_:
@@ -176,6 +204,11 @@ class TargetRecord:
         kw["api"] = _str(cls, "api", kw["api"])
         if "chain" in kw:
             kw["chain"] = _list(cls, "chain", kw["chain"])
+        if kw.get("call_sites") is not None:
+            kw["call_sites"] = tuple(CallSiteRecord.from_dict(c)
+                                     for c in _list(cls, "call_sites", kw["call_sites"]))
+        else:
+            kw.pop("call_sites", None)
         _typed(cls, kw, _TARGET_TYPES)
         if kw.get("class_") is None:
             kw.pop("class_", None)

@@ -55,7 +55,10 @@ def test_qare_figure_chain_with_exact_signatures(built):
         "library": LANG3, "depth": 3,
         "chain": [CS + "processComment(java.lang.String)", CS + "isCommentEmpty(java.lang.String)",
                   SU + "isBlank(java.lang.CharSequence)"],
-        "chain_loc": 11, "density": 1 / 11, "resolution": "exact"}
+        "chain_loc": 11, "density": 1 / 11, "resolution": "exact",
+        # fixtures/java/qare-example CommentService.java by hand: the calls at lines 23 and 34
+        "call_sites": [{"file": "src/main/java/com/acme/CommentService.java", "line": 23},
+                       {"file": "src/main/java/com/acme/CommentService.java", "line": 34}]}
     assert (s.n_direct_apis, s.depth_max, s.depth_min, s.density, s.loc) == (0, 3, 3, 1 / 11, 7)
     e = samples[CS + "isCommentEmpty(java.lang.String)"]
     assert e.query == "Checks whether a comment is empty. A comment of whitespace only counts as empty."

@@ -194,7 +194,10 @@ def test_samples_targets_depth_density(env, tmp_path):
         "library": "org.apache.commons:commons-lang3:3.12.0", "depth": 3,
         "chain": [f"{CS}.processComment(java.lang.String)", f"{CS}.isCommentEmpty(java.lang.String)",
                   f"{SU}.isBlank(java.lang.CharSequence)"],
-        "chain_loc": 11, "density": 1 / 11, "resolution": "exact"}]
+        "chain_loc": 11, "density": 1 / 11, "resolution": "exact",
+        # svc's CommentService.java by hand: processComment calls isCommentEmpty at line 24, which calls isBlank at 37
+        "call_sites": [{"file": "src/main/java/com/acme/CommentService.java", "line": 24},
+                       {"file": "src/main/java/com/acme/CommentService.java", "line": 37}]}]
     assert (pc.depth_max, pc.depth_min, pc.density) == (3, 3, 1 / 11)
     assert (pc.file, pc.start_line, pc.end_line, pc.loc) == ("src/main/java/com/acme/CommentService.java", 23, 29, 7)
     # the id as documented (docs/dataset.md): SHA-1 of "project NUL commit NUL method", 16 hex digits
@@ -414,6 +417,11 @@ def test_parquet_copies(env, tmp_path):
     assert t.num_rows == 3
     rows = t.to_pylist()
     assert {r["id"] for r in rows} == {d["id"] for d in read_jsonl(tmp_path / "out/samples.jsonl")}
+    # the targets' call sites are a list of structs, as in samples.jsonl
+    by_id = {d["id"]: d for d in read_jsonl(tmp_path / "out/samples.jsonl")}
+    assert all([t["call_sites"] for t in r["targets"]] == [t["call_sites"] for t in by_id[r["id"]]["targets"]]
+               for r in rows)
+    assert any(t["call_sites"] for r in rows for t in r["targets"])
     assert pq.read_table(tmp_path / "out/apis.parquet").num_rows == 2
     assert pq.read_table(tmp_path / "out/projects.parquet").num_rows == 1
 

@@ -78,7 +78,8 @@ def test_graph_targets_and_api_docs_are_the_record_types():
     assert isinstance(t.to_record(), TargetRecord)
     assert TargetRecord.from_dict(t.to_dict()) == t.to_record()
     assert list(t.to_dict()) == ["api", "signature", "class", "library", "depth", "chain", "chain_loc", "density",
-                                 "resolution"]
+                                 "resolution", "call_sites"]
+    assert t.to_dict()["call_sites"] == [{"file": "Q.java", "line": 4}]
     d = ApiDoc(id="a.B.c(int)", api="a.B.c", class_="a.B", kind="method", signature_text="void c(int x)",
                description="Does c.", first_sentence="Does c.", params=(("x", "the x"),), returns=None,
                throws=(("java.io.IOException", "on error"),), deprecated=None, doc_source="javadoc",

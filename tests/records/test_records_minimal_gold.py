@@ -101,6 +101,10 @@ def test_slices_and_baseline_report_skipped_lines(tmp_path):
     ('{"id": "t2", "query": "q", "targets": [{"api": "a.B.c"}], "density": "x"}', "density"),
     ('{"id": "t3", "query": "q", "targets": [{"api": "a.B.c", "depth": true}]}', "depth"),
     ('{"id": "t4", "query": "q", "targets": [{"api": "a.B.c"}], "project": ["p"]}', "project"),
+    ('{"id": "t5", "query": "q", "targets": [{"api": "a.B.c", "call_sites": [{"file": "A.java", "line": 0}]}]}',
+     "line"),
+    ('{"id": "t6", "query": "q", "targets": [{"api": "a.B.c", "call_sites": [{"file": "", "line": 3}]}]}', "file"),
+    ('{"id": "t7", "query": "q", "targets": [{"api": "a.B.c", "call_sites": "A.java:3"}]}', "call_sites"),
 ])
 def test_a_field_of_the_wrong_type_is_a_bad_line_not_a_crash(tmp_path, line, field):
     # a gold file of strangers: "depth_max": "2" crashed slices' sorting with a TypeError
@@ -129,3 +133,15 @@ def test_eval_report_lists_skipped_lines_through_report_problems(tmp_path):
     assert problems[0] == f"problem: {f}:3: not JSON: Expecting value (column 1)"
     assert len(problems) == 20 and problems[-1].startswith(f"problem: {f}:22: ")
     assert r.output.rstrip().endswith("\n... 1 more problem (see --json)")
+
+
+def test_call_sites_are_read_back_and_optional():
+    from records import CallSiteRecord
+
+    d = {"api": "a.B.c", "chain": ["p.Q.m()", "a.B.c()"], "call_sites": [{"file": "src/Q.java", "line": 7}]}
+    t = TargetRecord.from_dict(d)
+    assert t.call_sites == (CallSiteRecord(file="src/Q.java", line=7),)
+    assert t.to_dict()["call_sites"] == [{"file": "src/Q.java", "line": 7}]
+    # a gold file without them (APIBench, a hand-made one), or with null: none stated
+    assert TargetRecord.from_dict({"api": "a.B.c"}).call_sites == ()
+    assert TargetRecord.from_dict({"api": "a.B.c", "call_sites": None}).call_sites == ()
