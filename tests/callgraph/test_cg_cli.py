@@ -69,7 +69,9 @@ def test_chain_json_and_tree(project):
         "api": "org.lib.Text.isBlank", "signature": None, "class": "org.lib.Text", "library": None,
         "depth": 3, "chain": ["s.Svc.process(java.lang.String)", "s.Svc.empty(java.lang.String)",
                               "org.lib.Text.isBlank(*)"],
-        "chain_loc": 6, "density": 1 / 6, "resolution": "arity"}]
+        "chain_loc": 6, "density": 1 / 6, "resolution": "arity",
+        "call_sites": [{"file": "src/main/java/s/Svc.java", "line": 6},
+                       {"file": "src/main/java/s/Svc.java", "line": 9}]}]
     res = CliRunner().invoke(main, ["chain", str(project), "process", "--quiet"])
     assert res.exit_code == 0, res.output
     for text in ("depth 3", "chain LOC 6", "src/main/java/s/Svc.java:6", "src/main/java/s/Svc.java:9"):

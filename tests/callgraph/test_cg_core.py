@@ -180,7 +180,8 @@ def test_reach_depth_chain_loc_density_and_tie_breaks(tmp_path):
     assert x.resolution == "arity" and x.class_ == "org.lib.Api"
     assert x.to_dict() == {"api": "org.lib.Api.x", "signature": None, "class": "org.lib.Api", "library": None,
                            "depth": 3, "chain": list(x.chain), "chain_loc": 8, "density": 1 / 8,
-                           "resolution": "arity"}
+                           "resolution": "arity",
+                           "call_sites": [{"file": "q/Q.java", "line": 7}, {"file": "q/Q.java", "line": 11}]}
     assert [t.api for t in pg.reach("q.Q.q()", max_depth=2)] == ["org.lib.Api.v"]
     assert pg.max_depth("q.Q.q()") == 3
 

@@ -158,6 +158,7 @@ def test_cli_chain_without_classpath_prints_the_arity_target():
         "chain_loc": 4,
         "density": 0.25,
         "resolution": "arity",
+        "call_sites": [{"file": "src/main/java/com/acme/CommentService.java", "line": 34}],
     }
 
 

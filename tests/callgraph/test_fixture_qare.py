@@ -209,6 +209,7 @@ def test_figure1_from_process_comment(pg):
         "chain_loc": 11,
         "density": pytest.approx(1 / 11),
         "resolution": "exact",
+        "call_sites": [{"file": CS_FILE, "line": 23}, {"file": CS_FILE, "line": 34}],
     }
 
 
