@@ -30,12 +30,21 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 _BATCH = 8  # results per message: fewer, larger pickles
+# Bytes a worker may have sent that this process has not read yet. The pipe
+# is a Unix socket pair whose default send buffer (~200 KB) holds one or two
+# batches; this process's reader thread needs the GIL for every chunk it
+# reads, and gets it only when the resolving main thread yields it (every
+# 5 ms), so the worker blocked in ``send`` for 10-15 s of a ~60 s pass 2
+# (spring-framework, load 6) and did fewer files. The kernel doubles the
+# value and caps it at ``net.core.wmem_max``.
+_SOCKET_BUFFER = 4 << 20
 
 
 @dataclass
@@ -106,6 +115,8 @@ class Crew:
         self._lock = ctx.Lock()
         for p in range(1, self.n):
             here, there = ctx.Pipe(duplex=True)
+            _widen(here)
+            _widen(there)
             proc = ctx.Process(target=self._worker, args=(p, there, here), daemon=True)
             proc.start()
             there.close()
@@ -350,6 +361,27 @@ class Crew:
         finally:
             conn.close()
             os._exit(0)  # no atexit handlers or finalisers of the parent's objects in a fork
+
+
+def _widen(conn) -> None:
+    """Give the socket under ``conn`` send and receive buffers of
+    ``_SOCKET_BUFFER`` bytes (best effort: a refusal leaves the default)."""
+    try:
+        fd = os.dup(conn.fileno())
+    except OSError:
+        return
+    try:
+        sk = socket.socket(fileno=fd)
+    except OSError:
+        os.close(fd)
+        return
+    try:
+        for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+            sk.setsockopt(socket.SOL_SOCKET, opt, _SOCKET_BUFFER)
+    except OSError:
+        pass
+    finally:
+        sk.close()  # the duplicate only: the connection keeps its own descriptor
 
 
 def _claim_order(p: int, todo: list, owner_fi: dict):

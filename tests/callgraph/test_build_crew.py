@@ -111,3 +111,29 @@ def test_claim_order_own_then_free_then_others_from_the_end():
     owner = {0: 0, 1: 1, 2: 0, 4: 1}
     assert list(_crew._claim_order(0, todo, owner)) == [0, 2, 3, 5, 4, 1]
     assert list(_crew._claim_order(1, todo, owner)) == [1, 4, 3, 5, 2, 0]
+
+
+def _wmem_max() -> int:
+    try:
+        return int(Path("/proc/sys/net/core/wmem_max").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+@pytest.mark.skipif(_wmem_max() < _crew._SOCKET_BUFFER, reason="the system caps socket buffers below the crew's")
+def test_a_worker_sends_megabytes_ahead_of_the_reader():
+    """A worker's results wait in its socket's buffer while this process is
+    busy (its reader thread waits for the GIL): the worker goes on resolving
+    instead of blocking in ``send`` (the default buffer held ~200 KB)."""
+    import multiprocessing as mp
+
+    here, there = mp.get_context("fork").Pipe(duplex=True)
+    _crew._widen(here)
+    _crew._widen(there)
+    os.set_blocking(there.fileno(), False)
+    try:
+        there.send_bytes(b"x" * (3 << 20))  # nobody reads yet: all of it is buffered
+        assert len(here.recv_bytes()) == 3 << 20
+    finally:
+        here.close()
+        there.close()
