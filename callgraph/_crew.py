@@ -1,11 +1,13 @@
 """Several jobs, each file parsed once: this process and ``jobs - 1`` forked
-workers each parse a fixed share of the files (pass 1) and keep their trees
-(within a budget of source bytes per process); every process then builds the
-project index itself from everyone's facts and resolves (pass 2) the files
-whose trees it holds. A file without a kept tree (past the budget, or its
-facts came from the cache) goes to whichever process is free; a process that
-has run out of work takes the last files of another's share (parsing them
-again), so no process waits idle while another still has a queue.
+workers each start pass 1 on a share of the files (split by size) and then
+parse the others' from their ends, so no process waits while another still
+has a queue; each keeps its trees (within a budget of source bytes per
+process). Every process then builds the project index itself from everyone's
+facts and resolves (pass 2) the files whose trees it holds. A file without a
+kept tree (past the budget, or its facts came from the cache) goes to
+whichever process is free; a process that has run out of work takes the last
+files of another's share (parsing them again), so again no process waits
+idle while another still has a queue.
 
 Why not a pool per pass: a tree-sitter tree cannot leave the process that
 made it (it cannot be pickled), so with a pool for pass 1 and another forked
@@ -15,11 +17,13 @@ more (java.base ~2.6 CPU-s, at the same time as this process's) and the facts
 of the others' files are pickled to it once. docs/callgraph.md "Several jobs"
 has the figures.
 
-Messages (worker → this process, over one pipe per worker, read by one
-thread per worker into a queue): ``("facts", [(i, result, kept), ...])``,
+Messages (worker → this process, over one socket pair per worker, read by
+one thread per worker into a queue): ``("facts", [(i, result, kept), ...])``,
 ``("parsed", cpu)``, ``("indexed", cpu)``, ``("resolved", [result, ...])``,
 ``("done", cpu)``, ``("error", text)``; a worker that dies is an end of file
-on its pipe. This process → worker: ``("index", order, facts)``, then
+on its pipe. This process → worker: ``("peer", [(i, facts), ...])`` during
+pass 1 (the facts this process and the other workers parsed, as they come),
+``("index", order, facts)`` (the facts it has not had yet), then
 ``("resolve", todo, owner)`` or ``("stop",)``. File indices ``i`` are
 positions in the discovered file list, ``fi`` positions in the kept list
 (the project index's file indices).
@@ -30,20 +34,29 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 _BATCH = 8  # results per message: fewer, larger pickles
+# Bytes a worker may have sent that this process has not read yet. The pipe
+# is a Unix socket pair whose default send buffer (~200 KB) holds one or two
+# batches; this process's reader thread needs the GIL for every chunk it
+# reads, and gets it only when the resolving main thread yields it (every
+# 5 ms), so the worker blocked in ``send`` for 10-15 s of a ~60 s pass 2
+# (spring-framework, load 6) and did fewer files. The kernel doubles the
+# value and caps it at ``net.core.wmem_max``.
+_SOCKET_BUFFER = 4 << 20
 
 
 @dataclass
 class CrewPlan:
     """What every process of a crew needs; set before the fork, inherited by it.
 
-    ``shares[p]``: the file indices process ``p`` parses (0 is this process),
-    ascending. ``budget``: source bytes of trees each process keeps.
+    ``shares[p]``: the file indices process ``p`` parses first (0 is this
+    process), ascending. ``budget``: source bytes of trees each process keeps.
     ``parse(i, keep)``: pass 1 of file ``i`` (appends ``(src, tree)`` to
     ``keep`` when it is a list). ``make_index(facts)``: the project index of
     the kept facts in order. ``setup(index, order, trees)``: get a worker
@@ -63,8 +76,8 @@ class CrewPlan:
 def balanced_shares(todo: list, sizes: list, n: int) -> list:
     """``todo`` split into ``n`` ascending shares of about equal source bytes
     (largest file first to the least loaded share; ties to the lowest share):
-    the same split for the same files, so which process parses what never
-    depends on timing."""
+    the same split for the same files. Each process starts pass 1 on its
+    share; who parses the last files depends on timing (``_steal_order``)."""
     loads = [0] * n
     shares: list = [[] for _ in range(n)]
     for i in sorted(todo, key=lambda i: (-sizes[i], i)):
@@ -95,17 +108,24 @@ class Crew:
         self._threads: list = []
         self._q: queue.Queue = queue.Queue()
         self._alive = set()
+        # file indices whose facts each worker has (parsed, or sent to it)
+        self._known: list = [set() for _ in range(self.n)]
+        self._taken = None
         self._claims = None
         self._lock = None
 
     # ------------------------------------------------------------ setup
     def start(self, n_files: int) -> "Crew":
         ctx = mp.get_context("fork")
-        # one flag per kept file, set by the process that takes it (pass 2)
+        # one flag per file, set by the process that parses it (pass 1), and
+        # one per kept file, set by the process that resolves it (pass 2)
+        self._taken = ctx.RawArray("b", max(n_files, 1))
         self._claims = ctx.RawArray("b", max(n_files, 1))
         self._lock = ctx.Lock()
         for p in range(1, self.n):
             here, there = ctx.Pipe(duplex=True)
+            _widen(here)
+            _widen(there)
             proc = ctx.Process(target=self._worker, args=(p, there, here), daemon=True)
             proc.start()
             there.close()
@@ -145,14 +165,23 @@ class Crew:
 
     # ------------------------------------------------------------ pass 1
     def parse_all(self):
-        """Yield ``(i, result)`` for every file of every share as it is parsed
-        (this process parses its own share meanwhile; a dead worker's
-        unparsed files are parsed here at the end)."""
+        """Yield ``(i, result)`` for every file of every share as it is parsed.
+
+        This process parses its own share meanwhile, then the others' from
+        their ends (``_steal_order``: no process waits while another still
+        has a queue; this one also reads the workers' facts and writes the
+        cache, so it is the slower one), and streams the facts it parsed to
+        the workers as it goes, so a worker has them when it builds its index
+        instead of waiting for one large message at the end. A dead worker's
+        unparsed files are parsed here at the end."""
         plan = self.plan
         budget = plan.budget
         pending = set(range(1, self.n)) & self._alive
         got: set = set()
-        for i in plan.shares[0]:
+        out: list = []  # this process's facts not yet sent to the workers
+        for i in _steal_order(0, plan.shares):
+            if not self._take(self._taken, i):
+                continue
             keep = [] if budget >= plan.sizes[i] else None
             r = plan.parse(i, keep)
             if keep:
@@ -160,15 +189,31 @@ class Crew:
                 self.owner[i] = 0
                 budget -= len(keep[0][0])
             got.add(i)
+            if r[0] is not None:
+                out.append((i, r[0]))
+                if len(out) >= _BATCH:
+                    self._share(0, out)
+                    out = []
             yield i, r
             yield from self._drain_facts(pending, got, block=False)
+        self._share(0, out)
         while pending:
             yield from self._drain_facts(pending, got, block=True)
-        for share in plan.shares[1:]:
+        for share in plan.shares:
             for i in share:
-                if i not in got:  # its worker died
+                if i not in got:  # taken by a worker that died
                     got.add(i)
                     yield i, plan.parse(i, None)
+
+    def _share(self, p: int, batch: list) -> None:
+        """Send the facts ``[(i, facts), ...]`` process ``p`` parsed to every
+        other worker (a worker's own facts stay with it)."""
+        if not batch:
+            return
+        for q in sorted(self._alive):
+            if q != p:
+                self._send(q, ("peer", batch))
+                self._known[q].update(i for i, _ff in batch)
 
     def _drain_facts(self, pending: set, got: set, block: bool):
         while True:
@@ -178,6 +223,9 @@ class Crew:
                 return
             kind = msg[0]
             if kind == "facts":
+                self._known[p].update(i for i, _r, _k in msg[1])
+                if self.n > 2:  # the other workers need them too
+                    self._share(p, [(i, r[0]) for i, r, _k in msg[1] if r[0] is not None])
                 for i, r, kept in msg[1]:
                     got.add(i)
                     if kept:
@@ -199,11 +247,12 @@ class Crew:
     # ------------------------------------------------------------ index
     def send_facts(self, order: list, facts: list) -> None:
         """Give every worker the kept files (``order``: their file indices, in
-        the project index's order) and the facts it did not parse itself, so
-        it builds the same index."""
+        the project index's order) and the facts it has not got yet (those
+        of the warm cache, or redone here for a dead worker), so it builds
+        the same index."""
         for p in sorted(self._alive):
-            mine = set(self.plan.shares[p])
-            self._send(p, ("index", order, {i: facts[i] for i in order if i not in mine}))
+            known = self._known[p]
+            self._send(p, ("index", order, {i: facts[i] for i in order if i not in known}))
 
     def stop(self) -> None:
         """No pass 2 in the workers (nothing to resolve there)."""
@@ -236,10 +285,14 @@ class Crew:
                 yield local_resolve(fi)
 
     def _claim(self, fi: int) -> bool:
+        return self._take(self._claims, fi)
+
+    def _take(self, flags, k: int) -> bool:
+        """Set flag ``k`` unless another process has: True when this one did."""
         with self._lock:
-            if self._claims[fi]:
+            if flags[k]:
                 return False
-            self._claims[fi] = 1
+            flags[k] = 1
             return True
 
     def _drain_results(self, pending: set, done: set, block: bool):
@@ -297,10 +350,12 @@ class Crew:
         plan = self.plan
         try:
             trees: dict = {}
-            mine: dict = {}
+            mine: dict = {}  # i -> facts: this worker's, and those the others parsed (sent to it)
             budget = plan.budget
             batch: list = []
-            for i in plan.shares[p]:
+            for i in _steal_order(p, plan.shares):
+                if not self._take(self._taken, i):
+                    continue
                 keep = [] if budget >= plan.sizes[i] else None
                 r = plan.parse(i, keep)
                 kept = bool(keep)
@@ -312,9 +367,18 @@ class Crew:
                 if len(batch) >= _BATCH:
                     conn.send(("facts", batch))
                     batch = []
+                while conn.poll():  # the others' facts, read as they come (their sender need not wait)
+                    msg = conn.recv()
+                    if msg[0] != "peer":
+                        return
+                    mine.update(msg[1])
             conn.send(("facts", batch))
             conn.send(("parsed", time.process_time()))
-            msg = conn.recv()
+            while True:
+                msg = conn.recv()
+                if msg[0] != "peer":
+                    break
+                mine.update(msg[1])
             if msg[0] != "index":
                 return
             _, order, others = msg
@@ -350,6 +414,36 @@ class Crew:
         finally:
             conn.close()
             os._exit(0)  # no atexit handlers or finalisers of the parent's objects in a fork
+
+
+def _widen(conn) -> None:
+    """Give the socket under ``conn`` send and receive buffers of
+    ``_SOCKET_BUFFER`` bytes (best effort: a refusal leaves the default)."""
+    try:
+        fd = os.dup(conn.fileno())
+    except OSError:
+        return
+    try:
+        sk = socket.socket(fileno=fd)
+    except OSError:
+        os.close(fd)
+        return
+    try:
+        for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+            sk.setsockopt(socket.SOL_SOCKET, opt, _SOCKET_BUFFER)
+    except OSError:
+        pass
+    finally:
+        sk.close()  # the duplicate only: the connection keeps its own descriptor
+
+
+def _steal_order(p: int, shares: list):
+    """Process ``p``'s order of parsing files in pass 1: its own share, then
+    the others' from their ends (their owners work from the start)."""
+    yield from shares[p]
+    for q in range(len(shares)):
+        if q != p:
+            yield from reversed(shares[q])
 
 
 def _claim_order(p: int, todo: list, owner_fi: dict):

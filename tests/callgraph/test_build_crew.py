@@ -4,6 +4,7 @@ work then runs; the same graph as one job, also when a worker dies."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,71 @@ def test_a_worker_that_dies_loses_nothing(monkeypatch, one_job, when):
     assert _edges(pg) == one_job
 
 
+def test_a_worker_parses_the_share_of_a_slow_parent(monkeypatch, tmp_path, one_job):
+    """Pass 1 is balanced while it runs: this process holds its first file
+    until the worker has parsed every other one, so the worker must have
+    taken this process's share from its end; the graph is the same."""
+    log = tmp_path / "parses"
+    log.touch()
+    parent = os.getpid()
+    n = len(sorted(FIXTURE.rglob("*.java")))
+    real = _build._pass1
+
+    def worker_parses():
+        return sum(1 for x in log.read_text().split() if int(x) != parent)
+
+    def slow(item, keep=None):
+        if os.getpid() == parent and not any(int(x) == parent for x in log.read_text().split()):
+            deadline = time.monotonic() + 60
+            while worker_parses() < n - 1 and time.monotonic() < deadline:
+                pass  # a spin, not a sleep: a sandbox may make sleeps return at once
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(item, keep)
+
+    monkeypatch.setattr(_build, "_pass1", slow)
+    pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=2)
+    pids = [int(x) for x in log.read_text().split()]
+    assert len(pids) == n  # each file parsed once in pass 1
+    assert pids.count(parent) == 1 and worker_parses() == n - 1
+    assert _edges(pg) == one_job
+
+
+def test_steal_order_own_share_then_the_others_from_their_ends():
+    shares = [[0, 2, 4], [1, 3], [5, 6]]
+    assert list(_crew._steal_order(0, shares)) == [0, 2, 4, 3, 1, 6, 5]
+    assert list(_crew._steal_order(1, shares)) == [1, 3, 4, 2, 0, 6, 5]
+
+
+def test_three_jobs_each_build_the_whole_index(monkeypatch, tmp_path, one_job):
+    """Facts a worker parsed reach the other worker through this process: all
+    three processes build the index of every file (a worker missing some
+    would fail and leave its work to this process, the graph still right)."""
+    log = tmp_path / "indexes"
+    real = _build.ProjectIndex
+
+    def index(facts, *a, **kw):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}:{len(facts)}\n")
+        return real(facts, *a, **kw)
+
+    monkeypatch.setattr(_build, "ProjectIndex", index)
+    sent = []
+    real_send = _crew.Crew._send
+
+    def send(self, p, msg):
+        sent.append((p, msg[0], len(msg[2]) if msg[0] == "index" else None))
+        return real_send(self, p, msg)
+
+    monkeypatch.setattr(_crew.Crew, "_send", send)
+    pg = build_project_graph(FIXTURE, auto_classpath=False, jdk=None, jobs=3)
+    built = dict(x.split(":") for x in log.read_text().split())
+    assert len(built) == 3 and set(built.values()) == {str(pg.summary.files)}
+    # every fact went to the workers while they parsed: none was left for the index message
+    assert sorted((p, n) for p, kind, n in sent if kind == "index") == [(1, 0), (2, 0)]
+    assert _edges(pg) == one_job
+
+
 def test_shares_are_balanced_by_size_and_fixed():
     # sizes by file index; largest first to the least loaded share:
     # 9 (i=1) → A; 7 (i=3) → B; 5 (i=0) → B (7 < 9); 4 (i=2) → A (9 < 12); 1 (i=4) → B (12 < 13)
@@ -111,3 +177,29 @@ def test_claim_order_own_then_free_then_others_from_the_end():
     owner = {0: 0, 1: 1, 2: 0, 4: 1}
     assert list(_crew._claim_order(0, todo, owner)) == [0, 2, 3, 5, 4, 1]
     assert list(_crew._claim_order(1, todo, owner)) == [1, 4, 3, 5, 2, 0]
+
+
+def _wmem_max() -> int:
+    try:
+        return int(Path("/proc/sys/net/core/wmem_max").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+@pytest.mark.skipif(_wmem_max() < _crew._SOCKET_BUFFER, reason="the system caps socket buffers below the crew's")
+def test_a_worker_sends_megabytes_ahead_of_the_reader():
+    """A worker's results wait in its socket's buffer while this process is
+    busy (its reader thread waits for the GIL): the worker goes on resolving
+    instead of blocking in ``send`` (the default buffer held ~200 KB)."""
+    import multiprocessing as mp
+
+    here, there = mp.get_context("fork").Pipe(duplex=True)
+    _crew._widen(here)
+    _crew._widen(there)
+    os.set_blocking(there.fileno(), False)
+    try:
+        there.send_bytes(b"x" * (3 << 20))  # nobody reads yet: all of it is buffered
+        assert len(here.recv_bytes()) == 3 << 20
+    finally:
+        here.close()
+        there.close()
