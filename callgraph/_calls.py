@@ -19,7 +19,7 @@ from ._callsite import Resolution as R
 from ._types import UNKNOWN_LIB, LambdaT, NullT, UnknownT
 from ._index import OBJECT, PRIMITIVES
 from ._overloads import arity_ok, choose
-from ._scopes import MethodContext
+from ._scopes import _UNASKED, MethodContext
 from ._texpr import BOOLEAN, CLASS, INT, STRING, VOID
 
 # the members as module globals: a class attribute look-up on an Enum costs
@@ -164,7 +164,7 @@ class CallSites:
         k = self.ctx.type_key
         first_unknown = None
         while k is not None:
-            td = idx.types.get(k)
+            td = self.tdecl(k)
             if td is None:
                 break
             lr = self.local_method(k, name, args)
@@ -178,15 +178,15 @@ class CallSites:
             k = td.outer
         for imp in self.ff.imports:
             if imp.static and not imp.on_demand and imp.name.endswith("." + name):
-                owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                owner = self.qualified(imp.name[: -len(name) - 1])
                 owner = owner or imp.name[: -len(name) - 1]
                 return self.select(owner, name, args, virtual=False)
         unknown_owners = []
         for imp in self.ff.imports:
             if imp.static and imp.on_demand:
-                owner = idx._resolve_qualified(imp.name)
+                owner = self.qualified(imp.name)
                 if owner:
-                    cands, _ = idx.methods_named(owner, name)
+                    cands, _ = self.named(owner, name)
                     if cands:
                         return self.select(owner, name, args, virtual=False)
                     if idx.solver.view(owner) is None:
@@ -201,14 +201,11 @@ class CallSites:
         return self.by_name(name, args, "no method of that name in scope")
 
     def local_method(self, k, name, args):
-        # asked at every select: whether ``k`` is a local class, once per file
-        td = self._local_td.get(k, False)
-        if td is False:
-            td = self.idx.types.get(k)
-            if td is not None and not td.local:
-                td = None
-            self._local_td[k] = td
-        if td is None:
+        # asked at every select: whether ``k`` is a local class
+        td = self._tds.get(k, _UNASKED)
+        if td is _UNASKED:
+            td = self.tdecl(k)
+        if td is None or not td.local:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):
@@ -229,7 +226,11 @@ class CallSites:
         n = len(args)
         if name == "getClass" and n == 0:  # final in Object: whatever the receiver is
             return self.jdk_member(None, name, args, None, None)
-        ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
+        # the same names at many sites of a file: once per file and arity
+        ids = self._by_name.get((name, n))
+        if ids is None:
+            by_id = self.idx.by_id
+            ids = self._by_name[(name, n)] = [i for i in self.idx.by_name.get(name, ()) if arity_ok(by_id[i], n)]
         if not ids:
             return CallResolution(_UNRESOLVED, reason=reason)
         if len(ids) > _NAME_CAP:
@@ -243,7 +244,8 @@ class CallSites:
     def choose(self, cands, args):
         """(chosen list, decided_by_types) among candidates applicable by arity
         (``_overloads.choose``; argument types are typed only when needed)."""
-        return choose(self.idx, cands, len(args), lambda: [self.texpr(a) for a in args])
+        # the resolver's memos of is_subtype and sam answer for the index
+        return choose(self, cands, len(args), lambda: [self.texpr(a) for a in args])
 
     def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
@@ -373,7 +375,13 @@ class CallSites:
             ret = self.lib_return(c, recv, args)
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
-        if virtual and not static and t in idx.types and not idx.types[t].local:
+        if virtual and not static:
+            td = self._tds.get(t, _UNASKED)
+            if td is _UNASKED:
+                td = self.tdecl(t)
+        else:
+            td = None
+        if td is not None and not td.local:
             # CHA targets depend on the static type and the method alone:
             # once per file (the same ``list.add`` at many call sites)
             ck = (t, id(c))

@@ -59,7 +59,7 @@ class Creations:
             v = idx.solver.view(t)
             if v is not None and v.kind in ("interface", "annotation"):
                 return NOT_A_CALL
-        td = idx.types.get(t)
+        td = self.tdecl(t)
         if td is not None and td.local:
             return CallResolution(_LOCAL_CLASS, ret=(t, ()))
         r = self.select(t, "<init>", args, virtual=False)
@@ -84,7 +84,7 @@ class Creations:
     def enum_constant(self, n) -> CallResolution:
         if self.ctx.type_key is None:
             return NOT_A_CALL
-        td = self.idx.types.get(self.ctx.type_key)
+        td = self.tdecl(self.ctx.type_key)
         if td is None or td.kind != "enum":
             return NOT_A_CALL
         r = self.select(self.ctx.type_key, "<init>", self.args_of(n), virtual=False)
@@ -166,10 +166,10 @@ class Creations:
             return CallResolution(_UNRESOLVED, reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
-        td = idx.types.get(t)
+        td = self.tdecl(t)
         if td is not None and td.local:
             return CallResolution(_LOCAL_CLASS)
-        cands, unknown = idx.methods_named(t, name)
+        cands, unknown = self.named(t, name)
         if name == "<init>" and not cands and td is not None:
             return NOT_A_CALL
         if not cands:

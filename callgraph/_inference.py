@@ -22,6 +22,7 @@ from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard, LambdaT, NullT, UnknownT
 from ._candidates import MethodCandidate
 from ._index import BOX, OBJECT, PRIMITIVES
+from ._scopes import _UNASKED  # project_return: a candidate whose plain return is not memoised yet
 from ._texpr import VOID
 
 # the members as module globals: a class attribute look-up on an Enum costs
@@ -32,7 +33,6 @@ _EXACT = R.EXACT
 _NOT_CLASS_T = (NullT, LambdaT, UnknownT)
 # argument types a project method's type variable is not inferred from
 _NOT_INFERRED_T = (NullT, LambdaT)
-_UNASKED = object()  # project_return: a candidate whose plain return is not memoised yet
 
 
 def _mentions_tvar(ref, names) -> bool:
@@ -63,10 +63,10 @@ class GenericInference:
         if plain is not _UNASKED:
             return plain
         idx = self.idx
-        fi = idx.type_file[c.type_key]
+        fi = self.type_file(c.type_key)
         subst: dict = {}
         # class type variables from the receiver's type arguments
-        td = idx.types.get(c.type_key)
+        td = self.tdecl(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
         if not tps and not (c.tparams and c.decl is not None):
             plain = self._plain_returns[id(c)] = idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
@@ -134,7 +134,7 @@ class GenericInference:
         if recv is None and not sig.static and self.ctx.type_key is not None:
             recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
         # a raw library receiver (javac erases its members): no substitution
-        raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
+        raw = recv is not None and not recv[1] and self.tdecl(recv[0]) is None and bool(
             idx.lib_type_params(recv[0]))
         if recv is not None and not raw and not sig.static:
             if recv[0] == c.owner:

@@ -31,7 +31,7 @@ from ._facts import JAVA
 from ._callsite import STRENGTH as _RANK, CallEdge, CallResolution, FileResult
 from ._callsite import Resolution as R
 from ._index import ProjectIndex
-from ._scopes import _NO_CONTEXT, MethodContext, Scopes
+from ._scopes import _NO_CONTEXT, _UNASKED, MethodContext, Scopes
 from ._texpr import ExpressionTyping
 from ._inference import GenericInference
 from ._calls import CallSites
@@ -45,7 +45,6 @@ _LOCAL_CLASS = R.LOCAL_CLASS
 _NOT_A_CALL = R.NOT_A_CALL
 _UNRESOLVED = R.UNRESOLVED
 _new = tuple.__new__
-_UNPLACED = object()  # site_type: a type whose kind is not memoised yet
 
 _SITE_QUERY_PATTERNS = """
 (local_variable_declaration) @local
@@ -98,7 +97,7 @@ def _start(c):
     return c[0]
 
 
-def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None) -> str:
+def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None, tdecl=None) -> str:
     """Which kind of type a call site's receiver / target belongs to (``SITE_TYPES``).
 
     ``third-party-on-classpath``: the declaring type of a chosen target, or the
@@ -111,46 +110,54 @@ def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None) 
     untyped lambda value; ``jdk`` / ``project``: every type involved is the
     JDK's / the project's. Off-classpath wins over on-classpath, which wins
     over jdk and project (docs/callgraph.md "Third-party call sites").
-    ``placed``: a memo of each type's kind (None for a project type), kept
+    ``placed``: a memo of each type's kind (its rank in ``_PLACES``), kept
     by the caller for one file, where the same few types come back at
-    every call site."""
+    every call site; ``tdecl``: ``idx.types.get`` or the caller's memo of it."""
     kind = r.resolution
     if kind is _LOCAL_CLASS:
         return "project"
-    recv = r.recv[0] if r.recv is not None and isinstance(r.recv[0], str) else None
-    if recv is not None and "." not in recv and recv not in idx.types:
-        recv = None  # a type variable or a simple name: not a type we can place
+    if tdecl is None:
+        tdecl = idx.types.get
+    recv = r.recv
+    if recv is not None:
+        recv = recv[0]
+        if not isinstance(recv, str) or ("." not in recv and tdecl(recv) is None):
+            recv = None  # a type variable or a simple name: not a type we can place
     if kind is _UNRESOLVED:
         if (r.reason or "").startswith("method called on a"):
             return "not-a-type"
         if recv is None:
             return "unknown-type"
-        owners = [recv]  # no such method on a known receiver type: counted by that type
+        owners = (recv,)  # no such method on a known receiver type: counted by that type
     elif r.guess:
         return "unknown-type"
     else:
-        owners = [a.declaring_type for a in r.apis] + ([recv] if recv is not None else [])
+        owners = [a[1] for a in r.apis]  # their declaring types
+        if recv is not None:
+            owners.append(recv)
     if placed is None:
         placed = {}
-    seen = set()
-    for t in owners:
-        k = placed.get(t, _UNPLACED)
-        if k is _UNPLACED:
-            if t in idx.types:
-                k = None
+    best = _PROJECT
+    for t in owners:  # each placed (no early end: the first ask of a type is recorded)
+        k = placed.get(t)
+        if k is None:
+            if tdecl(t) is not None:
+                k = _PROJECT
             else:
                 sig = idx.lib(t)
                 if sig is not None:
-                    k = "jdk" if sig.origin == "jdk" else "third-party-on-classpath"
+                    k = _JDK if sig.origin == "jdk" else _ON_CLASSPATH
                 else:
-                    k = "third-party-off-classpath" if idx.third_party(t) else "jdk"
+                    k = _OFF_CLASSPATH if idx.third_party(t) else _JDK
             placed[t] = k
-        if k is not None:
-            seen.add(k)
-    for k in ("third-party-off-classpath", "third-party-on-classpath", "jdk"):
-        if k in seen:
-            return k
-    return "project"
+        if k < best:
+            best = k
+    return _PLACES[best]
+
+
+# site_type's kinds of a type, the strongest first
+_PLACES = ("third-party-off-classpath", "third-party-on-classpath", "jdk", "project")
+_OFF_CLASSPATH, _ON_CLASSPATH, _JDK, _PROJECT = range(4)
 
 
 class _FileAcc:
@@ -245,15 +252,63 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self._refs: dict = {}  # (TypeRef, type key, method id or None) -> resolve_ref (Scopes.ref)
         self._field_names: dict = {}  # (type key, simple name) -> (type, found) (Scopes.ident)
         self._type_names: dict = {}  # (type name text, type key) -> resolve_name (Scopes._type_name)
-        self._local_td: dict = {}  # type key -> its TypeDecl if a local class, else None (CallSites.local_method)
         self._plain_returns: dict = {}  # id of a candidate -> its return type, when constant (project_return)
         self._named: dict = {}  # (type, name) -> methods_named (CallSites.named)
         self._lib_api: dict = {}  # library method id -> (ApiTarget,) (CallSites.target)
-        self._placed: dict = {}  # type -> its kind for site_type (None: a project type)
+        self._placed: dict = {}  # type -> its kind for site_type (rank in _PLACES)
         self._cha: dict = {}  # (static type, id of the candidate) -> CHA target ids (CallSites.target)
+        self._tds: dict = {}  # type key -> idx.types.get(key) (tdecl)
+        self._by_name: dict = {}  # (name, arity) -> CallSites.by_name's ids
+        self._subtypes: dict = {}  # (type, type) -> idx.is_subtype (is_subtype)
+        self._sams: dict = {}  # type -> idx.sam (sam)
+        self._qualified: dict = {}  # dotted name -> idx._resolve_qualified (qualified)
+        self._tfiles: dict = {}  # type key -> idx.type_file[key] (type_file)
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
+
+    # Per-file memos of the index's answers that call sites ask again and
+    # again (a file asks about the same few types, names and type pairs):
+    # each is keyed by all its answer depends on, and its first ask goes to
+    # the index, so with the warm cache on the recorder stores the same
+    # distinct look-ups (repeats were dropped when a row was stored) and its
+    # log, which every look-up adds to, is shorter (docs/callgraph.md
+    # "Resolver costs per call site (issue 17, session 8)")
+    def tdecl(self, k):
+        """``idx.types.get(k)``: the project's declaration of type ``k``, or None."""
+        td = self._tds.get(k, _UNASKED)
+        if td is _UNASKED:
+            td = self._tds[k] = self.idx.types.get(k)
+        return td
+
+    def type_file(self, k) -> int:
+        """``idx.type_file[k]`` (``k`` a project type: KeyError otherwise)."""
+        fi = self._tfiles.get(k)
+        if fi is None:
+            fi = self._tfiles[k] = self.idx.type_file[k]
+        return fi
+
+    def is_subtype(self, a: str, b: str):
+        """``idx.is_subtype(a, b)`` (``_overloads`` asks it through the resolver)."""
+        k = (a, b)
+        r = self._subtypes.get(k, _UNASKED)
+        if r is _UNASKED:
+            r = self._subtypes[k] = self.idx.is_subtype(a, b)
+        return r
+
+    def sam(self, t: str):
+        """``idx.sam(t)`` (``_overloads`` asks it through the resolver)."""
+        r = self._sams.get(t, _UNASKED)
+        if r is _UNASKED:
+            r = self._sams[t] = self.idx.sam(t)
+        return r
+
+    def qualified(self, name: str):
+        """``idx._resolve_qualified(name)``: the type a dotted name (a static import's) names."""
+        r = self._qualified.get(name, _UNASKED)
+        if r is _UNASKED:
+            r = self._qualified[name] = self.idx._resolve_qualified(name)
+        return r
 
     def run(self, captures: list | None = None) -> FileResult:
         """Resolve the file. ``captures``: the site captures of
@@ -302,7 +357,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             return
         res = self.res
         res.counts[kind] += 1
-        res.sites[site_type(self.idx, r, self._placed)] += 1
+        res.sites[site_type(self.idx, r, self._placed, self.tdecl)] += 1
         # the example is formatted only for a reason's first call site
         if kind is _UNRESOLVED:
             key = r.reason

@@ -75,6 +75,7 @@ class _Within:
 
 _NO_CONTEXT = MethodContext(None, None)
 _new = tuple.__new__
+_UNASKED = object()  # FileResolver's per-file memos of the index (tdecl, ...): not asked yet
 
 
 class Scopes:
@@ -310,14 +311,14 @@ class Scopes:
             t, found = idx.field_type_of((k, ()), name)
             if found:
                 return t, True
-            td = idx.types.get(k)
+            td = self.tdecl(k)
             k = td.outer if td is not None else None
         for imp in self.ff.imports:
             if imp.static:
                 if imp.on_demand:
-                    owner = idx._resolve_qualified(imp.name)
+                    owner = self.qualified(imp.name)
                 elif imp.name.endswith("." + name):
-                    owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                    owner = self.qualified(imp.name[: -len(name) - 1])
                 else:
                     continue
                 if owner:

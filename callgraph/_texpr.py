@@ -163,8 +163,8 @@ class ExpressionTyping:
                 return PRIM_T[_NUM_ORDER[max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)]]
             if pa == pb == "boolean":
                 return BOOLEAN
-            return a if a == b or self.idx.is_subtype(b[0], a[0]) is True else (
-                b if self.idx.is_subtype(a[0], b[0]) is True else None)
+            return a if a == b or self.is_subtype(b[0], a[0]) is True else (
+                b if self.is_subtype(a[0], b[0]) is True else None)
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
             ops = self._tx(op) if op is not None else ""
@@ -223,7 +223,7 @@ class ExpressionTyping:
         if key is None:
             return None
         sups = self.idx.supers(key)
-        td = self.idx.types.get(key)
+        td = self.tdecl(key)
         if not sups:
             return OBJECT
         if td is not None and td.kind == "interface":
