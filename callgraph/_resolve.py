@@ -77,7 +77,10 @@ def pass2_captures(tree) -> tuple[list, dict]:
     """One query over ``tree`` for pass 2: ``(site captures, RTA captures)``.
 
     Site captures are ``(start byte, capture name, node)`` sorted by start
-    byte (``FileResolver.run``), RTA's ``{capture name: [node, ...]}`` in
+    byte, the outer of two nodes that start together first (``FileResolver.run``;
+    the query gives such nodes — ``a.b().c()``'s two invocations — in an order
+    that differs between parses of the same file, and the first call site of
+    an unresolved reason is its example), RTA's ``{capture name: [node, ...]}`` in
     ``_rta.QUERY_PATTERNS``' names (``_rta.collect``); each list in document
     order, as each query gave them on its own."""
     site: list = []
@@ -94,7 +97,7 @@ def pass2_captures(tree) -> tuple[list, dict]:
 
 
 def _start(c):
-    return c[0]
+    return c[0], -c[2].end_byte
 
 
 def site_type(idx: ProjectIndex, r: CallResolution, placed: dict | None = None, tdecl=None) -> str:
