@@ -19,6 +19,7 @@ from ._callsite import Resolution as R
 from ._types import UNKNOWN_LIB, LambdaT, NullT, UnknownT
 from ._index import OBJECT, PRIMITIVES
 from ._overloads import arity_ok, choose
+from ._facts import _F_ARGUMENTS, _F_FIELD, _F_NAME, _F_OBJECT, NODE_TYPE
 from ._scopes import _UNASKED, MethodContext
 from ._texpr import BOOLEAN, CLASS, INT, STRING, VOID
 
@@ -31,6 +32,11 @@ _LOCAL_CLASS = R.LOCAL_CLASS
 _UNRESOLVED = R.UNRESOLVED
 # values that have no members to call (a prebuilt tuple: built per call otherwise)
 _NO_MEMBERS_T = (NullT, LambdaT)
+_COMMENTS = frozenset({"line_comment", "block_comment"})
+# a call's answer while it is being resolved: a call whose typing needs its own
+# type (through a lambda's inferred parameters) finds this one
+_RECURSIVE = CallResolution(_UNRESOLVED, reason="recursive type inference")
+_new = tuple.__new__
 
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
 # Members every class/enum/record has from java.lang.Object, Enum, Record:
@@ -63,31 +69,33 @@ class CallSites:
         return NOT_A_CALL
 
     def args_of(self, n):
-        al = n.child_by_field_name("arguments")
-        if al is None:
+        al = n.child_by_field_id(_F_ARGUMENTS)
+        if al is None or not al.named_child_count:
             return []
-        return [c for c in al.named_children if c.type not in ("line_comment", "block_comment")]
+        return [c for c in al.named_children if NODE_TYPE[c.kind_id] not in _COMMENTS]
 
     def call(self, n) -> CallResolution:
-        r = self.cache.get(n.id)
+        nid = n.id
+        cache = self.cache
+        r = cache.get(nid)
         if r is not None:
             return r
-        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
+        cache[nid] = _RECURSIVE
         with self.within(self.context_at(n.start_byte)):
-            r = self._call(n, n.child_by_field_name("name"))
-        self.cache[n.id] = r
+            r = cache[nid] = self._call(n, n.child_by_field_id(_F_NAME))
         return r
 
     def call_site(self, n, name_node) -> CallResolution:
         """:meth:`call` for a call site ``FileResolver.run`` visits: the context
         is already the site's own (``run`` set it), and ``name_node`` is the
         invocation's ``name`` child, which ``run`` also needs for the line."""
-        r = self.cache.get(n.id)
+        nid = n.id
+        cache = self.cache
+        r = cache.get(nid)
         if r is not None:
             return r
-        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
-        r = self._call(n, name_node)
-        self.cache[n.id] = r
+        cache[nid] = _RECURSIVE
+        r = cache[nid] = self._call(n, name_node)
         return r
 
     def _call(self, n, name_node) -> CallResolution:
@@ -95,18 +103,19 @@ class CallSites:
             return CallResolution(_UNRESOLVED, reason="malformed invocation")
         name = self._tx(name_node)
         args = self.args_of(n)
-        obj = n.child_by_field_name("object")
+        obj = n.child_by_field_id(_F_OBJECT)
         idx = self.idx
         if obj is None:
             return self.unqualified(name, args)
-        if obj.type == "super":
+        okind = NODE_TYPE[obj.kind_id]
+        if okind == "super":
             sup = self.superclass(self.ctx.type_key)
             if sup is None:
                 return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
         # `X.super.m()` has at least X . super . m (args): five children; most
         # calls have four (`o.m(args)`), so their children are not listed
-        if n.child_count >= 5 and any(c.type == "super" for c in n.children if c != obj):
+        if n.child_count >= 5 and any(NODE_TYPE[c.kind_id] == "super" for c in n.children if c != obj):
             # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
@@ -117,10 +126,10 @@ class CallSites:
             if k is None:
                 return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
-        if obj.type == "this":
+        if okind == "this":
             return self.select(self.ctx.type_key, name, args, virtual=True)
-        if obj.type in ("identifier", "field_access", "scoped_identifier"):
-            if obj.type == "identifier":
+        if okind in ("identifier", "field_access", "scoped_identifier"):
+            if okind == "identifier":
                 ot, found = self.ident(self._tx(obj), obj.start_byte)
                 if found:
                     if ot is None:
@@ -143,7 +152,7 @@ class CallSites:
             return self.by_name(name, args, "receiver expression of unknown type")
         ot = self.texpr(obj)
         if ot is None:
-            return self.by_name(name, args, f"receiver {obj.type} of unknown type")
+            return self.by_name(name, args, f"receiver {okind} of unknown type")
         return self.on_type(ot, name, args)
 
     def on_type(self, ot, name, args) -> CallResolution:
@@ -216,11 +225,19 @@ class CallSites:
         return None
 
     def star(self, owner, name, kind, reason=None) -> CallResolution:
-        mid = f"{owner}.{name}(*)"
-        idx = self.idx
-        # the call returns a value of an unknown library type
-        return CallResolution(kind, (mid,), UNKNOWN_LIB, reason,
-                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
+        # one answer per file for the same arguments (a file calls the same
+        # methods of an unknown type at many sites); the index's answers it
+        # uses are the environment's (not recorded)
+        k = (owner, name, kind, reason)
+        r = self._stars.get(k)
+        if r is None:
+            mid = f"{owner}.{name}(*)"
+            idx = self.idx
+            # the call returns a value of an unknown library type
+            r = self._stars[k] = CallResolution(
+                kind, (mid,), UNKNOWN_LIB, reason,
+                apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
+        return r
 
     def by_name(self, name, args, reason) -> CallResolution:
         n = len(args)
@@ -300,15 +317,15 @@ class CallSites:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
         and ``CONSTANT`` is an upper-case name: by Java's naming convention an
         enum constant (the only evidence there is without the library's jar)."""
-        if obj.type != "field_access":
+        if NODE_TYPE[obj.kind_id] != "field_access":
             return False
-        o, f = obj.child_by_field_name("object"), obj.child_by_field_name("field")
-        if o is None or f is None or f.type != "identifier":
+        o, f = obj.child_by_field_id(_F_OBJECT), obj.child_by_field_id(_F_FIELD)
+        if o is None or f is None or NODE_TYPE[f.kind_id] != "identifier":
             return False
         fname = self._tx(f)
         if not (fname[:1].isupper() and fname.upper() == fname):
             return False
-        if o.type == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
+        if NODE_TYPE[o.kind_id] == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
         return k is not None and self.idx.solver.view(k) is None
@@ -405,5 +422,6 @@ class CallSites:
                     if lib is None:
                         lib = self._lib_api[oid] = (ApiTarget(oid, owner, c.info.name, idx.third_party(owner),
                                                               idx.library_of(owner)),)
-                    return CallResolution(kind, (tid, oid), ret, None, cha, lib, c, recv)
-        return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)
+                    return _new(CallResolution, (kind, (tid, oid), ret, None, cha, lib, c, recv, False))
+        # tuple.__new__: the NamedTuple without its Python-level constructor (one per call site)
+        return _new(CallResolution, (kind, (tid,), ret, None, cha, lib, c, recv, False))

@@ -17,7 +17,7 @@ The ``FileResolver`` mixin :class:`GenericInference`:
 
 from __future__ import annotations
 
-from ._facts import type_ref
+from ._facts import _F_BODY, _F_TYPE, NODE_TYPE, type_ref
 from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard, LambdaT, NullT, UnknownT
 from ._candidates import MethodCandidate
@@ -185,7 +185,7 @@ class GenericInference:
             pairs = list(zip(ps, ats))
         lams = []
         for k, (p, a) in enumerate(pairs):
-            if type(a) is LambdaT and args[k].type == "lambda_expression":
+            if type(a) is LambdaT and NODE_TYPE[args[k].kind_id] == "lambda_expression":
                 lams.append((p, args[k]))
             else:
                 self._unify(p, a, mvars, got, bad, 0)
@@ -197,8 +197,8 @@ class GenericInference:
         """Bind the method type variable a functional-interface parameter ``p``
         returns (``? extends U`` of ``Function<T, R>``'s ``R``) to the type of
         lambda ``lam``'s expression body, its parameters typed from ``p``."""
-        body = lam.child_by_field_name("body")
-        if not isinstance(p, JClass) or not p.args or body is None or body.type == "block":
+        body = lam.child_by_field_id(_F_BODY)
+        if not isinstance(p, JClass) or not p.args or body is None or NODE_TYPE[body.kind_id] == "block":
             return
         idx = self.idx
         sm = idx.sam_method(p.name)
@@ -275,9 +275,10 @@ class GenericInference:
         ft = self._lam_target.get(lam.id)  # the target functional interface type (tuple)
         if ft is not None:
             pass  # provisional, while the enclosing call's type arguments are inferred
-        elif p.type == "argument_list" and p.parent is not None and p.parent.type == "method_invocation":
+        elif NODE_TYPE[p.kind_id] == "argument_list" and p.parent is not None \
+                and NODE_TYPE[p.parent.kind_id] == "method_invocation":
             call = p.parent
-            args = [a for a in p.named_children if a.type not in ("line_comment", "block_comment")]
+            args = [a for a in p.named_children if NODE_TYPE[a.kind_id] not in ("line_comment", "block_comment")]
             pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
             r = self.call(call)
             c = r.cand
@@ -302,21 +303,23 @@ class GenericInference:
                 if _mentions_tvar(ref, self.idx.tparams_of(c.type_key)):
                     return None
                 ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
-        elif p.type == "variable_declarator" and p.parent is not None \
-                and p.parent.type in ("local_variable_declaration", "field_declaration"):
-            ty = p.parent.child_by_field_name("type")
+        elif NODE_TYPE[p.kind_id] == "variable_declarator" and p.parent is not None \
+                and NODE_TYPE[p.parent.kind_id] in ("local_variable_declaration", "field_declaration"):
+            ty = p.parent.child_by_field_id(_F_TYPE)
             if ty is not None and self._tx(ty) != "var":
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
-        elif p.type == "return_statement":
+                ft = self.function_target_ref(type_ref(ty, self.src), self.fi, self.ctx.type_key, self.mtp())
+        elif NODE_TYPE[p.kind_id] == "return_statement":
             # `return x -> ...`: the target is the enclosing method's declared return
             # type (JLS 14.17, 15.27.3); inside a lambda body it is that lambda's, unknown here
             m = p.parent
-            while m is not None and m.type not in ("method_declaration", "lambda_expression", "class_body",
-                                                   "constructor_declaration", "compact_constructor_declaration"):
+            while m is not None and NODE_TYPE[m.kind_id] not in (
+                    "method_declaration", "lambda_expression", "class_body", "constructor_declaration",
+                    "compact_constructor_declaration"):
                 m = m.parent
-            ty = m.child_by_field_name("type") if m is not None and m.type == "method_declaration" else None
+            ty = m.child_by_field_id(_F_TYPE) \
+                if m is not None and NODE_TYPE[m.kind_id] == "method_declaration" else None
             if ty is not None:
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
+                ft = self.function_target_ref(type_ref(ty, self.src), self.fi, self.ctx.type_key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])
@@ -389,11 +392,11 @@ class GenericInference:
         if p is None:
             return None
         ptype = None
-        if p.type == "argument_list":
+        if NODE_TYPE[p.kind_id] == "argument_list":
             call = p.parent
-            args = [c for c in p.named_children if c.type not in ("line_comment", "block_comment")]
+            args = [c for c in p.named_children if NODE_TYPE[c.kind_id] not in ("line_comment", "block_comment")]
             pos = next((i for i, a in enumerate(args) if a.id == n.id), None)
-            if pos is None or call is None or call.type != "method_invocation":
+            if pos is None or call is None or NODE_TYPE[call.kind_id] != "method_invocation":
                 return None
             c = self.call(call).cand
             if c is None:
@@ -404,10 +407,10 @@ class GenericInference:
                 ptype = pt[pos]
             elif varargs and pt:
                 ptype = pt[-1][:-2]
-        elif p.type == "variable_declarator" and p.parent is not None:
-            ty = p.parent.child_by_field_name("type")
+        elif NODE_TYPE[p.kind_id] == "variable_declarator" and p.parent is not None:
+            ty = p.parent.child_by_field_id(_F_TYPE)
             if ty is not None and self._tx(ty) != "var":
-                r = self.ref(type_ref(ty))
+                r = self.ref(type_ref(ty, self.src))
                 ptype = r[0] if r else None
         if ptype is None or ptype in PRIMITIVES or ptype.endswith("[]"):
             return None

@@ -22,12 +22,13 @@ This module runs them over a file (``run``) and gathers the edges (``emit``).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 
 import tree_sitter
 
 from . import _rta
-from ._facts import JAVA
+from ._facts import _F_NAME, JAVA
 from ._callsite import STRENGTH as _RANK, CallEdge, CallResolution, FileResult
 from ._callsite import Resolution as R
 from ._index import ProjectIndex
@@ -220,6 +221,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self.idx = idx
         self.fi = fi
         self.src = src  # the bytes ``tree`` was parsed from (Scopes._tx)
+        self.stext = src.decode("ascii") if src.isascii() else None  # its text, when ASCII (Scopes._tx)
         self.ff = idx.files[fi]
         self.tree = tree
         self.res = _FileAcc()
@@ -249,7 +251,12 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self.spans = spans
         self.span_starts = [s[0] for s in spans]
         self.owners = owners
-        self.owner_starts = [o[0] for o in owners]
+        self.owner_starts = ostarts = [o[0] for o in owners]
+        # owners holding no type declaration (no local or anonymous class):
+        # the type at each of their positions is their own (run needs no type_at)
+        sstarts = self.span_starts
+        self.owner_plain = [bisect_left(sstarts, o[0]) == bisect_left(sstarts, o[1]) for o in owners] \
+            if ostarts else []
         self.locals: dict[str, list] = {}
         self.cache: dict[int, CallResolution] = {}
         self._refs: dict = {}  # (TypeRef, type key, method id or None) -> resolve_ref (Scopes.ref)
@@ -266,6 +273,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self._sams: dict = {}  # type -> idx.sam (sam)
         self._qualified: dict = {}  # dotted name -> idx._resolve_qualified (qualified)
         self._tfiles: dict = {}  # type key -> idx.type_file[key] (type_file)
+        self._stars: dict = {}  # (owner, name, kind, reason) -> CallSites.star's answer
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
@@ -317,23 +325,36 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         """Resolve the file. ``captures``: the site captures of
         ``pass2_captures`` when pass 2 already ran its query; else it runs here."""
         caps = captures if captures is not None else pass2_captures(self.tree)[0]
-        for _, name, n in caps:
+        sites = []
+        declare = self.declare
+        for c in caps:
+            name = c[1]
             if name in _DECL_CAPS:
                 try:
-                    self.declare(name, n)
+                    declare(name, c[2])
                 except Exception:  # a malformed (recovered) node: skip the declaration
                     pass
-        for _, name, n in caps:
-            if name in _DECL_CAPS:
+            else:
+                sites.append(c)
+        owners, ostarts, plain = self.owners, self.owner_starts, self.owner_plain
+        call_site, emit = self.call_site, self.emit
+        ctx = _NO_CONTEXT
+        for sb, name, n in sites:  # sb: the node's start byte
+            # owner_at and context_at, inlined (once per call site)
+            i = bisect_right(ostarts, sb) - 1
+            if i < 0:
                 continue
-            owner = self.owner_at(n.start_byte)
-            if owner is None:
+            owner = owners[i]
+            if sb >= owner[1]:
                 continue
-            self.ctx = _new(MethodContext, (self.type_at(n.start_byte), owner[4]))  # see Scopes.context_at
+            tk = owner[3] if plain[i] else self.type_at(sb)
+            if tk is not ctx[0] or owner[4] is not ctx[1]:
+                ctx = _new(MethodContext, (tk, owner[4]))
+            self.ctx = ctx
             if name == "call":
-                nm = n.child_by_field_name("name")
+                nm = n.child_by_field_id(_F_NAME)
                 try:
-                    r = self.call_site(n, nm)  # self.ctx is the site's context
+                    r = call_site(n, nm)  # self.ctx is the site's context
                 except RecursionError:
                     r = CallResolution(_UNRESOLVED, reason="expression too deeply nested")
                 except Exception as e:  # a resolver bug must cost one call site, not the file
@@ -349,7 +370,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
                 except Exception as e:  # a resolver bug must cost one call site, not the file
                     r = CallResolution(_UNRESOLVED, reason=f"internal error ({type(e).__name__})")
                 line = n.start_point[0] + 1
-            self.emit(owner, r, line)
+            emit(owner, r, line)
         self.implicit_super_calls()
         self.generated_calls()
         return self.res.freeze()
@@ -377,9 +398,21 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
                 res.examples[key] = f"{self.ff.rel}:{line}"
         edges = res.edges
         lt = (line,)
+        targets = r.targets
         for src in owner[2]:
-            for t in r.targets:
-                res.edge(src, t, lt, kind)
+            for t in targets:  # _FileAcc.edge, inlined
+                e = edges.get((src, t))
+                if e is None:
+                    edges[(src, t)] = [kind, lt]
+                else:
+                    if _RANK[kind] < _RANK[e[0]]:
+                        e[0] = kind
+                    ls = e[1]
+                    if ls.__class__ is tuple:
+                        if ls[0] != line:
+                            e[1] = {ls[0], line}
+                    else:
+                        ls.add(line)
             for t in r.cha:  # often hundreds (calls on Object in the JDK): inlined
                 e = edges.get((src, t))
                 if e is None:

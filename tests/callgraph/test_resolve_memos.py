@@ -151,7 +151,7 @@ EXPECTED2 = {
 # every memo of an index answer a FileResolver keeps (not the call-site and
 # local-type caches, which also guard against recursion)
 _INDEX_MEMOS = ("_refs", "_field_names", "_type_names", "_named", "_lib_api", "_placed", "_cha",
-                "_plain_returns", "_tds", "_by_name", "_subtypes", "_sams", "_qualified", "_tfiles")
+                "_plain_returns", "_tds", "_by_name", "_subtypes", "_sams", "_qualified", "_tfiles", "_stars")
 
 
 class _Forgetful(dict):
@@ -202,3 +202,15 @@ def test_the_recorder_sees_every_distinct_look_up_with_the_memos_on():
         assert e1 == e0
         assert asked1 == asked0
         assert n1 < n0
+
+
+def test_a_receiver_of_unknown_type_is_named_by_its_node_type():
+    # the reason of a guess on a receiver expression of unknown type names
+    # the expression's kind (a variable of the resolver once shadowed it)
+    src = b"package m;\nclass R { void f(int a) { a[0].size(); (a[0]).size(); } }\n"
+    tree = _facts.parse(src)
+    ff = _facts.extract(src, tree, "src/main/java/m/R.java", "main", None)
+    res = FileResolver(ProjectIndex([ff], None), 0, src, tree).run()
+    reasons = dict(res.reasons)
+    assert reasons.get("receiver array_access of unknown type") == 1
+    assert reasons.get("receiver parenthesized_expression of unknown type") == 1
