@@ -76,7 +76,7 @@ class GenericInference:
                 recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
             targs = None
             if recv is not None:
-                targs = recv[1] if recv[0] == c.type_key else idx.super_type_args(recv[0], recv[1], c.type_key)
+                targs = recv[1] if recv[0] == c.type_key else self.super_type_args(recv[0], recv[1], c.type_key)
             if targs and len(targs) == len(tps):
                 for n, a in zip(tps, targs):
                     if a is not None:
@@ -94,9 +94,19 @@ class GenericInference:
                     a = self.texpr(args[i])
                     if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
                         subst[pref[1][0][0]] = a[1][0]
-        if subst:
-            return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
-        return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+        # the same candidate with the same substitution at many sites of a file:
+        # its type once (both look-ups depend on nothing else)
+        try:
+            mk = (id(c), tuple(subst.items()))
+            got = self._returns.get(mk, _UNASKED)
+        except TypeError:  # an unhashable type in the substitution: asked as it is
+            mk, got = None, _UNASKED
+        if got is _UNASKED:
+            got = idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst) if subst \
+                else idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+            if mk is not None:
+                self._returns[mk] = got
+        return got
 
     def lib_return(self, c: MethodCandidate, recv, args=()):
         """Return type of library method ``c`` called on ``recv`` (None: static or
@@ -114,10 +124,20 @@ class GenericInference:
         ms = idx.lib_method_sig(sig) if sig.generic_returns else None
         if ms is not None:
             subst = self.lib_subst(c, ms, recv, args)
+            # the same signature with the same substitution at many sites of a
+            # file: once (ms is the index's parsed Signature, kept by it)
             try:
-                t = idx.jtuple(ms.returns, subst)
-            except RecursionError:
-                t = None
+                mk = (id(ms), tuple(subst.items()))
+                t = self._jtuples.get(mk, _UNASKED)
+            except TypeError:  # an unhashable type in the substitution: asked as it is
+                mk, t = None, _UNASKED
+            if t is _UNASKED:
+                try:
+                    t = idx.jtuple(ms.returns, subst)
+                    if mk is not None:
+                        self._jtuples[mk] = t
+                except RecursionError:  # depends on the depth it is asked at: not kept
+                    t = None
             if t is not None:  # jtuple's values are class types (or None)
                 return t
         if not rt:
@@ -140,9 +160,9 @@ class GenericInference:
             if recv[0] == c.owner:
                 r = recv if recv[1] else None
             else:
-                ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
+                ta = self.super_type_args(recv[0], self.capture_lib(recv)[1], c.owner)
                 r = (c.owner, ta) if ta else None
-            r = idx.capture_lib(r)
+            r = self.capture_lib(r)
             if r is not None:
                 tps = idx.lib_type_params(c.owner)
                 if len(tps) == len(r[1]):

@@ -274,6 +274,11 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         self._qualified: dict = {}  # dotted name -> idx._resolve_qualified (qualified)
         self._tfiles: dict = {}  # type key -> idx.type_file[key] (type_file)
         self._stars: dict = {}  # (owner, name, kind, reason) -> CallSites.star's answer
+        self._returns: dict = {}  # (id of a candidate, substitution items) -> project_return's type
+        self._jtuples: dict = {}  # (id of a parsed Signature, substitution items) -> lib_return's type
+        self._captured: dict = {}  # type -> idx.capture_lib (capture_lib)
+        self._super_args: dict = {}  # (type, arguments, supertype) -> idx.super_type_args (super_type_args)
+        self._field_types: dict = {}  # (type, field name) -> idx.field_type_of (field_type_of)
         self.local_types_cache: dict = {}
         self.ctx = _NO_CONTEXT
         self._lam_target: dict = {}  # lambda node id -> target type during inference
@@ -312,6 +317,38 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         r = self._sams.get(t, _UNASKED)
         if r is _UNASKED:
             r = self._sams[t] = self.idx.sam(t)
+        return r
+
+    def capture_lib(self, t):
+        """``idx.capture_lib(t)`` (a type: its unknown library arguments captured)."""
+        try:
+            r = self._captured.get(t, _UNASKED)
+        except TypeError:  # an unhashable argument: asked as it is
+            return self.idx.capture_lib(t)
+        if r is _UNASKED:
+            r = self._captured[t] = self.idx.capture_lib(t)
+        return r
+
+    def super_type_args(self, t: str, args, sup: str):
+        """``idx.super_type_args(t, args, sup)``: ``sup``'s type arguments seen from ``t<args>``."""
+        k = (t, args, sup)
+        try:
+            r = self._super_args.get(k, _UNASKED)
+        except TypeError:  # an unhashable argument: asked as it is
+            return self.idx.super_type_args(t, args, sup)
+        if r is _UNASKED:
+            r = self._super_args[k] = self.idx.super_type_args(t, args, sup)
+        return r
+
+    def field_type_of(self, t, name: str):
+        """``idx.field_type_of(t, name)``: (type, found) of field ``name`` on a receiver of type ``t``."""
+        k = (t, name)
+        try:
+            r = self._field_types.get(k)
+        except TypeError:  # an unhashable argument: asked as it is
+            return self.idx.field_type_of(t, name)
+        if r is None:
+            r = self._field_types[k] = self.idx.field_type_of(t, name)
         return r
 
     def qualified(self, name: str):

@@ -316,7 +316,7 @@ class Scopes:
         idx = self.idx
         k = self.ctx.type_key
         while k is not None:
-            t, found = idx.field_type_of((k, ()), name)
+            t, found = self.field_type_of((k, ()), name)
             if found:
                 return t, True
             td = self.tdecl(k)

@@ -114,7 +114,7 @@ class ExpressionTyping:
                 return None
             if ot[0].endswith("[]") and name == "length":
                 return INT
-            return self.idx.field_type_of(ot, name)[0]
+            return self.field_type_of(ot, name)[0]
         if t in _INT_LIT:
             return LONG if self._tx(n)[-1:] in "lL" else INT
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):

@@ -151,7 +151,8 @@ EXPECTED2 = {
 # every memo of an index answer a FileResolver keeps (not the call-site and
 # local-type caches, which also guard against recursion)
 _INDEX_MEMOS = ("_refs", "_field_names", "_type_names", "_named", "_lib_api", "_placed", "_cha",
-                "_plain_returns", "_tds", "_by_name", "_subtypes", "_sams", "_qualified", "_tfiles", "_stars")
+                "_plain_returns", "_tds", "_by_name", "_subtypes", "_sams", "_qualified", "_tfiles", "_stars",
+                "_returns", "_jtuples", "_captured", "_super_args", "_field_types")
 
 
 class _Forgetful(dict):
