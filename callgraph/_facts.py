@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 import tree_sitter
 import tree_sitter_java_orchard
 
+from ._fastinit import fast_init
+
 JAVA = tree_sitter.Language(tree_sitter_java_orchard.language())
 
 TypeRef = tuple  # (name: str, args: tuple[TypeRef, ...], dims: int)
@@ -57,6 +59,7 @@ def _pickled_by_fields(cls):
     return cls
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Import:
@@ -67,6 +70,7 @@ class Import:
     on_demand: bool
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Annotation:
@@ -86,6 +90,7 @@ class Annotation:
         return default
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FieldDecl:
@@ -103,6 +108,7 @@ class FieldDecl:
     initialized: bool = False
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class MethodDecl:
@@ -134,6 +140,7 @@ class MethodDecl:
     annotations: tuple = ()
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class InitDecl:
@@ -147,6 +154,7 @@ class InitDecl:
     loc: int
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
@@ -185,6 +193,7 @@ class TypeDecl:
     final: bool = False
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FileFacts:
