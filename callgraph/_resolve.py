@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
 
 import tree_sitter
 
@@ -176,9 +175,12 @@ class _FileAcc:
         # edges and frozen as it is), a set from the second line
         self.edges: dict = {}
         self.apis: dict = {}  # id -> ApiTarget
-        self.counts: Counter = Counter()
-        self.sites: Counter = Counter()  # call sites per SiteType value (site_type)
-        self.reasons: Counter = Counter()
+        # counts in plain dicts: ``d[k] = d.get(k, 0) + 1`` costs half of a
+        # Counter's ``c[k] += 1`` (a dict subclass gets no specialised
+        # subscript), once or twice per call site
+        self.counts: dict = {}  # Resolution -> call sites
+        self.sites: dict = {}  # call sites per SiteType value (site_type)
+        self.reasons: dict = {}
         self.examples: dict = {}  # reason -> "file:line"
 
     def edge(self, src, dst, lt: tuple, kind):
@@ -417,12 +419,15 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
         if kind is _NOT_A_CALL:
             return
         res = self.res
-        res.counts[kind] += 1
-        res.sites[site_type(self.idx, r, self._placed, self.tdecl)] += 1
+        counts = res.counts
+        counts[kind] = counts.get(kind, 0) + 1
+        sites = res.sites
+        st = site_type(self.idx, r, self._placed, self.tdecl)
+        sites[st] = sites.get(st, 0) + 1
         # the example is formatted only for a reason's first call site
         if kind is _UNRESOLVED:
             key = r.reason
-            res.reasons[key] += 1
+            res.reasons[key] = res.reasons.get(key, 0) + 1
             if key not in res.examples:
                 res.examples[key] = f"{self.ff.rel}:{line}"
             return
@@ -430,7 +435,7 @@ class FileResolver(Scopes, ExpressionTyping, GenericInference, CallSites, Creati
             return
         if kind is _GUESSED_BY_NAME and r.reason:
             key = "name: " + r.reason
-            res.reasons[key] += 1
+            res.reasons[key] = res.reasons.get(key, 0) + 1
             if key not in res.examples:
                 res.examples[key] = f"{self.ff.rel}:{line}"
         edges = res.edges
