@@ -98,8 +98,6 @@ _REPO_NAMES = frozenset({
     "ReactiveSortingRepository", "R2dbcRepository", "ElasticsearchRepository", "CassandraRepository",
     "Neo4jRepository", "CoroutineCrudRepository", "KeyValueRepository", "RevisionRepository",
 })
-_TYPE_DECL_NODES = frozenset({"class_declaration", "interface_declaration", "enum_declaration",
-                              "record_declaration", "annotation_type_declaration"})
 # the last names of the annotations that matter on a constructor / a method
 _CTOR_LAST = frozenset({"Builder", "SuperBuilder"})
 _METHOD_LAST = frozenset({"Bean"})
@@ -108,15 +106,23 @@ _METHOD_LAST = frozenset({"Bean"})
 # the resolver's (``_resolve._PASS2_QUERY``, capture names prefixed ``rta_``):
 # each query is one walk of the whole tree, which costs about the same
 # whatever it captures (java.base: ~1.8 CPU-s a query)
+# Annotations count only on a type, constructor or method declaration: the
+# query finds just those (not the @Nullable of every parameter), each kind
+# under its own name, so no parent is asked (``Node.parent`` walks down from
+# the root, microseconds in a large file)
+_ANNOTATED = "[(marker_annotation name: (_) @{0}) (annotation name: (_) @{0})]"
 QUERY_PATTERNS = """
 (object_creation_expression type: (_) @new)
-(marker_annotation name: (_) @ann)
-(annotation name: (_) @ann)
+""" + "".join(f"({d} (modifiers {_ANNOTATED.format('ann_type')}))\n" for d in (
+    "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+    "annotation_type_declaration")) + f"""
+(constructor_declaration (modifiers {_ANNOTATED.format('ann_ctor')}))
+(method_declaration (modifiers {_ANNOTATED.format('ann_method')}))
 (lambda_expression) @fn
 (method_reference) @fn
 (class_literal) @lit
 """
-CAPTURE_NAMES = ("new", "ann", "fn", "lit")
+CAPTURE_NAMES = ("new", "ann_type", "ann_ctor", "ann_method", "fn", "lit")
 _QUERY = tree_sitter.Query(JAVA, QUERY_PATTERNS)
 
 
@@ -175,8 +181,8 @@ def collect(idx, fi: int, tree, captures: dict | None = None) -> tuple:
                         r = refs[k] = idx.resolve_ref(k[0], fi, k[1])
                     if r is not None:
                         made.append((r[0], Instantiation.NEW))
-                elif cap == "ann":
-                    _annotation(idx, fi, spans, n, made, annotated)
+                elif cap in _ANN_CAPS:
+                    _annotation(idx, fi, spans, n, made, annotated, cap)
                 elif cap == "lit":
                     _registered(idx, fi, spans, n, made)
                 else:
@@ -239,21 +245,23 @@ def _annotation_name(idx, fi, key, node) -> str:
     return r if r is not None else "?" + name.rpartition(".")[2]
 
 
-def _annotation(idx, fi, spans, n, made, annotated) -> None:
-    mods = n.parent.parent
-    if mods is None or NODE_TYPE[mods.kind_id] != "modifiers" or mods.parent is None:
-        return
-    decl = mods.parent
-    dt = NODE_TYPE[decl.kind_id]
-    if dt in ("constructor_declaration", "method_declaration"):
+_ANN_CAPS = frozenset({"ann_type", "ann_ctor", "ann_method"})
+
+
+def _annotation(idx, fi, spans, n, made, annotated, cap: str) -> None:
+    """Annotation name ``n`` on the modifiers of a type (``cap`` "ann_type"),
+    constructor ("ann_ctor") or method ("ann_method") declaration."""
+    if cap != "ann_type":
         # only @Builder/@SuperBuilder and @Bean matter on these; a name resolves to
         # a type of its own last name (or stays "?" + it), so others need no
         # resolution (the @Override of nearly every method)
         last = _t(n).rpartition(".")[2].strip()
-        if last not in (_CTOR_LAST if dt == "constructor_declaration" else _METHOD_LAST):
+        if last not in (_CTOR_LAST if cap == "ann_ctor" else _METHOD_LAST):
             return
-    if dt in _TYPE_DECL_NODES:
-        key = spans.key_at(decl.start_byte + 1)
+    decl = n.parent.parent.parent if cap != "ann_type" else None  # name → annotation → modifiers → declaration
+    if cap == "ann_type":
+        # the type whose modifiers hold the annotation: no other type starts before its name
+        key = spans.key_at(n.start_byte)
         if key is None:
             return
         td = idx.types.get(key)
@@ -266,11 +274,11 @@ def _annotation(idx, fi, spans, n, made, annotated) -> None:
                     (ann in _LOMBOK_CTORS or "?" + simple == ann and "lombok." + simple in _LOMBOK_CTORS)
                     and "staticName" in _t(n.parent))):
             made.append((key, Instantiation.BUILDER))
-    elif dt == "constructor_declaration":
+    elif cap == "ann_ctor":
         key = spans.key_at(decl.start_byte)
         if key is not None and _annotation_name(idx, fi, key, n) in _LOMBOK_FACTORIES | {"?Builder"}:
             made.append((key, Instantiation.BUILDER))
-    elif dt == "method_declaration":
+    else:
         key = spans.key_at(decl.start_byte)
         ann = _annotation_name(idx, fi, key, n)
         if ann == _BEAN or ann == "?Bean":

@@ -56,8 +56,9 @@ def test_one_query_gives_each_consumer_what_its_own_query_gave():
         [(k, [_key(n) for n in v]) for k, v in rta_alone.items()]
     # worked out by hand from SRC: 4 object creations (ArrayList, Object, StringReader, A<T>),
     # @Deprecated and @Override, a lambda and a method reference, one class literal
-    assert sorted(rta) == ["ann", "fn", "lit", "new"]
-    assert len(rta["new"]) == 4 and len(rta["ann"]) == 2 and len(rta["fn"]) == 2 and len(rta["lit"]) == 1
+    assert sorted(rta) == ["ann_method", "ann_type", "fn", "lit", "new"]
+    assert len(rta["new"]) == 4 and len(rta["ann_type"]) == 1 and len(rta["ann_method"]) == 1
+    assert len(rta["fn"]) == 2 and len(rta["lit"]) == 1
     assert sum(1 for _b, name, _n in site if name == "call") == 8  # length, println, isEmpty, trim, read, run, run, valueOf
 
 
