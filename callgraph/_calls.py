@@ -19,7 +19,8 @@ from ._callsite import Resolution as R
 from ._types import UNKNOWN_LIB, LambdaT, NullT, UnknownT
 from ._index import OBJECT, PRIMITIVES
 from ._overloads import arity_ok, choose
-from ._scopes import MethodContext
+from ._facts import _F_ARGUMENTS, _F_FIELD, _F_NAME, _F_OBJECT, NODE_TYPE
+from ._scopes import _UNASKED, MethodContext
 from ._texpr import BOOLEAN, CLASS, INT, STRING, VOID
 
 # the members as module globals: a class attribute look-up on an Enum costs
@@ -31,6 +32,11 @@ _LOCAL_CLASS = R.LOCAL_CLASS
 _UNRESOLVED = R.UNRESOLVED
 # values that have no members to call (a prebuilt tuple: built per call otherwise)
 _NO_MEMBERS_T = (NullT, LambdaT)
+_COMMENTS = frozenset({"line_comment", "block_comment"})
+# a call's answer while it is being resolved: a call whose typing needs its own
+# type (through a lambda's inferred parameters) finds this one
+_RECURSIVE = CallResolution(_UNRESOLVED, reason="recursive type inference")
+_new = tuple.__new__
 
 _NAME_CAP = 30  # more same-name candidates than this: too vague to keep even as `name` edges
 # Members every class/enum/record has from java.lang.Object, Enum, Record:
@@ -63,31 +69,33 @@ class CallSites:
         return NOT_A_CALL
 
     def args_of(self, n):
-        al = n.child_by_field_name("arguments")
-        if al is None:
+        al = n.child_by_field_id(_F_ARGUMENTS)
+        if al is None or not al.named_child_count:
             return []
-        return [c for c in al.named_children if c.type not in ("line_comment", "block_comment")]
+        return [c for c in al.named_children if NODE_TYPE[c.kind_id] not in _COMMENTS]
 
     def call(self, n) -> CallResolution:
-        r = self.cache.get(n.id)
+        nid = n.id
+        cache = self.cache
+        r = cache.get(nid)
         if r is not None:
             return r
-        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
+        cache[nid] = _RECURSIVE
         with self.within(self.context_at(n.start_byte)):
-            r = self._call(n, n.child_by_field_name("name"))
-        self.cache[n.id] = r
+            r = cache[nid] = self._call(n, n.child_by_field_id(_F_NAME))
         return r
 
     def call_site(self, n, name_node) -> CallResolution:
         """:meth:`call` for a call site ``FileResolver.run`` visits: the context
         is already the site's own (``run`` set it), and ``name_node`` is the
         invocation's ``name`` child, which ``run`` also needs for the line."""
-        r = self.cache.get(n.id)
+        nid = n.id
+        cache = self.cache
+        r = cache.get(nid)
         if r is not None:
             return r
-        self.cache[n.id] = CallResolution(_UNRESOLVED, reason="recursive type inference")
-        r = self._call(n, name_node)
-        self.cache[n.id] = r
+        cache[nid] = _RECURSIVE
+        r = cache[nid] = self._call(n, name_node)
         return r
 
     def _call(self, n, name_node) -> CallResolution:
@@ -95,18 +103,19 @@ class CallSites:
             return CallResolution(_UNRESOLVED, reason="malformed invocation")
         name = self._tx(name_node)
         args = self.args_of(n)
-        obj = n.child_by_field_name("object")
+        obj = n.child_by_field_id(_F_OBJECT)
         idx = self.idx
         if obj is None:
             return self.unqualified(name, args)
-        if obj.type == "super":
+        okind = NODE_TYPE[obj.kind_id]
+        if okind == "super":
             sup = self.superclass(self.ctx.type_key)
             if sup is None:
                 return CallResolution(_UNRESOLVED, reason="super of a type whose superclass is unknown")
             return self.select(sup, name, args, virtual=False)
         # `X.super.m()` has at least X . super . m (args): five children; most
         # calls have four (`o.m(args)`), so their children are not listed
-        if n.child_count >= 5 and any(c.type == "super" for c in n.children if c != obj):
+        if n.child_count >= 5 and any(NODE_TYPE[c.kind_id] == "super" for c in n.children if c != obj):
             # Interface.super.m() or Outer.super.m()
             k = self.as_type_name(obj)
             if k is None:
@@ -117,10 +126,10 @@ class CallSites:
             if k is None:
                 return CallResolution(_UNRESOLVED, reason="unknown type in X.super.m()")
             return self.select(k, name, args, virtual=False)
-        if obj.type == "this":
+        if okind == "this":
             return self.select(self.ctx.type_key, name, args, virtual=True)
-        if obj.type in ("identifier", "field_access", "scoped_identifier"):
-            if obj.type == "identifier":
+        if okind in ("identifier", "field_access", "scoped_identifier"):
+            if okind == "identifier":
                 ot, found = self.ident(self._tx(obj), obj.start_byte)
                 if found:
                     if ot is None:
@@ -143,7 +152,7 @@ class CallSites:
             return self.by_name(name, args, "receiver expression of unknown type")
         ot = self.texpr(obj)
         if ot is None:
-            return self.by_name(name, args, f"receiver {obj.type} of unknown type")
+            return self.by_name(name, args, f"receiver {okind} of unknown type")
         return self.on_type(ot, name, args)
 
     def on_type(self, ot, name, args) -> CallResolution:
@@ -164,7 +173,7 @@ class CallSites:
         k = self.ctx.type_key
         first_unknown = None
         while k is not None:
-            td = idx.types.get(k)
+            td = self.tdecl(k)
             if td is None:
                 break
             lr = self.local_method(k, name, args)
@@ -178,15 +187,15 @@ class CallSites:
             k = td.outer
         for imp in self.ff.imports:
             if imp.static and not imp.on_demand and imp.name.endswith("." + name):
-                owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                owner = self.qualified(imp.name[: -len(name) - 1])
                 owner = owner or imp.name[: -len(name) - 1]
                 return self.select(owner, name, args, virtual=False)
         unknown_owners = []
         for imp in self.ff.imports:
             if imp.static and imp.on_demand:
-                owner = idx._resolve_qualified(imp.name)
+                owner = self.qualified(imp.name)
                 if owner:
-                    cands, _ = idx.methods_named(owner, name)
+                    cands, _ = self.named(owner, name)
                     if cands:
                         return self.select(owner, name, args, virtual=False)
                     if idx.solver.view(owner) is None:
@@ -201,14 +210,11 @@ class CallSites:
         return self.by_name(name, args, "no method of that name in scope")
 
     def local_method(self, k, name, args):
-        # asked at every select: whether ``k`` is a local class, once per file
-        td = self._local_td.get(k, False)
-        if td is False:
-            td = self.idx.types.get(k)
-            if td is not None and not td.local:
-                td = None
-            self._local_td[k] = td
-        if td is None:
+        # asked at every select: whether ``k`` is a local class
+        td = self._tds.get(k, _UNASKED)
+        if td is _UNASKED:
+            td = self.tdecl(k)
+        if td is None or not td.local:
             return None
         for m in td.methods:
             if m.name == name and (len(m.params) == len(args) or m.varargs):
@@ -219,17 +225,29 @@ class CallSites:
         return None
 
     def star(self, owner, name, kind, reason=None) -> CallResolution:
-        mid = f"{owner}.{name}(*)"
-        idx = self.idx
-        # the call returns a value of an unknown library type
-        return CallResolution(kind, (mid,), UNKNOWN_LIB, reason,
-                    apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
+        # one answer per file for the same arguments (a file calls the same
+        # methods of an unknown type at many sites); the index's answers it
+        # uses are the environment's (not recorded)
+        k = (owner, name, kind, reason)
+        r = self._stars.get(k)
+        if r is None:
+            mid = f"{owner}.{name}(*)"
+            idx = self.idx
+            # the call returns a value of an unknown library type
+            r = self._stars[k] = CallResolution(
+                kind, (mid,), UNKNOWN_LIB, reason,
+                apis=(ApiTarget(mid, owner, name, idx.third_party(owner), idx.library_of(owner)),))
+        return r
 
     def by_name(self, name, args, reason) -> CallResolution:
         n = len(args)
         if name == "getClass" and n == 0:  # final in Object: whatever the receiver is
             return self.jdk_member(None, name, args, None, None)
-        ids = [i for i in self.idx.by_name.get(name, ()) if self._arity_ok(self.idx.by_id[i], n)]
+        # the same names at many sites of a file: once per file and arity
+        ids = self._by_name.get((name, n))
+        if ids is None:
+            by_id = self.idx.by_id
+            ids = self._by_name[(name, n)] = [i for i in self.idx.by_name.get(name, ()) if arity_ok(by_id[i], n)]
         if not ids:
             return CallResolution(_UNRESOLVED, reason=reason)
         if len(ids) > _NAME_CAP:
@@ -243,7 +261,8 @@ class CallSites:
     def choose(self, cands, args):
         """(chosen list, decided_by_types) among candidates applicable by arity
         (``_overloads.choose``; argument types are typed only when needed)."""
-        return choose(self.idx, cands, len(args), lambda: [self.texpr(a) for a in args])
+        # the resolver's memos of is_subtype and sam answer for the index
+        return choose(self, cands, len(args), lambda: [self.texpr(a) for a in args])
 
     def select(self, t, name, args, *, virtual, recv=None) -> CallResolution:
         if t is None:
@@ -298,15 +317,15 @@ class CallSites:
         """``T.CONSTANT`` where ``T`` is a type outside the project and the classpath
         and ``CONSTANT`` is an upper-case name: by Java's naming convention an
         enum constant (the only evidence there is without the library's jar)."""
-        if obj.type != "field_access":
+        if NODE_TYPE[obj.kind_id] != "field_access":
             return False
-        o, f = obj.child_by_field_name("object"), obj.child_by_field_name("field")
-        if o is None or f is None or f.type != "identifier":
+        o, f = obj.child_by_field_id(_F_OBJECT), obj.child_by_field_id(_F_FIELD)
+        if o is None or f is None or NODE_TYPE[f.kind_id] != "identifier":
             return False
         fname = self._tx(f)
         if not (fname[:1].isupper() and fname.upper() == fname):
             return False
-        if o.type == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
+        if NODE_TYPE[o.kind_id] == "identifier" and self.ident(self._tx(o), o.start_byte)[1]:
             return False
         k = self.as_type_name(o)
         return k is not None and self.idx.solver.view(k) is None
@@ -373,7 +392,13 @@ class CallSites:
             ret = self.lib_return(c, recv, args)
             static = c.sig.static or c.sig.access == "private" or c.sig.name == "<init>"
         cha = ()
-        if virtual and not static and t in idx.types and not idx.types[t].local:
+        if virtual and not static:
+            td = self._tds.get(t, _UNASKED)
+            if td is _UNASKED:
+                td = self.tdecl(t)
+        else:
+            td = None
+        if td is not None and not td.local:
             # CHA targets depend on the static type and the method alone:
             # once per file (the same ``list.add`` at many call sites)
             ck = (t, id(c))
@@ -397,5 +422,6 @@ class CallSites:
                     if lib is None:
                         lib = self._lib_api[oid] = (ApiTarget(oid, owner, c.info.name, idx.third_party(owner),
                                                               idx.library_of(owner)),)
-                    return CallResolution(kind, (tid, oid), ret, None, cha, lib, c, recv)
-        return CallResolution(kind, (tid,), ret, None, cha, lib, c, recv)
+                    return _new(CallResolution, (kind, (tid, oid), ret, None, cha, lib, c, recv, False))
+        # tuple.__new__: the NamedTuple without its Python-level constructor (one per call site)
+        return _new(CallResolution, (kind, (tid,), ret, None, cha, lib, c, recv, False))

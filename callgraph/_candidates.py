@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ._fastinit import fast_init
 from ._methodinfo import pickled_by_fields
 from ._solver import Origin
 
 
+@fast_init
 @pickled_by_fields
 @dataclass(frozen=True, slots=True, eq=False)
 class MethodCandidate:

@@ -12,7 +12,7 @@ target functional interface decides.
 
 from __future__ import annotations
 
-from ._facts import type_ref
+from ._facts import _F_CONSTRUCTOR, _F_TYPE, NODE_TYPE, type_ref
 from ._callsite import NOT_A_CALL, CallResolution
 from ._callsite import Resolution as R
 from ._index import OBJECT
@@ -31,16 +31,16 @@ class Creations:
     """Creations, constructor invocations and method references (see module docstring)."""
 
     def new(self, n) -> CallResolution:
-        ty = n.child_by_field_name("type")
+        ty = n.child_by_field_id(_F_TYPE)
         if ty is None:
             return CallResolution(_UNRESOLVED, reason="malformed creation")
-        tr = type_ref(ty)
+        tr = type_ref(ty, self.src)
         # `outer.new Inner()`: the qualifying expression comes before `new`
         outer = None
         for c in n.children:
-            if c.type == "new":
+            if NODE_TYPE[c.kind_id] == "new":
                 break
-            if c.is_named and c.type not in ("line_comment", "block_comment"):
+            if c.is_named and NODE_TYPE[c.kind_id] not in ("line_comment", "block_comment"):
                 outer = c
         t = None
         if outer is not None:
@@ -52,14 +52,14 @@ class Creations:
             t = rt[0] if rt is not None else None
         if t is None:
             return CallResolution(_UNRESOLVED, reason="created type not found")
-        anon = any(c.type == "class_body" for c in n.named_children)
+        anon = any(NODE_TYPE[c.kind_id] == "class_body" for c in n.named_children)
         args = self.args_of(n)
         idx = self.idx
         if anon:
             v = idx.solver.view(t)
             if v is not None and v.kind in ("interface", "annotation"):
                 return NOT_A_CALL
-        td = idx.types.get(t)
+        td = self.tdecl(t)
         if td is not None and td.local:
             return CallResolution(_LOCAL_CLASS, ret=(t, ()))
         r = self.select(t, "<init>", args, virtual=False)
@@ -68,11 +68,11 @@ class Creations:
         return r
 
     def explicit_ctor(self, n) -> CallResolution:
-        k = n.child_by_field_name("constructor")
+        k = n.child_by_field_id(_F_CONSTRUCTOR)
         args = self.args_of(n)
         if self.ctx.type_key is None:
             return NOT_A_CALL
-        if k is not None and k.type == "this":
+        if k is not None and NODE_TYPE[k.kind_id] == "this":
             return self.select(self.ctx.type_key, "<init>", args, virtual=False)
         sup = self.superclass(self.ctx.type_key)
         if sup is None:
@@ -84,7 +84,7 @@ class Creations:
     def enum_constant(self, n) -> CallResolution:
         if self.ctx.type_key is None:
             return NOT_A_CALL
-        td = self.idx.types.get(self.ctx.type_key)
+        td = self.tdecl(self.ctx.type_key)
         if td is None or td.kind != "enum":
             return NOT_A_CALL
         r = self.select(self.ctx.type_key, "<init>", self.args_of(n), virtual=False)
@@ -136,18 +136,18 @@ class Creations:
             return NOT_A_CALL
         recv = kids[0]
         last = n.children[-1]
-        name = "<init>" if last.type == "new" else self._tx(last)
+        name = "<init>" if NODE_TYPE[last.kind_id] == "new" else self._tx(last)
         idx = self.idx
-        if recv.type == "array_type":
+        if NODE_TYPE[recv.kind_id] == "array_type":
             return NOT_A_CALL
         type_recv = False
-        if recv.type == "super":
+        if NODE_TYPE[recv.kind_id] == "super":
             t = self.superclass(self.ctx.type_key)
-        elif recv.type == "this":
+        elif NODE_TYPE[recv.kind_id] == "this":
             t = self.ctx.type_key
         else:
             t = None
-            if recv.type == "identifier":
+            if NODE_TYPE[recv.kind_id] == "identifier":
                 ot, found = self.ident(self._tx(recv), recv.start_byte)
                 if found:
                     t = ot[0] if ot else None
@@ -166,10 +166,10 @@ class Creations:
             return CallResolution(_UNRESOLVED, reason="method reference receiver unknown")
         if t.endswith("[]"):
             t = OBJECT
-        td = idx.types.get(t)
+        td = self.tdecl(t)
         if td is not None and td.local:
             return CallResolution(_LOCAL_CLASS)
-        cands, unknown = idx.methods_named(t, name)
+        cands, unknown = self.named(t, name)
         if name == "<init>" and not cands and td is not None:
             return NOT_A_CALL
         if not cands:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 import tree_sitter
 import tree_sitter_java_orchard
 
+from ._fastinit import fast_init
+
 JAVA = tree_sitter.Language(tree_sitter_java_orchard.language())
 
 TypeRef = tuple  # (name: str, args: tuple[TypeRef, ...], dims: int)
@@ -57,6 +59,7 @@ def _pickled_by_fields(cls):
     return cls
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Import:
@@ -67,6 +70,7 @@ class Import:
     on_demand: bool
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Annotation:
@@ -86,6 +90,7 @@ class Annotation:
         return default
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FieldDecl:
@@ -103,6 +108,7 @@ class FieldDecl:
     initialized: bool = False
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class MethodDecl:
@@ -134,6 +140,7 @@ class MethodDecl:
     annotations: tuple = ()
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class InitDecl:
@@ -147,6 +154,7 @@ class InitDecl:
     loc: int
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
@@ -185,6 +193,7 @@ class TypeDecl:
     final: bool = False
 
 
+@fast_init
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FileFacts:
@@ -200,105 +209,162 @@ class FileFacts:
     lines: int
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace")
+# A node's type name by its ``kind_id``: ``NODE_TYPE[n.kind_id] == n.type``
+# for every node (ERROR is 65535), at a fifth of the cost — ``Node.type``
+# makes a new str from the grammar's name each time it is read, and pass 1
+# reads the type of every declaration, member, modifier and type node
+NODE_TYPE = {i: JAVA.node_kind_for_id(i) for i in range(JAVA.node_kind_count)}
+NODE_TYPE[65535] = "ERROR"
+# field ids: ``child_by_field_id`` skips ``child_by_field_name``'s look-up of the name
+_F_NAME = JAVA.field_id_for_name("name")
+_F_TYPE = JAVA.field_id_for_name("type")
+_F_BODY = JAVA.field_id_for_name("body")
+_F_PARAMETERS = JAVA.field_id_for_name("parameters")
+_F_TYPE_PARAMETERS = JAVA.field_id_for_name("type_parameters")
+_F_DIMENSIONS = JAVA.field_id_for_name("dimensions")
+_F_VALUE = JAVA.field_id_for_name("value")
+_F_ELEMENT = JAVA.field_id_for_name("element")
+_F_KEY = JAVA.field_id_for_name("key")
+_F_ARGUMENTS = JAVA.field_id_for_name("arguments")
+_F_SUPERCLASS = JAVA.field_id_for_name("superclass")
+_F_INTERFACES = JAVA.field_id_for_name("interfaces")
+_F_CONSTRUCTOR = JAVA.field_id_for_name("constructor")
+_F_OBJECT = JAVA.field_id_for_name("object")
+_F_FIELD = JAVA.field_id_for_name("field")
+_F_ALTERNATIVE = JAVA.field_id_for_name("alternative")
+_F_ARRAY = JAVA.field_id_for_name("array")
+_F_CONSEQUENCE = JAVA.field_id_for_name("consequence")
+_F_LEFT = JAVA.field_id_for_name("left")
+_F_OPERAND = JAVA.field_id_for_name("operand")
+_F_OPERATOR = JAVA.field_id_for_name("operator")
+_F_RIGHT = JAVA.field_id_for_name("right")
 
 
-def type_ref(node) -> TypeRef:
-    """The TypeRef of a tree-sitter type node (annotations dropped)."""
-    t = node.type
-    if t == "type_identifier" or t in ("integral_type", "floating_point_type",
-                                       "boolean_type", "void_type"):
-        return (_text(node), (), 0)
+def _text(node, src: bytes | None = None) -> str:
+    """The source text of ``node``; ``src``: the bytes its tree was parsed
+    from (a slice of them costs less than ``node.text``)."""
+    if src is None:
+        return node.text.decode("utf-8", "replace")
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+_PLAIN_TYPES = frozenset({"type_identifier", "integral_type", "floating_point_type", "boolean_type", "void_type"})
+
+
+def type_ref(node, src: bytes | None = None) -> TypeRef:
+    """The TypeRef of a tree-sitter type node (annotations dropped); ``src``:
+    the bytes the tree was parsed from, when the caller has them (faster)."""
+    t = NODE_TYPE[node.kind_id]
+    if t in _PLAIN_TYPES:
+        return (_text(node, src), (), 0)
     if t == "generic_type":
         name, args = "", ()
         for c in node.named_children:
-            if c.type == "type_arguments":
-                args = tuple(type_ref(a) for a in c.named_children if a.type not in _ANNOT)
-            elif c.type not in _ANNOT:
-                name = type_ref(c)[0]
+            ct = NODE_TYPE[c.kind_id]
+            if ct == "type_arguments":
+                args = tuple([type_ref(a, src) for a in c.named_children if NODE_TYPE[a.kind_id] not in _ANNOT])
+            elif ct not in _ANNOT:
+                name = type_ref(c, src)[0]
         return (name, args, 0)
     if t == "scoped_type_identifier":
         parts, args = [], ()
         for c in node.named_children:
-            if c.type in _ANNOT:
+            if NODE_TYPE[c.kind_id] in _ANNOT:
                 continue
-            r = type_ref(c)
+            r = type_ref(c, src)
             parts.append(r[0])
             args = r[1]
         return (".".join(parts), args, 0)
     if t == "array_type":
-        el = type_ref(node.child_by_field_name("element"))
-        dims = node.child_by_field_name("dimensions")
-        return (el[0], el[1], el[2] + (_text(dims).count("[") if dims else 1))
+        el = type_ref(node.child_by_field_id(_F_ELEMENT), src)
+        dims = node.child_by_field_id(_F_DIMENSIONS)
+        return (el[0], el[1], el[2] + (_text(dims, src).count("[") if dims else 1))
     if t == "wildcard":
-        kids = [c for c in node.named_children if c.type not in _ANNOT]
-        sup = any(c.type == "super" for c in node.children)
-        return ("?super" if sup else "?", tuple(type_ref(k) for k in kids if k.type != "super"), 0)
+        kids = [c for c in node.named_children if NODE_TYPE[c.kind_id] not in _ANNOT]
+        sup = any(NODE_TYPE[c.kind_id] == "super" for c in node.children)
+        return ("?super" if sup else "?", tuple([type_ref(k, src) for k in kids if NODE_TYPE[k.kind_id] != "super"]), 0)
     if t == "annotated_type":
         for c in node.named_children:
-            if c.type not in _ANNOT:
-                return type_ref(c)
+            if NODE_TYPE[c.kind_id] not in _ANNOT:
+                return type_ref(c, src)
     if t == "identifier":  # scoped names in some positions
-        return (_text(node), (), 0)
+        return (_text(node, src), (), 0)
     if t == "scoped_identifier":
-        return (_text(node).replace(" ", ""), (), 0)
-    return (_text(node), (), 0)
+        return (_text(node, src).replace(" ", ""), (), 0)
+    return (_text(node, src), (), 0)
 
 
 _ANNOT = frozenset({"marker_annotation", "annotation", "line_comment", "block_comment"})
+_ANNOTATION = frozenset({"marker_annotation", "annotation"})
+_COMMENT_SET = frozenset(_COMMENTS)
+_NO_MODIFIERS = (frozenset(), ())
 
 
-def _modifiers(node) -> set[str]:
-    for c in node.children:
-        if c.type == "modifiers":
-            return {_text(m) for m in c.children if m.type not in _ANNOT}
-    return set()
+def _modifiers(node, src: bytes | None = None) -> set[str]:
+    """The modifier keywords of a declaration node (``{"public", "static"}``)."""
+    return _mods(node, src)[0]
 
 
-def _annotations(node) -> tuple:
+def _annotations(node, src: bytes | None = None) -> tuple:
     """The ``Annotation``s among the modifiers of a declaration node."""
+    return _mods(node, src)[1]
+
+
+def _mods(node, src: bytes | None = None):
+    """``(modifier keywords, Annotations)`` of a declaration node, from one
+    pass over its children: the keywords of its first ``modifiers`` child, the
+    annotations of all of them (as ``_modifiers`` and ``_annotations`` had it)."""
+    kws = None
     out = []
     for c in node.children:
-        if c.type != "modifiers":
+        if NODE_TYPE[c.kind_id] != "modifiers":
             continue
-        for a in c.named_children:
-            if a.type not in ("marker_annotation", "annotation"):
-                continue
-            nm = a.child_by_field_name("name")
-            if nm is None:
-                continue
-            args = []
-            al = a.child_by_field_name("arguments")
-            if al is not None:
-                for x in al.named_children:
-                    if x.type in _COMMENTS:
-                        continue
-                    if x.type == "element_value_pair":
-                        k, v = x.child_by_field_name("key"), x.child_by_field_name("value")
-                        if k is not None and v is not None:
-                            args.append((_text(k), " ".join(_text(v).split())))
-                    else:
-                        args.append(("value", " ".join(_text(x).split())))
-            out.append(Annotation(_text(nm).replace(" ", ""), tuple(args)))
-    return tuple(out)
+        first = kws is None
+        if first:
+            kws = set()
+        for a in c.children:
+            at = NODE_TYPE[a.kind_id]
+            if at in _ANNOTATION:
+                nm = a.child_by_field_id(_F_NAME)
+                if nm is None:
+                    continue
+                args = []
+                al = a.child_by_field_id(_F_ARGUMENTS)
+                if al is not None:
+                    for x in al.named_children:
+                        xt = NODE_TYPE[x.kind_id]
+                        if xt in _COMMENT_SET:
+                            continue
+                        if xt == "element_value_pair":
+                            k, v = x.child_by_field_id(_F_KEY), x.child_by_field_id(_F_VALUE)
+                            if k is not None and v is not None:
+                                args.append((_text(k, src), " ".join(_text(v, src).split())))
+                        else:
+                            args.append(("value", " ".join(_text(x, src).split())))
+                out.append(Annotation(_text(nm, src).replace(" ", ""), tuple(args)))
+            elif first and at not in _COMMENT_SET:
+                kws.add(_text(a, src))
+    if kws is None and not out:
+        return _NO_MODIFIERS
+    return (kws if kws is not None else frozenset()), tuple(out)
 
 
-def _type_params(node) -> tuple:
-    tp = node.child_by_field_name("type_parameters")
+def _type_params(node, src: bytes | None = None) -> tuple:
+    tp = node.child_by_field_id(_F_TYPE_PARAMETERS)
     if tp is None:
         return ()
     out = []
     for p in tp.named_children:
-        if p.type != "type_parameter":
+        if NODE_TYPE[p.kind_id] != "type_parameter":
             continue
         name, bound = None, None
         for c in p.named_children:
-            if c.type in ("type_identifier", "identifier") and name is None:
-                name = _text(c)
-            elif c.type == "type_bound" and c.named_children:
-                b = [x for x in c.named_children if x.type not in _ANNOT]
-                bound = type_ref(b[0]) if b else None
+            ct = NODE_TYPE[c.kind_id]
+            if ct in ("type_identifier", "identifier") and name is None:
+                name = _text(c, src)
+            elif ct == "type_bound" and c.named_children:
+                b = [x for x in c.named_children if NODE_TYPE[x.kind_id] not in _ANNOT]
+                bound = type_ref(b[0], src) if b else None
         if name:
             out.append((name, bound))
     return tuple(out)
@@ -314,13 +380,16 @@ def _comment_above(node, src: bytes) -> str | None:
     does for the javadoc tool.
     """
     s = node.prev_named_sibling
+    if s is None or NODE_TYPE[s.kind_id] not in _COMMENT_SET:
+        return None
     row = node.start_point[0]
     parts = []
-    while s is not None and s.type in _COMMENTS and s.end_point[0] >= row - 1:
+    while s is not None and NODE_TYPE[s.kind_id] in _COMMENT_SET and s.end_point[0] >= row - 1:
         before = s.prev_sibling
-        if before is not None and before.end_point[0] == s.start_point[0] and before.type not in _COMMENTS:
+        if before is not None and before.end_point[0] == s.start_point[0] \
+                and NODE_TYPE[before.kind_id] not in _COMMENT_SET:
             break
-        text = _text(s)
+        text = _text(s, src)
         if text.startswith("/**") and len(text) > 4:
             return text
         parts.append(text.rstrip("\n"))
@@ -331,33 +400,35 @@ def _comment_above(node, src: bytes) -> str | None:
     return "\n".join(reversed(parts))
 
 
-def _add_dims(tref: TypeRef, dims) -> TypeRef:
+def _add_dims(tref: TypeRef, dims, src: bytes | None = None) -> TypeRef:
     """``tref`` with the array dimensions of a ``dimensions`` node written after a name (``int a[]``)."""
     if dims is None:
         return tref
-    return (tref[0], tref[1], tref[2] + _text(dims).count("["))
+    return (tref[0], tref[1], tref[2] + _text(dims, src).count("["))
 
 
-def _params(node) -> tuple[tuple, bool]:
-    ps = node.child_by_field_name("parameters")
+def _params(node, src: bytes | None = None) -> tuple[tuple, bool]:
+    ps = node.child_by_field_id(_F_PARAMETERS)
     if ps is None:
         return (), False
     out, varargs = [], False
     for p in ps.named_children:
-        if p.type == "formal_parameter":
-            tref = _add_dims(type_ref(p.child_by_field_name("type")), p.child_by_field_name("dimensions"))
-            nm = p.child_by_field_name("name")
-            out.append((_text(nm) if nm else "", tref))
-        elif p.type == "spread_parameter":
-            ty = p.child_by_field_name("type")
+        pt = NODE_TYPE[p.kind_id]
+        if pt == "formal_parameter":
+            tref = _add_dims(type_ref(p.child_by_field_id(_F_TYPE), src), p.child_by_field_id(_F_DIMENSIONS), src)
+            nm = p.child_by_field_id(_F_NAME)
+            out.append((_text(nm, src) if nm else "", tref))
+        elif pt == "spread_parameter":
+            ty = p.child_by_field_id(_F_TYPE)
             if ty is None:
-                ty = next(c for c in p.named_children if c.type not in _ANNOT and c.type != "modifiers")
-            tref = type_ref(ty)
+                ty = next(c for c in p.named_children if NODE_TYPE[c.kind_id] not in _ANNOT
+                          and NODE_TYPE[c.kind_id] != "modifiers")
+            tref = type_ref(ty, src)
             name = ""
             for c in p.named_children:
-                if c.type == "variable_declarator":
-                    nm = c.child_by_field_name("name")
-                    name = _text(nm) if nm else ""
+                if NODE_TYPE[c.kind_id] == "variable_declarator":
+                    nm = c.child_by_field_id(_F_NAME)
+                    name = _text(nm, src) if nm else ""
             out.append((name, (tref[0], tref[1], tref[2] + 1)))
             varargs = True
     return tuple(out), varargs
@@ -439,17 +510,22 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
     root = tree.root_node
     package, imports = "", []
     for c in root.named_children:
-        if c.type == "package_declaration":
+        ct = NODE_TYPE[c.kind_id]
+        if ct == "package_declaration":
             for x in c.named_children:
-                if x.type in ("scoped_identifier", "identifier"):
-                    package = _text(x).replace(" ", "")
-        elif c.type == "import_declaration":
-            static = any(x.type == "static" for x in c.children)
-            on_demand = any(x.type == "asterisk" for x in c.children)
+                if NODE_TYPE[x.kind_id] in ("scoped_identifier", "identifier"):
+                    package = _text(x, src).replace(" ", "")
+        elif ct == "import_declaration":
+            static = on_demand = False
             name = ""
-            for x in c.named_children:
-                if x.type in ("scoped_identifier", "identifier"):
-                    name = _text(x).replace(" ", "")
+            for x in c.children:
+                xt = NODE_TYPE[x.kind_id]
+                if xt == "static":
+                    static = True
+                elif xt == "asterisk":
+                    on_demand = True
+                elif xt in ("scoped_identifier", "identifier") and x.is_named:
+                    name = _text(x, src).replace(" ", "")
             if name:
                 imports.append(Import(name, static, on_demand))
     lines = _Lines(src, tree, loc_mode)
@@ -466,9 +542,9 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
             counter += 1
             parent = node.parent
             sup = None
-            if parent.type == "object_creation_expression":
-                ty = parent.child_by_field_name("type")
-                sup = type_ref(ty) if ty is not None else None
+            if NODE_TYPE[parent.kind_id] == "object_creation_expression":
+                ty = parent.child_by_field_id(_F_TYPE)
+                sup = type_ref(ty, src) if ty is not None else None
                 kind_hint = "anon"
             else:  # enum constant body: its superclass is the enum
                 sup = ("=" + outer, (), 0) if outer else None  # "=": already a key
@@ -477,9 +553,10 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
             td = _type_decl(node, key, "", "class", outer, True, True, lines, src,
                             superclass=sup, anon_kind=kind_hint)
         else:
-            name_node = node.child_by_field_name("name")
-            name = _text(name_node) if name_node else "?"
-            local = outer_local or node.parent is None or node.parent.type not in _MEMBER_PARENTS
+            name_node = node.child_by_field_id(_F_NAME)
+            name = _text(name_node, src) if name_node else "?"
+            parent = node.parent
+            local = outer_local or parent is None or NODE_TYPE[parent.kind_id] not in _MEMBER_PARENTS
             if local:
                 counter += 1
                 key = f"{outer or package}${counter}{name}"
@@ -487,66 +564,71 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
                 key = f"{outer}.{name}"
             else:
                 key = f"{package}.{name}" if package else name
-            td = _type_decl(node, key, name, _KIND[node.type], outer, local, False, lines, src)
+            td = _type_decl(node, key, name, _KIND[NODE_TYPE[node.kind_id]], outer, local, False, lines, src)
         types.append(td)
         stack.append((td.end_byte, td.key, td.local))
     return FileFacts(rel, source_set, package, tuple(imports), tuple(types),
                      parse_errors(tree), encoding, src.count(b"\n") + 1)
 
 
+_METHOD_DECLS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration",
+                           "annotation_type_element_declaration"})
+_CTOR_DECLS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
+_FIELD_DECLS = frozenset({"field_declaration", "constant_declaration"})
+
+
 def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                superclass=None, anon_kind=None) -> TypeDecl:
-    mods = _modifiers(node) if not anonymous else set()
+    mods, annotations = _mods(node, src) if not anonymous else _NO_MODIFIERS
     interfaces: tuple = ()
     type_params: tuple = ()
     components: tuple = ()
     if not anonymous:
-        sc = node.child_by_field_name("superclass")
+        sc = node.child_by_field_id(_F_SUPERCLASS)
         if sc is not None:
-            kids = [c for c in sc.named_children if c.type not in _ANNOT]
-            superclass = type_ref(kids[0]) if kids else None
-        itf = node.child_by_field_name("interfaces")
+            kids = [c for c in sc.named_children if NODE_TYPE[c.kind_id] not in _ANNOT]
+            superclass = type_ref(kids[0], src) if kids else None
+        itf = node.child_by_field_id(_F_INTERFACES)
         if itf is None:  # interfaces: `extends A, B` is an extends_interfaces child
             for c in node.named_children:
-                if c.type == "extends_interfaces":
+                if NODE_TYPE[c.kind_id] == "extends_interfaces":
                     itf = c
         if itf is not None:
-            tl = [c for c in itf.named_children if c.type == "type_list"]
+            tl = [c for c in itf.named_children if NODE_TYPE[c.kind_id] == "type_list"]
             items = tl[0].named_children if tl else itf.named_children
-            interfaces = tuple(type_ref(c) for c in items if c.type not in _ANNOT)
-        type_params = _type_params(node)
+            interfaces = tuple([type_ref(c, src) for c in items if NODE_TYPE[c.kind_id] not in _ANNOT])
+        type_params = _type_params(node, src)
         if kind == "record":
-            components, _ = _params(node)
-    body = node if anonymous else node.child_by_field_name("body")
+            components, _ = _params(node, src)
+    body = node if anonymous else node.child_by_field_id(_F_BODY)
     fields, methods, inits, consts = [], [], [], []
     is_itf = kind in ("interface", "annotation")
     if body is not None:
-        members = list(body.named_children)
+        members = body.named_children
         if kind == "enum":
             flat = []
             for m in members:
-                if m.type == "enum_body_declarations":
+                if NODE_TYPE[m.kind_id] == "enum_body_declarations":
                     flat.extend(m.named_children)
                 else:
                     flat.append(m)
             members = flat
         for m in members:
-            t = m.type
-            if t in ("method_declaration", "constructor_declaration",
-                     "compact_constructor_declaration", "annotation_type_element_declaration"):
+            t = NODE_TYPE[m.kind_id]
+            if t in _METHOD_DECLS:
                 methods.append(_method(m, t, lines, src, components))
-            elif t in ("field_declaration", "constant_declaration"):
-                fmods = _modifiers(m)
+            elif t in _FIELD_DECLS:
+                fmods, fann = _mods(m, src)
                 static = "static" in fmods or is_itf
-                tref = type_ref(m.child_by_field_name("type"))
+                tref = type_ref(m.child_by_field_id(_F_TYPE), src)
                 has_init = False
-                fann = _annotations(m)
                 final = "final" in fmods or is_itf
                 for d in m.named_children:
-                    if d.type == "variable_declarator":
-                        nm = d.child_by_field_name("name")
-                        init = d.child_by_field_name("value") is not None
-                        fields.append(FieldDecl(_text(nm), _add_dims(tref, d.child_by_field_name("dimensions")),
+                    if NODE_TYPE[d.kind_id] == "variable_declarator":
+                        nm = d.child_by_field_id(_F_NAME)
+                        init = d.child_by_field_id(_F_VALUE) is not None
+                        fields.append(FieldDecl(_text(nm, src),
+                                                _add_dims(tref, d.child_by_field_id(_F_DIMENSIONS), src),
                                                 static, fann, final, init))
                         if init:
                             has_init = True
@@ -555,9 +637,9 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
             elif t == "static_initializer" or t == "block":
                 inits.append(_init_decl(m, t == "static_initializer", lines))
             elif t == "enum_constant":
-                nm = m.child_by_field_name("name")
-                consts.append(_text(nm))
-                fields.append(FieldDecl(_text(nm), ("=" + key, (), 0), True, (), True, True))
+                nm = m.child_by_field_id(_F_NAME)
+                consts.append(_text(nm, src))
+                fields.append(FieldDecl(_text(nm, src), ("=" + key, (), 0), True, (), True, True))
                 # enum constants are created in the enum's static initialization
                 inits.append(_init_decl(m, True, lines))
     for cname, ctype in components:
@@ -576,7 +658,7 @@ def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,
                     tuple(fields), tuple(methods), tuple(inits), tuple(consts), components,
                     node.start_byte, node.end_byte, sl, el,
                     None if anonymous else _comment_above(node, src), "private" in mods,
-                    () if anonymous else _annotations(node), "final" in mods)
+                    annotations, "final" in mods)
 
 
 def _init_decl(node, static: bool, lines: _Lines) -> InitDecl:
@@ -585,29 +667,30 @@ def _init_decl(node, static: bool, lines: _Lines) -> InitDecl:
 
 
 def _method(m, t, lines, src, components) -> MethodDecl:
-    mods = _modifiers(m)
+    mods, annotations = _mods(m, src)
     if t == "compact_constructor_declaration":
         params, varargs = tuple(components), False
     else:
-        params, varargs = _params(m)
-    ctor = t in ("constructor_declaration", "compact_constructor_declaration")
-    name = "<init>" if ctor else _text(m.child_by_field_name("name"))
-    returns = None if ctor else _add_dims(type_ref(m.child_by_field_name("type")),
-                                          m.child_by_field_name("dimensions"))
-    body = m.child_by_field_name("body")
+        params, varargs = _params(m, src)
+    ctor = t in _CTOR_DECLS
+    name = "<init>" if ctor else _text(m.child_by_field_id(_F_NAME), src)
+    returns = None if ctor else _add_dims(type_ref(m.child_by_field_id(_F_TYPE), src),
+                                          m.child_by_field_id(_F_DIMENSIONS), src)
+    body = m.child_by_field_id(_F_BODY)
     explicit, this_call = False, False
     if ctor and body is not None:
         for c in body.named_children:
-            if c.type in _COMMENTS:
+            ct = NODE_TYPE[c.kind_id]
+            if ct in _COMMENT_SET:
                 continue
-            if c.type == "explicit_constructor_invocation":
+            if ct == "explicit_constructor_invocation":
                 explicit = True
-                k = c.child_by_field_name("constructor")
-                this_call = k is not None and k.type == "this"
+                k = c.child_by_field_id(_F_CONSTRUCTOR)
+                this_call = k is not None and NODE_TYPE[k.kind_id] == "this"
             break
     static = "static" in mods
     abstract = body is None and not ctor
     sl, el = m.start_point[0] + 1, m.end_point[0] + 1
-    return MethodDecl(name, params, varargs, returns, _type_params(m), static, abstract,
+    return MethodDecl(name, params, varargs, returns, _type_params(m, src), static, abstract,
                       "private" in mods, sl, el, lines.loc(sl, el), _comment_above(m, src),
-                      m.start_byte, m.end_byte, explicit, this_call, _annotations(m))
+                      m.start_byte, m.end_byte, explicit, this_call, annotations)

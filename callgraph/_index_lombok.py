@@ -10,8 +10,26 @@ from ._callsite import ApiTarget
 from ._candidates import source_method
 from ._facts import TypeDecl
 from ._jls import PRIMITIVES
-from ._lombok import GenMethod, LombokConfig, plan_type
+from ._lombok import _KNOWN as _LOMBOK_KNOWN, GenMethod, LombokConfig, plan_type
 from ._methodinfo import MethodInfo
+
+
+# The last name of each annotation Lombok knows: ``lombok_name`` resolves a
+# written name only to a known FQN with the same last name (the written name
+# itself, an import's name plus the written rest, or a package plus it), so a
+# type none of whose annotations ends in one of these gets no plan. Most
+# projects' types carry only others (@Override, @Nullable, @Test), and
+# plan_type asked lombok_name, a loop over the file's imports, for each
+# (spring-framework: an eighth of the index's construction)
+_LOMBOK_LAST = frozenset(n.rpartition(".")[2] for n in _LOMBOK_KNOWN)
+
+
+def _may_be_lombok(td: TypeDecl) -> bool:
+    """Whether an annotation of ``td``, its fields or its methods may be Lombok's."""
+    last = _LOMBOK_LAST
+    return any(a.name.rpartition(".")[2] in last for a in td.annotations) \
+        or any(a.name.rpartition(".")[2] in last for f in td.fields for a in f.annotations) \
+        or any(a.name.rpartition(".")[2] in last for m in td.methods for a in m.annotations)
 
 
 def _erased_ref(t: str):
@@ -47,9 +65,12 @@ class LombokPlanning:
                 if not (td.annotations or any(f.annotations for f in td.fields)
                         or any(m.annotations for m in td.methods)):
                     continue
+                settings = cfg.settings(folder)  # read for every such folder: its problems are reported
+                if not _may_be_lombok(td):
+                    continue  # plan_type would find no Lombok annotation: no plan
                 if shadow is None:
                     shadow = frozenset(self.pkg_types.get(ff.package, ()))
-                plan = plan_type(td, ff.imports, shadow, cfg.settings(folder))
+                plan = plan_type(td, ff.imports, shadow, settings)
                 if plan is not None:
                     plans.append((fi, td, plan))
         self.duplicates.extend(cfg.problems)

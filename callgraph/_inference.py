@@ -17,11 +17,12 @@ The ``FileResolver`` mixin :class:`GenericInference`:
 
 from __future__ import annotations
 
-from ._facts import type_ref
+from ._facts import _F_BODY, _F_TYPE, NODE_TYPE, type_ref
 from ._callsite import Resolution as R
 from ._types import JArray, JClass, JTypeVar, JWildcard, LambdaT, NullT, UnknownT
 from ._candidates import MethodCandidate
 from ._index import BOX, OBJECT, PRIMITIVES
+from ._scopes import _UNASKED  # project_return: a candidate whose plain return is not memoised yet
 from ._texpr import VOID
 
 # the members as module globals: a class attribute look-up on an Enum costs
@@ -32,7 +33,6 @@ _EXACT = R.EXACT
 _NOT_CLASS_T = (NullT, LambdaT, UnknownT)
 # argument types a project method's type variable is not inferred from
 _NOT_INFERRED_T = (NullT, LambdaT)
-_UNASKED = object()  # project_return: a candidate whose plain return is not memoised yet
 
 
 def _mentions_tvar(ref, names) -> bool:
@@ -63,10 +63,10 @@ class GenericInference:
         if plain is not _UNASKED:
             return plain
         idx = self.idx
-        fi = idx.type_file[c.type_key]
+        fi = self.type_file(c.type_key)
         subst: dict = {}
         # class type variables from the receiver's type arguments
-        td = idx.types.get(c.type_key)
+        td = self.tdecl(c.type_key)
         tps = [n for n, _ in td.type_params] if td else []
         if not tps and not (c.tparams and c.decl is not None):
             plain = self._plain_returns[id(c)] = idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
@@ -76,7 +76,7 @@ class GenericInference:
                 recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
             targs = None
             if recv is not None:
-                targs = recv[1] if recv[0] == c.type_key else idx.super_type_args(recv[0], recv[1], c.type_key)
+                targs = recv[1] if recv[0] == c.type_key else self.super_type_args(recv[0], recv[1], c.type_key)
             if targs and len(targs) == len(tps):
                 for n, a in zip(tps, targs):
                     if a is not None:
@@ -94,9 +94,19 @@ class GenericInference:
                     a = self.texpr(args[i])
                     if a is not None and a[0] == "java.lang.Class" and a[1] and a[1][0]:
                         subst[pref[1][0][0]] = a[1][0]
-        if subst:
-            return idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst)
-        return idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+        # the same candidate with the same substitution at many sites of a file:
+        # its type once (both look-ups depend on nothing else)
+        try:
+            mk = (id(c), tuple(subst.items()))
+            got = self._returns.get(mk, _UNASKED)
+        except TypeError:  # an unhashable type in the substitution: asked as it is
+            mk, got = None, _UNASKED
+        if got is _UNASKED:
+            got = idx.subst_ref(r, fi, c.type_key, c.tparams or None, subst) if subst \
+                else idx.resolve_ref(r, fi, c.type_key, c.tparams or None)
+            if mk is not None:
+                self._returns[mk] = got
+        return got
 
     def lib_return(self, c: MethodCandidate, recv, args=()):
         """Return type of library method ``c`` called on ``recv`` (None: static or
@@ -114,10 +124,20 @@ class GenericInference:
         ms = idx.lib_method_sig(sig) if sig.generic_returns else None
         if ms is not None:
             subst = self.lib_subst(c, ms, recv, args)
+            # the same signature with the same substitution at many sites of a
+            # file: once (ms is the index's parsed Signature, kept by it)
             try:
-                t = idx.jtuple(ms.returns, subst)
-            except RecursionError:
-                t = None
+                mk = (id(ms), tuple(subst.items()))
+                t = self._jtuples.get(mk, _UNASKED)
+            except TypeError:  # an unhashable type in the substitution: asked as it is
+                mk, t = None, _UNASKED
+            if t is _UNASKED:
+                try:
+                    t = idx.jtuple(ms.returns, subst)
+                    if mk is not None:
+                        self._jtuples[mk] = t
+                except RecursionError:  # depends on the depth it is asked at: not kept
+                    t = None
             if t is not None:  # jtuple's values are class types (or None)
                 return t
         if not rt:
@@ -134,15 +154,15 @@ class GenericInference:
         if recv is None and not sig.static and self.ctx.type_key is not None:
             recv = (self.ctx.type_key, ())  # an unqualified call: the receiver is `this`
         # a raw library receiver (javac erases its members): no substitution
-        raw = recv is not None and not recv[1] and recv[0] not in idx.types and bool(
+        raw = recv is not None and not recv[1] and self.tdecl(recv[0]) is None and bool(
             idx.lib_type_params(recv[0]))
         if recv is not None and not raw and not sig.static:
             if recv[0] == c.owner:
                 r = recv if recv[1] else None
             else:
-                ta = idx.super_type_args(recv[0], idx.capture_lib(recv)[1], c.owner)
+                ta = self.super_type_args(recv[0], self.capture_lib(recv)[1], c.owner)
                 r = (c.owner, ta) if ta else None
-            r = idx.capture_lib(r)
+            r = self.capture_lib(r)
             if r is not None:
                 tps = idx.lib_type_params(c.owner)
                 if len(tps) == len(r[1]):
@@ -185,7 +205,7 @@ class GenericInference:
             pairs = list(zip(ps, ats))
         lams = []
         for k, (p, a) in enumerate(pairs):
-            if type(a) is LambdaT and args[k].type == "lambda_expression":
+            if type(a) is LambdaT and NODE_TYPE[args[k].kind_id] == "lambda_expression":
                 lams.append((p, args[k]))
             else:
                 self._unify(p, a, mvars, got, bad, 0)
@@ -197,8 +217,8 @@ class GenericInference:
         """Bind the method type variable a functional-interface parameter ``p``
         returns (``? extends U`` of ``Function<T, R>``'s ``R``) to the type of
         lambda ``lam``'s expression body, its parameters typed from ``p``."""
-        body = lam.child_by_field_name("body")
-        if not isinstance(p, JClass) or not p.args or body is None or body.type == "block":
+        body = lam.child_by_field_id(_F_BODY)
+        if not isinstance(p, JClass) or not p.args or body is None or NODE_TYPE[body.kind_id] == "block":
             return
         idx = self.idx
         sm = idx.sam_method(p.name)
@@ -275,9 +295,10 @@ class GenericInference:
         ft = self._lam_target.get(lam.id)  # the target functional interface type (tuple)
         if ft is not None:
             pass  # provisional, while the enclosing call's type arguments are inferred
-        elif p.type == "argument_list" and p.parent is not None and p.parent.type == "method_invocation":
+        elif NODE_TYPE[p.kind_id] == "argument_list" and p.parent is not None \
+                and NODE_TYPE[p.parent.kind_id] == "method_invocation":
             call = p.parent
-            args = [a for a in p.named_children if a.type not in ("line_comment", "block_comment")]
+            args = [a for a in p.named_children if NODE_TYPE[a.kind_id] not in ("line_comment", "block_comment")]
             pos = next((k for k, a in enumerate(args) if a.id == lam.id), None)
             r = self.call(call)
             c = r.cand
@@ -302,21 +323,23 @@ class GenericInference:
                 if _mentions_tvar(ref, self.idx.tparams_of(c.type_key)):
                     return None
                 ft = self.function_target_ref(ref, idx.type_file[c.type_key], c.type_key, None)
-        elif p.type == "variable_declarator" and p.parent is not None \
-                and p.parent.type in ("local_variable_declaration", "field_declaration"):
-            ty = p.parent.child_by_field_name("type")
+        elif NODE_TYPE[p.kind_id] == "variable_declarator" and p.parent is not None \
+                and NODE_TYPE[p.parent.kind_id] in ("local_variable_declaration", "field_declaration"):
+            ty = p.parent.child_by_field_id(_F_TYPE)
             if ty is not None and self._tx(ty) != "var":
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
-        elif p.type == "return_statement":
+                ft = self.function_target_ref(type_ref(ty, self.src), self.fi, self.ctx.type_key, self.mtp())
+        elif NODE_TYPE[p.kind_id] == "return_statement":
             # `return x -> ...`: the target is the enclosing method's declared return
             # type (JLS 14.17, 15.27.3); inside a lambda body it is that lambda's, unknown here
             m = p.parent
-            while m is not None and m.type not in ("method_declaration", "lambda_expression", "class_body",
-                                                   "constructor_declaration", "compact_constructor_declaration"):
+            while m is not None and NODE_TYPE[m.kind_id] not in (
+                    "method_declaration", "lambda_expression", "class_body", "constructor_declaration",
+                    "compact_constructor_declaration"):
                 m = m.parent
-            ty = m.child_by_field_name("type") if m is not None and m.type == "method_declaration" else None
+            ty = m.child_by_field_id(_F_TYPE) \
+                if m is not None and NODE_TYPE[m.kind_id] == "method_declaration" else None
             if ty is not None:
-                ft = self.function_target_ref(type_ref(ty), self.fi, self.ctx.type_key, self.mtp())
+                ft = self.function_target_ref(type_ref(ty, self.src), self.fi, self.ctx.type_key, self.mtp())
         if ft is None or ft[0] in PRIMITIVES or ft[0].endswith("[]"):
             return None
         sm = idx.sam_method(ft[0])
@@ -389,11 +412,11 @@ class GenericInference:
         if p is None:
             return None
         ptype = None
-        if p.type == "argument_list":
+        if NODE_TYPE[p.kind_id] == "argument_list":
             call = p.parent
-            args = [c for c in p.named_children if c.type not in ("line_comment", "block_comment")]
+            args = [c for c in p.named_children if NODE_TYPE[c.kind_id] not in ("line_comment", "block_comment")]
             pos = next((i for i, a in enumerate(args) if a.id == n.id), None)
-            if pos is None or call is None or call.type != "method_invocation":
+            if pos is None or call is None or NODE_TYPE[call.kind_id] != "method_invocation":
                 return None
             c = self.call(call).cand
             if c is None:
@@ -404,10 +427,10 @@ class GenericInference:
                 ptype = pt[pos]
             elif varargs and pt:
                 ptype = pt[-1][:-2]
-        elif p.type == "variable_declarator" and p.parent is not None:
-            ty = p.parent.child_by_field_name("type")
+        elif NODE_TYPE[p.kind_id] == "variable_declarator" and p.parent is not None:
+            ty = p.parent.child_by_field_id(_F_TYPE)
             if ty is not None and self._tx(ty) != "var":
-                r = self.ref(type_ref(ty))
+                r = self.ref(type_ref(ty, self.src))
                 ptype = r[0] if r else None
         if ptype is None or ptype in PRIMITIVES or ptype.endswith("[]"):
             return None

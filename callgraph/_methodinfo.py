@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, fields
 
+from ._fastinit import fast_init
+
 
 def pickled_by_fields(cls):
     """Pickle ``cls`` (a frozen slotted dataclass) as ``cls(*init fields)``. The
@@ -21,6 +23,7 @@ def pickled_by_fields(cls):
     return cls
 
 
+@fast_init
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class MethodInfo:

@@ -40,7 +40,7 @@ from enum import Enum
 
 import tree_sitter
 
-from ._facts import JAVA, type_ref
+from ._facts import _F_NAME, _F_TYPE, JAVA, NODE_TYPE, type_ref
 from ._facts import _text as _t
 
 
@@ -98,22 +98,31 @@ _REPO_NAMES = frozenset({
     "ReactiveSortingRepository", "R2dbcRepository", "ElasticsearchRepository", "CassandraRepository",
     "Neo4jRepository", "CoroutineCrudRepository", "KeyValueRepository", "RevisionRepository",
 })
-_TYPE_DECL_NODES = frozenset({"class_declaration", "interface_declaration", "enum_declaration",
-                              "record_declaration", "annotation_type_declaration"})
+# the last names of the annotations that matter on a constructor / a method
+_CTOR_LAST = frozenset({"Builder", "SuperBuilder"})
+_METHOD_LAST = frozenset({"Bean"})
 
 # What RTA looks at in a file. Pass 2 runs these patterns in one query with
 # the resolver's (``_resolve._PASS2_QUERY``, capture names prefixed ``rta_``):
 # each query is one walk of the whole tree, which costs about the same
 # whatever it captures (java.base: ~1.8 CPU-s a query)
+# Annotations count only on a type, constructor or method declaration: the
+# query finds just those (not the @Nullable of every parameter), each kind
+# under its own name, so no parent is asked (``Node.parent`` walks down from
+# the root, microseconds in a large file)
+_ANNOTATED = "[(marker_annotation name: (_) @{0}) (annotation name: (_) @{0})]"
 QUERY_PATTERNS = """
 (object_creation_expression type: (_) @new)
-(marker_annotation name: (_) @ann)
-(annotation name: (_) @ann)
+""" + "".join(f"({d} (modifiers {_ANNOTATED.format('ann_type')}))\n" for d in (
+    "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+    "annotation_type_declaration")) + f"""
+(constructor_declaration (modifiers {_ANNOTATED.format('ann_ctor')}))
+(method_declaration (modifiers {_ANNOTATED.format('ann_method')}))
 (lambda_expression) @fn
 (method_reference) @fn
 (class_literal) @lit
 """
-CAPTURE_NAMES = ("new", "ann", "fn", "lit")
+CAPTURE_NAMES = ("new", "ann_type", "ann_ctor", "ann_method", "fn", "lit")
 _QUERY = tree_sitter.Query(JAVA, QUERY_PATTERNS)
 
 
@@ -155,32 +164,44 @@ def collect(idx, fi: int, tree, captures: dict | None = None) -> tuple:
             made.append((td.key, Instantiation.ENUM_CONSTANT))
     if captures is None:
         captures = tree_sitter.QueryCursor(_QUERY).captures(tree.root_node)
+    # per-file memos of the index's answers a file asks again and again (the
+    # same created types, the same called names): the first ask goes to the
+    # index, so the warm cache's recorder sees each distinct look-up
+    refs: dict = {}  # (TypeRef, type key) -> resolve_ref
+    params: dict = {}  # (called name, arguments, position) -> parameter types (_functional)
     for cap, nodes in captures.items():
         for n in nodes:
             try:
                 if cap == "new":
-                    if any(c.type == "class_body" for c in n.parent.children):
+                    if any(NODE_TYPE[c.kind_id] == "class_body" for c in n.parent.children):
                         continue  # anonymous: its own TypeDecl, counted above
-                    r = idx.resolve_ref(type_ref(n), fi, spans.key_at(n.start_byte))
+                    k = (type_ref(n), spans.key_at(n.start_byte))
+                    r = refs.get(k, _UNASKED)
+                    if r is _UNASKED:
+                        r = refs[k] = idx.resolve_ref(k[0], fi, k[1])
                     if r is not None:
                         made.append((r[0], Instantiation.NEW))
-                elif cap == "ann":
-                    _annotation(idx, fi, spans, n, made, annotated)
+                elif cap in _ANN_CAPS:
+                    _annotation(idx, fi, spans, n, made, annotated, cap)
                 elif cap == "lit":
                     _registered(idx, fi, spans, n, made)
                 else:
-                    if n.type == "method_reference" and n.children and n.children[-1].type == "new":
+                    if NODE_TYPE[n.kind_id] == "method_reference" and n.children \
+                            and NODE_TYPE[n.children[-1].kind_id] == "new":
                         _constructor_ref(idx, fi, spans, n, made)
-                    _functional(idx, fi, spans, n, made)
+                    _functional(idx, fi, spans, n, made, params)
             except Exception:  # a malformed (recovered) node: no fact, never the file's call graph
                 continue
     return tuple(made), tuple(annotated)
 
 
+_UNASKED = object()
+
+
 def _constructor_ref(idx, fi, spans, n, made) -> None:
     """``T::new`` creates a ``T`` (an array constructor ``T[]::new`` creates none)."""
     recv = n.named_children[0] if n.named_children else None
-    if recv is None or recv.type == "array_type":
+    if recv is None or NODE_TYPE[recv.kind_id] == "array_type":
         return
     r = idx.resolve_ref(type_ref(recv), fi, spans.key_at(n.start_byte))
     if r is not None:
@@ -191,7 +212,7 @@ def _registered(idx, fi, spans, n, made) -> None:
     """``X.class`` handed to the container: an argument of ``registerBean``/``register``/
     ``genericBeanDefinition``/… or of ``new RootBeanDefinition(...)``, or in ``@Import``."""
     p = n.parent
-    while p is not None and p.type in ("element_value_array_initializer", "element_value_pair",
+    while p is not None and NODE_TYPE[p.kind_id] in ("element_value_array_initializer", "element_value_pair",
                                        "annotation_argument_list", "array_initializer",
                                        "array_creation_expression"):
         p = p.parent
@@ -199,20 +220,20 @@ def _registered(idx, fi, spans, n, made) -> None:
         return
     key = spans.key_at(n.start_byte)
     ok = False
-    if p.type == "annotation":
-        nm = p.child_by_field_name("name")
+    if NODE_TYPE[p.kind_id] == "annotation":
+        nm = p.child_by_field_id(_F_NAME)
         ok = nm is not None and _annotation_name(idx, fi, key, nm) in (_IMPORT, "?Import")
-    elif p.type == "argument_list" and p.parent is not None:
+    elif NODE_TYPE[p.kind_id] == "argument_list" and p.parent is not None:
         call = p.parent
-        if call.type == "method_invocation":
-            nm = call.child_by_field_name("name")
+        if NODE_TYPE[call.kind_id] == "method_invocation":
+            nm = call.child_by_field_id(_F_NAME)
             ok = nm is not None and _t(nm) in _REGISTER_CALLS
-        elif call.type == "object_creation_expression":
-            ty = call.child_by_field_name("type")
+        elif NODE_TYPE[call.kind_id] == "object_creation_expression":
+            ty = call.child_by_field_id(_F_TYPE)
             ok = ty is not None and _t(ty).rpartition(".")[2] in _REGISTER_NEW
     if not ok:
         return
-    ty = next((c for c in n.named_children if c.type != "line_comment"), None)
+    ty = next((c for c in n.named_children if NODE_TYPE[c.kind_id] != "line_comment"), None)
     r = idx.resolve_ref(type_ref(ty), fi, key) if ty is not None else None
     if r is not None:
         made.append((r[0], Instantiation.REGISTERED))
@@ -224,13 +245,23 @@ def _annotation_name(idx, fi, key, node) -> str:
     return r if r is not None else "?" + name.rpartition(".")[2]
 
 
-def _annotation(idx, fi, spans, n, made, annotated) -> None:
-    mods = n.parent.parent
-    if mods is None or mods.type != "modifiers" or mods.parent is None:
-        return
-    decl = mods.parent
-    if decl.type in _TYPE_DECL_NODES:
-        key = spans.key_at(decl.start_byte + 1)
+_ANN_CAPS = frozenset({"ann_type", "ann_ctor", "ann_method"})
+
+
+def _annotation(idx, fi, spans, n, made, annotated, cap: str) -> None:
+    """Annotation name ``n`` on the modifiers of a type (``cap`` "ann_type"),
+    constructor ("ann_ctor") or method ("ann_method") declaration."""
+    if cap != "ann_type":
+        # only @Builder/@SuperBuilder and @Bean matter on these; a name resolves to
+        # a type of its own last name (or stays "?" + it), so others need no
+        # resolution (the @Override of nearly every method)
+        last = _t(n).rpartition(".")[2].strip()
+        if last not in (_CTOR_LAST if cap == "ann_ctor" else _METHOD_LAST):
+            return
+    decl = n.parent.parent.parent if cap != "ann_type" else None  # name → annotation → modifiers → declaration
+    if cap == "ann_type":
+        # the type whose modifiers hold the annotation: no other type starts before its name
+        key = spans.key_at(n.start_byte)
         if key is None:
             return
         td = idx.types.get(key)
@@ -243,71 +274,92 @@ def _annotation(idx, fi, spans, n, made, annotated) -> None:
                     (ann in _LOMBOK_CTORS or "?" + simple == ann and "lombok." + simple in _LOMBOK_CTORS)
                     and "staticName" in _t(n.parent))):
             made.append((key, Instantiation.BUILDER))
-    elif decl.type == "constructor_declaration":
+    elif cap == "ann_ctor":
         key = spans.key_at(decl.start_byte)
         if key is not None and _annotation_name(idx, fi, key, n) in _LOMBOK_FACTORIES | {"?Builder"}:
             made.append((key, Instantiation.BUILDER))
-    elif decl.type == "method_declaration":
+    else:
         key = spans.key_at(decl.start_byte)
         ann = _annotation_name(idx, fi, key, n)
         if ann == _BEAN or ann == "?Bean":
-            rt = decl.child_by_field_name("type")
+            rt = decl.child_by_field_id(_F_TYPE)
             r = idx.resolve_ref(type_ref(rt), fi, key) if rt is not None else None
             if r is not None:
                 made.append((r[0], Instantiation.BEAN_METHOD))
 
 
-def _functional(idx, fi, spans, n, made) -> None:
-    """The target type of a lambda / method reference, where the source states it."""
+def _functional(idx, fi, spans, n, made, params: dict | None = None) -> None:
+    """The target type of a lambda / method reference, where the source states it.
+    ``params``: the file's memo of the parameter types an argument position of
+    a called name takes."""
     arg, p = n, n.parent
-    while p is not None and p.type == "parenthesized_expression":
+    while p is not None and NODE_TYPE[p.kind_id] == "parenthesized_expression":
         arg, p = p, p.parent
     if p is None:
         return
     key = spans.key_at(n.start_byte)
     refs: list = []
-    if p.type == "cast_expression":
-        refs.append(p.child_by_field_name("type"))
-    elif p.type == "variable_declarator":
+    if NODE_TYPE[p.kind_id] == "cast_expression":
+        refs.append(p.child_by_field_id(_F_TYPE))
+    elif NODE_TYPE[p.kind_id] == "variable_declarator":
         decl = p.parent
-        if decl is not None and decl.type in ("local_variable_declaration", "field_declaration",
+        if decl is not None and NODE_TYPE[decl.kind_id] in ("local_variable_declaration", "field_declaration",
                                               "constant_declaration"):
-            refs.append(decl.child_by_field_name("type"))
-    elif p.type == "return_statement":
+            refs.append(decl.child_by_field_id(_F_TYPE))
+    elif NODE_TYPE[p.kind_id] == "return_statement":
         m = p.parent
-        while m is not None and m.type not in ("method_declaration", "lambda_expression",
+        while m is not None and NODE_TYPE[m.kind_id] not in ("method_declaration", "lambda_expression",
                                                "class_body", "constructor_declaration"):
             m = m.parent
-        if m is not None and m.type == "method_declaration":
-            refs.append(m.child_by_field_name("type"))
-    elif p.type == "argument_list" and p.parent is not None:
-        args = [c for c in p.named_children if c.type not in ("line_comment", "block_comment")]
+        if m is not None and NODE_TYPE[m.kind_id] == "method_declaration":
+            refs.append(m.child_by_field_id(_F_TYPE))
+    elif NODE_TYPE[p.kind_id] == "argument_list" and p.parent is not None:
+        args = [c for c in p.named_children if NODE_TYPE[c.kind_id] not in ("line_comment", "block_comment")]
         pos = next((i for i, c in enumerate(args) if c.start_byte == arg.start_byte), None)
         if pos is None:
             return
         call = p.parent
-        names: list = []
-        if call.type == "method_invocation":
-            nm = call.child_by_field_name("name")
-            names = idx.by_name.get(_t(nm), ()) if nm is not None else ()
-        elif call.type == "object_creation_expression":
-            r = idx.resolve_ref(type_ref(call.child_by_field_name("type")), fi, key)
-            if r is not None:
-                names = [pm.info.id for pm in idx.methods.get(r[0], ()) if pm.info.name == "<init>"]
-        for mid in names:
-            info = idx.by_id[mid].info
-            ps = info.params
-            if len(ps) == len(args) or (info.varargs and len(args) >= len(ps) - 1):
-                pt = ps[min(pos, len(ps) - 1)] if ps else None
-                if pt is not None:
-                    _add_functional(idx, pt.removesuffix("..."), made)
+        if NODE_TYPE[call.kind_id] == "method_invocation":
+            # the same names are called at many sites of a file (and take a
+            # lambda at the same place): their parameter types once per file
+            nm = call.child_by_field_id(_F_NAME)
+            mk = (_t(nm), len(args), pos) if nm is not None and params is not None else None
+            pts = params.get(mk) if mk is not None else None
+            if pts is None:
+                names = idx.by_name.get(_t(nm), ()) if nm is not None else ()
+                pts = _param_types(idx, names, len(args), pos)
+                if mk is not None:
+                    params[mk] = pts
+        elif NODE_TYPE[call.kind_id] == "object_creation_expression":
+            r = idx.resolve_ref(type_ref(call.child_by_field_id(_F_TYPE)), fi, key)
+            names = [pm.info.id for pm in idx.methods.get(r[0], ()) if pm.info.name == "<init>"] \
+                if r is not None else []
+            pts = _param_types(idx, names, len(args), pos)
+        else:
+            pts = ()
+        for pt in pts:
+            _add_functional(idx, pt, made)
         return
     for ref in refs:
-        if ref is None or ref.type == "type_identifier" and _t(ref) == "var":
+        if ref is None or NODE_TYPE[ref.kind_id] == "type_identifier" and _t(ref) == "var":
             continue
         r = idx.resolve_ref(type_ref(ref), fi, key)
         if r is not None:
             _add_functional(idx, r[0], made)
+
+
+def _param_types(idx, names, n: int, pos: int) -> tuple:
+    """The parameter type at argument ``pos`` of each project method ``names``
+    (ids) that ``n`` arguments fit (varargs: the element type)."""
+    out = []
+    for mid in names:
+        info = idx.by_id[mid].info
+        ps = info.params
+        if len(ps) == n or (info.varargs and n >= len(ps) - 1):
+            pt = ps[min(pos, len(ps) - 1)] if ps else None
+            if pt is not None:
+                out.append(pt.removesuffix("..."))
+    return tuple(out)
 
 
 def _add_functional(idx, t: str, made) -> None:

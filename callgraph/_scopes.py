@@ -22,7 +22,7 @@ from bisect import bisect_right
 from enum import Enum
 from typing import NamedTuple
 
-from ._facts import type_ref
+from ._facts import _F_DIMENSIONS, _F_NAME, _F_PARAMETERS, _F_RIGHT, _F_TYPE, _F_VALUE, NODE_TYPE, type_ref
 from ._candidates import MethodCandidate
 
 
@@ -75,6 +75,7 @@ class _Within:
 
 _NO_CONTEXT = MethodContext(None, None)
 _new = tuple.__new__
+_UNASKED = object()  # FileResolver's per-file memos of the index (tdecl, ...): not asked yet
 
 
 class Scopes:
@@ -83,7 +84,12 @@ class Scopes:
     def _tx(self, node) -> str:
         """The source text of ``node``: a slice of the file's bytes, which the
         tree was parsed from (``node.text`` gives the same bytes at about twice
-        the cost, and pass 2 takes the text of ~800,000 nodes on java.base)."""
+        the cost, and pass 2 takes the text of ~800,000 nodes on java.base) —
+        or of its text, when every byte is ASCII (``stext``: byte offsets are
+        then character offsets, and a str slice needs no decoding)."""
+        t = self.stext
+        if t is not None:
+            return t[node.start_byte:node.end_byte]
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def type_at(self, pos: int):
@@ -142,102 +148,104 @@ class Scopes:
 
     def declare(self, cap: str, n) -> None:
         if cap == "local":
-            ty = n.child_by_field_name("type")
+            ty = n.child_by_field_id(_F_TYPE)
             parent = n.parent
             end = parent.end_byte if parent is not None else n.end_byte
             for d in n.named_children:
-                if d.type == "variable_declarator":
-                    nm = d.child_by_field_name("name")
-                    dims = d.child_by_field_name("dimensions")
+                if NODE_TYPE[d.kind_id] == "variable_declarator":
+                    nm = d.child_by_field_id(_F_NAME)
+                    dims = d.child_by_field_id(_F_DIMENSIONS)
                     self.add_local(self._tx(nm), n.start_byte, end, d.start_byte,
-                                   self._payload(ty, d.child_by_field_name("value"), dims))
+                                   self._payload(ty, d.child_by_field_id(_F_VALUE), dims))
         elif cap == "param":
             p = n.parent
             gp = p.parent if p is not None else None
-            if gp is None or gp.type == "record_declaration":
+            if gp is None or NODE_TYPE[gp.kind_id] == "record_declaration":
                 return
-            ty = n.child_by_field_name("type")
-            if n.type == "spread_parameter":
-                ty = ty or next((c for c in n.named_children if c.type not in ("modifiers", "variable_declarator")), None)
+            ty = n.child_by_field_id(_F_TYPE)
+            if NODE_TYPE[n.kind_id] == "spread_parameter":
+                ty = ty or next((c for c in n.named_children
+                                 if NODE_TYPE[c.kind_id] not in ("modifiers", "variable_declarator")), None)
                 nm = None
                 for c in n.named_children:
-                    if c.type == "variable_declarator":
-                        nm = c.child_by_field_name("name")
+                    if NODE_TYPE[c.kind_id] == "variable_declarator":
+                        nm = c.child_by_field_id(_F_NAME)
                 if nm is None or ty is None:
                     return
-                tr = type_ref(ty)
+                tr = type_ref(ty, self.src)
                 self.add_local(self._tx(nm), gp.start_byte, gp.end_byte, gp.start_byte,
                                (_DECLARED, (tr[0], tr[1], tr[2] + 1), n.start_byte))
             else:
-                nm = n.child_by_field_name("name")
+                nm = n.child_by_field_id(_F_NAME)
                 if nm is None or ty is None:
                     return
-                tr = type_ref(ty)
-                dims = n.child_by_field_name("dimensions")
+                tr = type_ref(ty, self.src)
+                dims = n.child_by_field_id(_F_DIMENSIONS)
                 if dims is not None:
                     tr = (tr[0], tr[1], tr[2] + self._tx(dims).count("["))
                 self.add_local(self._tx(nm), gp.start_byte, gp.end_byte, gp.start_byte,
                                (_DECLARED, tr, n.start_byte) if tr[0] != "var" else _NO_BINDING)
         elif cap == "catch":
             clause = n.parent
-            nm = n.child_by_field_name("name")
-            types = [c for c in n.named_children if c.type == "catch_type"]
+            nm = n.child_by_field_id(_F_NAME)
+            types = [c for c in n.named_children if NODE_TYPE[c.kind_id] == "catch_type"]
             tys = [c for c in types[0].named_children] if types else []
-            payload = (_DECLARED, type_ref(tys[0]), n.start_byte) if len(tys) == 1 else (
+            payload = (_DECLARED, type_ref(tys[0], self.src), n.start_byte) if len(tys) == 1 else (
                 (_DECLARED, ("java.lang.Exception", (), 0), n.start_byte) if tys else _NO_BINDING)
             if len(tys) > 1:
-                payload = (_DECLARED, type_ref(tys[0]), n.start_byte)
+                payload = (_DECLARED, type_ref(tys[0], self.src), n.start_byte)
             self.add_local(self._tx(nm), clause.start_byte, clause.end_byte, n.start_byte, payload)
         elif cap == "foreach":
-            ty = n.child_by_field_name("type")
-            nm = n.child_by_field_name("name")
-            val = n.child_by_field_name("value")
+            ty = n.child_by_field_id(_F_TYPE)
+            nm = n.child_by_field_id(_F_NAME)
+            val = n.child_by_field_id(_F_VALUE)
             if nm is None:
                 return
             if ty is None or self._tx(ty) == "var":
                 payload = (_FOREACH_ELEM, val)
             else:
-                payload = (_DECLARED, type_ref(ty), n.start_byte)
+                payload = (_DECLARED, type_ref(ty, self.src), n.start_byte)
             self.add_local(self._tx(nm), n.start_byte, n.end_byte, n.start_byte, payload)
         elif cap == "res":
-            nm = n.child_by_field_name("name")
+            nm = n.child_by_field_id(_F_NAME)
             if nm is None:
                 return
-            ty = n.child_by_field_name("type")
+            ty = n.child_by_field_id(_F_TYPE)
             scope = n.parent.parent if n.parent is not None and n.parent.parent is not None else n
             self.add_local(self._tx(nm), scope.start_byte, scope.end_byte, n.start_byte,
-                           self._payload(ty, n.child_by_field_name("value"), None))
+                           self._payload(ty, n.child_by_field_id(_F_VALUE), None))
         elif cap == "inst":
-            nm = n.child_by_field_name("name")
-            ty = n.child_by_field_name("right")
+            nm = n.child_by_field_id(_F_NAME)
+            ty = n.child_by_field_id(_F_RIGHT)
             if nm is None or ty is None:
                 return
             blk = n.parent
-            while blk is not None and blk.type not in ("block", "constructor_body", "class_body",
+            while blk is not None and NODE_TYPE[blk.kind_id] not in ("block", "constructor_body", "class_body",
                                                        "lambda_expression", "switch_block_statement_group"):
                 blk = blk.parent
             end = blk.end_byte if blk is not None else n.end_byte
-            self.add_local(self._tx(nm), n.start_byte, end, n.start_byte, (_DECLARED, type_ref(ty), n.start_byte))
+            self.add_local(self._tx(nm), n.start_byte, end, n.start_byte,
+                           (_DECLARED, type_ref(ty, self.src), n.start_byte))
         elif cap in ("tpat", "rpat"):
-            kids = [c for c in n.named_children if c.type not in ("modifiers",)]
-            if len(kids) < 2 or kids[-1].type != "identifier":
+            kids = [c for c in n.named_children if NODE_TYPE[c.kind_id] not in ("modifiers",)]
+            if len(kids) < 2 or NODE_TYPE[kids[-1].kind_id] != "identifier":
                 return
             ty, nm = kids[-2], kids[-1]
             scope = n.parent
-            while scope is not None and scope.type not in ("switch_rule", "switch_block_statement_group",
+            while scope is not None and NODE_TYPE[scope.kind_id] not in ("switch_rule", "switch_block_statement_group",
                                                            "block", "lambda_expression"):
                 scope = scope.parent
             scope = scope or n
-            payload = _NO_BINDING if self._tx(ty) == "var" else (_DECLARED, type_ref(ty), n.start_byte)
+            payload = _NO_BINDING if self._tx(ty) == "var" else (_DECLARED, type_ref(ty, self.src), n.start_byte)
             self.add_local(self._tx(nm), n.start_byte, scope.end_byte, n.start_byte, payload)
         elif cap == "lambda":
-            ps = n.child_by_field_name("parameters")
+            ps = n.child_by_field_id(_F_PARAMETERS)
             if ps is None:
                 return
-            if ps.type == "identifier":
+            if NODE_TYPE[ps.kind_id] == "identifier":
                 self.add_local(self._tx(ps), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, 0))
-            elif ps.type == "inferred_parameters":
-                ids = [c for c in ps.named_children if c.type == "identifier"]
+            elif NODE_TYPE[ps.kind_id] == "inferred_parameters":
+                ids = [c for c in ps.named_children if NODE_TYPE[c.kind_id] == "identifier"]
                 for i, c in enumerate(ids):
                     self.add_local(self._tx(c), n.start_byte, n.end_byte, n.start_byte, (_LAMBDA_PARAM, n, i))
 
@@ -246,7 +254,7 @@ class Scopes:
             return _NO_BINDING
         if self._tx(ty) == "var":
             return (_VAR_INIT, value) if value is not None else _NO_BINDING
-        tr = type_ref(ty)
+        tr = type_ref(ty, self.src)
         if dims is not None:
             tr = (tr[0], tr[1], tr[2] + self._tx(dims).count("["))
         return (_DECLARED, tr, ty.start_byte)
@@ -267,8 +275,9 @@ class Scopes:
         if k is _UNTYPED:
             return None, True
         ck = (name, best[0], best[2])
-        if ck in self.local_types_cache:
-            return self.local_types_cache[ck], True
+        t = self.local_types_cache.get(ck, _UNASKED)
+        if t is not _UNASKED:
+            return t, True
         self.local_types_cache[ck] = None
         with self.within(self.context_at(payload[2] if k is _DECLARED else payload[1].start_byte)):
             if k is _DECLARED:
@@ -307,17 +316,17 @@ class Scopes:
         idx = self.idx
         k = self.ctx.type_key
         while k is not None:
-            t, found = idx.field_type_of((k, ()), name)
+            t, found = self.field_type_of((k, ()), name)
             if found:
                 return t, True
-            td = idx.types.get(k)
+            td = self.tdecl(k)
             k = td.outer if td is not None else None
         for imp in self.ff.imports:
             if imp.static:
                 if imp.on_demand:
-                    owner = idx._resolve_qualified(imp.name)
+                    owner = self.qualified(imp.name)
                 elif imp.name.endswith("." + name):
-                    owner = idx._resolve_qualified(imp.name[: -len(name) - 1])
+                    owner = self.qualified(imp.name[: -len(name) - 1])
                 else:
                     continue
                 if owner:
@@ -339,7 +348,7 @@ class Scopes:
 
     def as_type_name(self, node):
         """The type a receiver node names (``Foo``, ``a.b.Foo``, ``Outer.Inner``), or None."""
-        t = node.type
+        t = NODE_TYPE[node.kind_id]
         if t in ("identifier", "type_identifier"):
             return self._type_name(self._tx(node))
         if t in ("field_access", "scoped_identifier", "scoped_type_identifier"):
@@ -348,6 +357,6 @@ class Scopes:
                 return None
             return self._type_name(text)
         if t == "generic_type":
-            r = self.ref(type_ref(node))
+            r = self.ref(type_ref(node, self.src))
             return r[0] if r else None
         return None

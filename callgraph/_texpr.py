@@ -13,7 +13,8 @@ type is known; method invocations are typed by resolving them
 
 from __future__ import annotations
 
-from ._facts import type_ref
+from ._facts import (_F_ALTERNATIVE, _F_ARRAY, _F_BODY, _F_CONSEQUENCE, _F_FIELD, _F_LEFT, _F_OBJECT, _F_OPERAND,
+                     _F_OPERATOR, _F_PARAMETERS, _F_RIGHT, _F_TYPE, NODE_TYPE, type_ref)
 from ._types import METHOD_REF, NULL, ClassT, NullT, lambda_type
 from ._index import BOX, OBJECT, PRIMITIVES, UNBOX
 
@@ -33,27 +34,27 @@ _STATEMENT_EXPRS = frozenset({"method_invocation", "assignment_expression", "upd
 def _lambda_shape(n):
     """(arity, "void"|"value"|"both") of a lambda: which function types it fits
     (JLS 15.27.2/15.27.3: void- and value-compatible bodies)."""
-    ps = n.child_by_field_name("parameters")
+    ps = n.child_by_field_id(_F_PARAMETERS)
     if ps is None:
         arity = 0
-    elif ps.type == "identifier":
+    elif NODE_TYPE[ps.kind_id] == "identifier":
         arity = 1
     else:
         arity = sum(1 for c in ps.named_children
-                    if c.type in ("formal_parameter", "spread_parameter", "identifier"))
-    body = n.child_by_field_name("body")
+                    if NODE_TYPE[c.kind_id] in ("formal_parameter", "spread_parameter", "identifier"))
+    body = n.child_by_field_id(_F_BODY)
     if body is None:
         return (arity, "both")
-    if body.type != "block":
-        return (arity, "both" if body.type in _STATEMENT_EXPRS else "value")
+    if NODE_TYPE[body.kind_id] != "block":
+        return (arity, "both" if NODE_TYPE[body.kind_id] in _STATEMENT_EXPRS else "value")
     stack = list(body.named_children)
     value = False
     while stack:
         c = stack.pop()
-        if c.type in ("lambda_expression", "class_body"):
+        if NODE_TYPE[c.kind_id] in ("lambda_expression", "class_body"):
             continue
-        if c.type == "return_statement":
-            if c.named_children and c.named_children[0].type not in ("line_comment", "block_comment"):
+        if NODE_TYPE[c.kind_id] == "return_statement":
+            if c.named_children and NODE_TYPE[c.named_children[0].kind_id] not in ("line_comment", "block_comment"):
                 value = True
                 break
             return (arity, "void")
@@ -66,7 +67,7 @@ class ExpressionTyping:
 
     def texpr(self, n):
         """Static type of an expression node (see _index module docstring), or None."""
-        t = n.type
+        t = NODE_TYPE[n.kind_id]
         if t == "identifier":
             ty, found = self.ident(self._tx(n), n.start_byte)
             return ty
@@ -75,27 +76,27 @@ class ExpressionTyping:
         if t in ("string_literal", "text_block"):
             return STRING
         if t == "object_creation_expression":
-            ty = n.child_by_field_name("type")
+            ty = n.child_by_field_id(_F_TYPE)
             if ty is None:
                 return None
-            tr = type_ref(ty)
+            tr = type_ref(ty, self.src)
             return self.ref(tr)
         if t == "this":
             return (self.ctx.type_key, ()) if self.ctx.type_key else None
         if t == "field_access":
-            obj = n.child_by_field_name("object")
-            fld = n.child_by_field_name("field")
+            obj = n.child_by_field_id(_F_OBJECT)
+            fld = n.child_by_field_id(_F_FIELD)
             if obj is None or fld is None:
                 return None
-            if fld.type == "this":
+            if NODE_TYPE[fld.kind_id] == "this":
                 k = self.as_type_name(obj)
                 return (k, ()) if k else None
-            if obj.type == "super":
+            if NODE_TYPE[obj.kind_id] == "super":
                 sup = self.superclass(self.ctx.type_key)
                 return self.idx.field_type(sup, self._tx(fld))[0] if sup else None
             name = self._tx(fld)
-            if obj.type in ("identifier", "field_access"):
-                if obj.type == "identifier":
+            if NODE_TYPE[obj.kind_id] in ("identifier", "field_access"):
+                if NODE_TYPE[obj.kind_id] == "identifier":
                     ot, found = self.ident(self._tx(obj), obj.start_byte)
                     if not found:
                         k = self.as_type_name(obj)
@@ -113,7 +114,7 @@ class ExpressionTyping:
                 return None
             if ot[0].endswith("[]") and name == "length":
                 return INT
-            return self.idx.field_type_of(ot, name)[0]
+            return self.field_type_of(ot, name)[0]
         if t in _INT_LIT:
             return LONG if self._tx(n)[-1:] in "lL" else INT
         if t in ("decimal_floating_point_literal", "hex_floating_point_literal"):
@@ -125,29 +126,30 @@ class ExpressionTyping:
         if t == "null_literal":
             return NULL
         if t == "cast_expression":
-            ty = n.child_by_field_name("type")
-            return self.ref(type_ref(ty)) if ty is not None else None
+            ty = n.child_by_field_id(_F_TYPE)
+            return self.ref(type_ref(ty, self.src)) if ty is not None else None
         if t == "parenthesized_expression":
             kids = n.named_children
             return self.texpr(kids[0]) if kids else None
         if t == "array_access":
-            a = n.child_by_field_name("array")
+            a = n.child_by_field_id(_F_ARRAY)
             at = self.texpr(a) if a is not None else None
             if at and at[0].endswith("[]"):
                 return (at[0][:-2], at[1])
             return None
         if t == "array_creation_expression":
-            ty = n.child_by_field_name("type")
+            ty = n.child_by_field_id(_F_TYPE)
             if ty is None:
                 return None
-            base = self.ref(type_ref(ty))
+            base = self.ref(type_ref(ty, self.src))
             if base is None:
                 return None
-            dims = sum(self._tx(c).count("[") for c in n.named_children if c.type in ("dimensions", "dimensions_expr"))
+            dims = sum(self._tx(c).count("[") for c in n.named_children
+                       if NODE_TYPE[c.kind_id] in ("dimensions", "dimensions_expr"))
             return (base[0] + "[]" * max(dims, 1), ())
         if t == "ternary_expression":
-            a = self.texpr(n.child_by_field_name("consequence"))
-            b = self.texpr(n.child_by_field_name("alternative"))
+            a = self.texpr(n.child_by_field_id(_F_CONSEQUENCE))
+            b = self.texpr(n.child_by_field_id(_F_ALTERNATIVE))
             if a is None or b is None:
                 return None
             if type(a) is NullT:
@@ -163,15 +165,15 @@ class ExpressionTyping:
                 return PRIM_T[_NUM_ORDER[max(_NUM_ORDER.index(pa), _NUM_ORDER.index(pb), 3)]]
             if pa == pb == "boolean":
                 return BOOLEAN
-            return a if a == b or self.idx.is_subtype(b[0], a[0]) is True else (
-                b if self.idx.is_subtype(a[0], b[0]) is True else None)
+            return a if a == b or self.is_subtype(b[0], a[0]) is True else (
+                b if self.is_subtype(a[0], b[0]) is True else None)
         if t == "binary_expression":
-            op = n.child_by_field_name("operator")
+            op = n.child_by_field_id(_F_OPERATOR)
             ops = self._tx(op) if op is not None else ""
             if ops in _CMP_OPS:
                 return BOOLEAN
-            a = self.texpr(n.child_by_field_name("left"))
-            b = self.texpr(n.child_by_field_name("right"))
+            a = self.texpr(n.child_by_field_id(_F_LEFT))
+            b = self.texpr(n.child_by_field_id(_F_RIGHT))
             if ops == "+" and (a == STRING or b == STRING):
                 return STRING
             if a is None or b is None:
@@ -186,10 +188,10 @@ class ExpressionTyping:
                 return BOOLEAN
             return None
         if t == "unary_expression":
-            op = n.child_by_field_name("operator")
+            op = n.child_by_field_id(_F_OPERATOR)
             if op is not None and self._tx(op) == "!":
                 return BOOLEAN
-            a = self.texpr(n.child_by_field_name("operand"))
+            a = self.texpr(n.child_by_field_id(_F_OPERAND))
             if a and a[0] in ("byte", "short", "char"):
                 return INT
             return a
@@ -197,7 +199,7 @@ class ExpressionTyping:
             kids = n.named_children
             return self.texpr(kids[0]) if kids else None
         if t == "assignment_expression":
-            return self.texpr(n.child_by_field_name("left"))
+            return self.texpr(n.child_by_field_id(_F_LEFT))
         if t == "instanceof_expression":
             return BOOLEAN
         if t == "lambda_expression":
@@ -205,8 +207,8 @@ class ExpressionTyping:
             if shape == (0, "both"):
                 # `() -> call()`: value-compatible only if the call returns a value
                 # (JLS 15.27.2); a parameterless body's type needs no target
-                body = n.child_by_field_name("body")
-                if body is not None and body.type == "method_invocation":
+                body = n.child_by_field_id(_F_BODY)
+                if body is not None and NODE_TYPE[body.kind_id] == "method_invocation":
                     bt = self.call(body).ret
                     if bt is not None and bt[0] == "void":
                         shape = (0, "void")
@@ -215,7 +217,7 @@ class ExpressionTyping:
             return METHOD_REF
         if t == "class_literal":
             kids = n.named_children
-            inner = self.ref(type_ref(kids[0])) if kids else None
+            inner = self.ref(type_ref(kids[0], self.src)) if kids else None
             return ("java.lang.Class", (inner,))
         return None
 
@@ -223,7 +225,7 @@ class ExpressionTyping:
         if key is None:
             return None
         sups = self.idx.supers(key)
-        td = self.idx.types.get(key)
+        td = self.tdecl(key)
         if not sups:
             return OBJECT
         if td is not None and td.kind == "interface":

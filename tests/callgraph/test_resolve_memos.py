@@ -110,3 +110,108 @@ def test_the_line_of_a_call_site_is_its_own_tuple_per_edge():
     lines = {(e.src, e.dst): e.lines for e in res.edges}
     assert lines[("m.Z.z(m.Animal,m.Dog)", "m.Cat.speak()")] == (38, 40)
     assert all(type(e.lines) is tuple and list(e.lines) == sorted(set(e.lines)) for e in res.edges)
+
+
+# Session 8's memos of the index's answers (``FileResolver.tdecl``,
+# ``is_subtype``, ``sam``, ``qualified``, ``type_file`` and ``by_name``'s
+# per-arity ids): the same checks, on call sites whose answers differ only
+# in what a coarser key would drop (the arity of a guess by name; the
+# parameter type an argument type is tested against)
+SRC2 = """package m;
+import static m.S.*;
+class Animal {}
+class Dog extends Animal {}
+class X { void foo() {} }
+class Y { void foo(int i) {} }
+class S { static void st(int i) {} }
+class Sel {
+    void p(Animal a) {}
+    void p(String s) {}
+    void q(String s) {}
+    void q(Animal a) {}
+    void f(Dog d) {
+        p(d);
+        q(d);
+        var u = nowhere();
+        u.foo(); u.foo(1);
+        st(1); }
+}
+"""
+EXPECTED2 = {
+    ("m.Sel.f(m.Dog)", "m.Sel.p(m.Animal)", "exact", (14,)),
+    ("m.Sel.f(m.Dog)", "m.Sel.q(m.Animal)", "exact", (15,)),
+    # no JDK here: Object's hierarchy is unknown, so nowhere() is Object's, of an unknown type
+    ("m.Sel.f(m.Dog)", "java.lang.Object.nowhere(*)", "arity", (16,)),
+    ("m.Sel.f(m.Dog)", "m.X.foo()", "name", (17,)),
+    ("m.Sel.f(m.Dog)", "m.Y.foo(int)", "name", (17,)),
+    ("m.Sel.f(m.Dog)", "m.S.st(int)", "exact", (18,)),
+    ("m.Dog.<init>()", "m.Animal.<init>()", "exact", (4,)),
+}
+
+# every memo of an index answer a FileResolver keeps (not the call-site and
+# local-type caches, which also guard against recursion)
+_INDEX_MEMOS = ("_refs", "_field_names", "_type_names", "_named", "_lib_api", "_placed", "_cha",
+                "_plain_returns", "_tds", "_by_name", "_subtypes", "_sams", "_qualified", "_tfiles", "_stars",
+                "_returns", "_jtuples", "_captured", "_super_args", "_field_types")
+
+
+class _Forgetful(dict):
+    """A memo that keeps nothing: every ask goes to the index."""
+
+    def __setitem__(self, k, v):
+        pass
+
+
+def _resolve(src: str, memos: bool):
+    from callgraph import _deps
+
+    b = src.encode()
+    tree = _facts.parse(b)
+    ff = _facts.extract(b, tree, "src/main/java/m/M.java", "main", None)
+    view = _deps.RecordingIndex(ProjectIndex([ff], None), 0, ["src/main/java/m/M.java"])
+    fr = FileResolver(view, 0, b, tree)
+    assert all(type(getattr(fr, m)) is dict for m in _INDEX_MEMOS)
+    if not memos:
+        for m in _INDEX_MEMOS:
+            setattr(fr, m, _Forgetful())
+    res = fr.run()
+    asked = {(kind, door, repr(args)) for kind, door, args, _ in view.log}
+    if memos:  # each answer a memo holds was asked of the recorder once
+        for memo, kind, door, args in (("_tds", "t", "types", lambda k: k),
+                                       ("_tfiles", "t", "type_file", lambda k: k),
+                                       ("_by_name", "t", "by_name", lambda k: k[0]),
+                                       ("_subtypes", "m", "is_subtype", lambda k: k),
+                                       ("_sams", "m", "sam", lambda k: (k,)),
+                                       ("_qualified", "m", "_resolve_qualified", lambda k: (k,)),
+                                       ("_named", "m", "methods_named", lambda k: k)):
+            held = getattr(fr, memo)
+            assert all((kind, door, repr(args(k))) in asked for k in held), memo
+    return {(e.src, e.dst, e.resolution.value, e.lines) for e in res.edges}, asked, len(view.log)
+
+
+def test_the_index_memos_answer_as_the_index_does():
+    got, _, _ = _resolve(SRC2, True)
+    assert got == EXPECTED2
+
+
+def test_the_recorder_sees_every_distinct_look_up_with_the_memos_on():
+    # the first ask of each memo goes to the index, so a warm cache stores the
+    # same dependencies; only the repeats are gone from the log
+    for src in (SRC, SRC2):
+        e1, asked1, n1 = _resolve(src, True)
+        e0, asked0, n0 = _resolve(src, False)
+        assert e1 == e0
+        assert asked1 == asked0
+        assert n1 < n0
+
+
+def test_a_receiver_of_unknown_type_is_named_by_its_node_type():
+    # the reason of a guess on a receiver expression of unknown type names
+    # the expression's kind (a variable of the resolver once shadowed it)
+    src = b"package m;\nclass R { void f(int a) { a[0].size(); (a[0]).size(); } }\n"
+    tree = _facts.parse(src)
+    ff = _facts.extract(src, tree, "src/main/java/m/R.java", "main", None)
+    res = FileResolver(ProjectIndex([ff], None), 0, src, tree).run()
+    reasons = dict(res.reasons)
+    assert reasons.get("receiver array_access of unknown type") == 1
+    assert reasons.get("receiver parenthesized_expression of unknown type") == 1

@@ -71,6 +71,32 @@ def test_read_regular_bounds_and_refuses_special_files(tmp_path):
         read_regular(f, 10, root=tmp_path / "sub")
 
 
+def test_read_regular_follows_links_and_skips_realpath_for_a_plain_file(tmp_path, monkeypatch):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "A.java").write_bytes(b"class A {}")
+    (tmp_path / "dirlink").symlink_to(real, target_is_directory=True)
+    (tmp_path / "filelink.java").symlink_to(real / "A.java")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "fifolink").symlink_to(tmp_path / "fifo")
+    # a link as the last part is followed to its target, as before
+    assert read_regular(tmp_path / "filelink.java", 100) == b"class A {}"
+    with pytest.raises(FileRefused, match=r"not a regular file \(FIFO\)"):
+        read_regular(tmp_path / "fifolink", 10)
+    # a folder link and `..` after it, as the kernel (and realpath) resolve them
+    assert read_regular(tmp_path / "dirlink" / "A.java", 100) == b"class A {}"
+    assert read_regular(tmp_path / "dirlink" / ".." / "real" / "A.java", 100) == b"class A {}"
+    # a plain file (walk_tree's real paths, read twice per build) needs no realpath
+    import posixpath
+
+    def no_realpath(*a, **k):
+        raise AssertionError("realpath called for a path whose last part is no link")
+
+    monkeypatch.setattr(posixpath, "realpath", no_realpath)
+    assert read_regular(real / "A.java", 100) == b"class A {}"
+    assert read_regular(tmp_path / "dirlink" / "A.java", 100) == b"class A {}"
+
+
 def test_javadoc_and_callgraph_share_the_reader():
     import callgraph.safefs as cs
     import javadoc._archive as ja
