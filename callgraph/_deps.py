@@ -108,13 +108,16 @@ class Fingerprints:
 
     def __init__(self, rels):
         self.rels = rels
-        self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
+        # id → digest (_packed's) and (id, file_valued) → digest (canon's), for the
+        # objects in _alive (kept so an id is never reused). int → bytes: the
+        # collector does not track the dict, whose entries (~570,000 on
+        # spring-framework) it would otherwise walk at every full collection
+        self._memo: dict = {}
+        self._cmemo: dict = {}
+        self._alive: list = []
         self._packers: list = []  # msgpack.Packer per nesting depth of _packed
         self._depth = 0
-        self._rows_idx = None  # the index _rows holds look-ups of (rows_for)
-        self._rows: dict = {}
-        #: one tuple per distinct pattern of look-up argument types (encode's memo keys share them)
-        self.arg_types: dict = {}
+        self._rows = None  # the Lookups of the index being recorded (rows_for)
 
     def canon(self, v, file_valued: bool = False):
         t = type(v)
@@ -127,13 +130,14 @@ class Fingerprints:
         if t is FileRef:
             return ("@f", v.rel)
         key = (id(v), file_valued)
-        memo = self._memo.get(key)
-        if memo is not None:
-            return memo[1]
+        d = self._cmemo.get(key)
+        if d is not None:
+            return d
         if t in _DECLARATIONS:  # a declaration of _facts: its digest encoding (positions blanked), in C
             d = hashlib.blake2b(msgpack.packb(v, default=_codec._digest_default, use_bin_type=True),
                                 digest_size=12).digest()
-            self._memo[key] = (v, d)
+            self._cmemo[key] = d
+            self._alive.append(v)
             return d
         if t is TypeSig:  # a class file's type: the environment (in every row's key) fixes it by name and place
             c = ("TypeSig", v.fqn, v.location, v.origin, v.library)
@@ -155,17 +159,17 @@ class Fingerprints:
         else:  # an object of a kind not known here: never equal to anything stored
             c = ("@unknown", t.__name__, _never())
         d = hashlib.blake2b(repr(c).encode(), digest_size=12).digest()
-        self._memo[key] = (v, d)
+        self._cmemo[key] = d
+        self._alive.append(v)
         return d
 
-    def rows_for(self, idx) -> dict:
-        """:func:`encode`'s memo of stored look-ups for index ``idx``:
-        ``(kind, door, args, their types)`` → the packed stored row (bytes)
-        or ``_UNSTORABLE``. Valid while ``idx`` answers as it does now (the
-        index is not changed while files are resolved); another index gets
-        a new memo."""
-        if self._rows_idx is not idx:
-            self._rows_idx, self._rows = idx, {}  # idx kept alive: its id is never reused
+    def rows_for(self, idx) -> "Lookups":
+        """The distinct look-ups recorded of index ``idx`` in this process
+        (:class:`Lookups`), with their stored rows once made. Valid while
+        ``idx`` answers as it does now (the index is not changed while files
+        are resolved); another index gets a new table."""
+        if self._rows is None or self._rows.idx is not idx:
+            self._rows = Lookups(idx)
         return self._rows
 
     def fingerprint(self, v, file_valued: bool = False) -> bytes:
@@ -188,10 +192,10 @@ class Fingerprints:
         t = type(v)
         key = None
         if t is not tuple and t is not str and t is not int and t is not bool and v is not None:
-            key = (id(v), False)
-            memo = self._memo.get(key)
-            if memo is not None:
-                return memo[1]
+            key = id(v)
+            d = self._memo.get(key)
+            if d is not None:
+                return d
         body = v if t in _NATIVE else _fp_form(v)
         # one Packer per nesting depth (_nested packs an inner object while the
         # outer one is being packed), reused: msgpack.packb makes a Packer and
@@ -212,7 +216,8 @@ class Fingerprints:
             self._depth = depth
         d = h.digest()
         if key is not None:
-            self._memo[key] = (v, d)
+            self._memo[key] = d
+            self._alive.append(v)
         return d
 
     def _nested(self, o):
@@ -227,10 +232,11 @@ class Fingerprints:
         ~240,000 entries, ~250 MB with the index they keep) once no more
         look-ups are fingerprinted with this object; it stays usable, as new."""
         self._memo = {}
+        self._cmemo = {}
+        self._alive = []
         self._packers = []
         self._depth = 0
-        self._rows_idx, self._rows = None, {}
-        self.arg_types = {}
+        self._rows = None
 
 
 def _nested_of(ref):
@@ -287,20 +293,97 @@ def _never() -> str:
 
 
 # ------------------------------------------------------------------ recording
+class Lookups:
+    """The distinct look-ups this process has recorded of one index, each
+    with a number (its *lid*): ``rows[lid]`` is its stored row (packed
+    bytes) once made, ``None`` before, ``_UNSTORABLE`` when it cannot be
+    stored; ``asked[lid]`` is ``(kind, door, args, answer)`` until the row
+    is made. The index does not change while files are resolved, so a
+    look-up has the same answer in every file: each distinct one is packed
+    and fingerprinted once per process, however many files ask it.
+
+    ``keys[(kind, door)]``: look-up key → lid. The key of a table read
+    whose key is a ``str`` is the key itself; otherwise the arguments
+    followed by their types (``1``, ``1.0`` and ``True`` are equal dict
+    keys but are stored, and may be answered, differently), with a dict
+    argument as its items (in order: it is stored as a map in that order)."""
+
+    __slots__ = ("idx", "keys", "rows", "asked")
+
+    def __init__(self, idx):
+        self.idx = idx  # kept alive: the memo is valid for this index only
+        self.keys: dict = {}
+        self.rows: list = []
+        self.asked: list = []
+
+    def new(self, ids: dict | None, key, kind: str, door: str, args, answer) -> int:
+        """A lid for a look-up not seen before (``ids``: its door's key → lid, or
+        None for a look-up not memoised)."""
+        lid = len(self.rows)
+        self.rows.append(None)
+        self.asked.append((kind, door, args, answer))
+        if ids is not None:
+            ids[key] = lid
+        return lid
+
+    def door_keys(self, kind: str, door: str) -> dict:
+        ids = self.keys.get((kind, door))
+        if ids is None:
+            ids = self.keys[(kind, door)] = {}
+        return ids
+
+
+class _Dict:
+    """A dict argument in a look-up's memo key (see :class:`Lookups`)."""
+
+    __slots__ = ()
+
+
+_DICT = _Dict()
+
+
+def _arg_key(args: tuple):
+    """The memo key of a method look-up's arguments: the arguments and their
+    types, a dict argument as ``_DICT`` and its items. TypeError when an
+    argument cannot be hashed."""
+    if dict in map(type, args):
+        args = tuple((_DICT, tuple(a.items()), tuple(map(type, a.values()))) if type(a) is dict else a
+                     for a in args)
+    return args + tuple(map(type, args))
+
+
+class _Asked:
+    """What one file's resolution asked (kept apart from its
+    :class:`RecordingIndex`, which holds the wrappers that write here: no
+    reference cycle, so a file's recorder is freed without the collector)."""
+
+    __slots__ = ("lookups", "lids", "extra", "unstorable")
+
+    def __init__(self, lookups: Lookups):
+        self.lookups = lookups
+        self.lids: set = set()  # the distinct look-ups asked, by number (Lookups)
+        self.extra: list = []  # look-ups not memoised (keywords, an unhashable argument)
+        self.unstorable = False  # a look-up that cannot be replayed was made
+
+
 class RecordingIndex:
     """The ``ProjectIndex`` as the resolver of file ``fi`` sees it: every
-    look-up goes to ``idx`` and is appended to :attr:`log` as
-    ``(kind, door, args, answer)`` — kinds ``"m"`` a method, ``"k"`` a method
-    called with keywords (``args`` = ``(args, kwargs)``), ``"t"`` a table key
-    (``args`` the key), ``"t*"`` a whole table, ``"a"`` another attribute,
-    ``"s"`` the solver chain. Appending is all it does while resolving (the
-    cheap part); :func:`encode` dedupes and fingerprints at the end."""
+    look-up goes to ``idx`` and its number in ``fps``'s table of distinct
+    look-ups (:class:`Lookups`) joins this file's set — a method of the
+    index, a table key (misses too), a whole table, a type asked of the
+    solver chain. A look-up the process has not seen before keeps its
+    answer until :func:`encode` makes its stored row; a repeat costs a dict
+    look-up and a set insertion, nothing is logged. A method not known to
+    be read-only, or an attribute read, makes the file unstorable
+    (:func:`encode` gives None). ``fps``: the process's
+    :class:`Fingerprints` (a new one when omitted)."""
 
-    def __init__(self, idx, fi: int, rels):
+    def __init__(self, idx, fi: int, rels, fps: "Fingerprints | None" = None):
         self._idx = idx
         self._fi = fi
         self._rels = rels
-        self.log: list = []
+        self._fps = fps if fps is not None else Fingerprints(rels)
+        self._asked = _Asked(self._fps.rows_for(idx))
 
     def __getattr__(self, name):
         idx = self._idx
@@ -308,36 +391,83 @@ class RecordingIndex:
         if name in _ENVIRONMENT:
             object.__setattr__(self, name, value)
             return value
-        log = self.log.append
+        asked = self._asked
         if name == "solver":
-            s = _RecordingSolver(log, value)
+            s = _RecordingSolver(asked, value)
             object.__setattr__(self, name, s)
             return s
         if name in _TABLES:
             t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
-                 else _DictTable)(log, name, value)
+                 else _DictTable)(asked, name, value)
             object.__setattr__(self, name, t)
             return t
         if callable(value):
-            def door(*args, **kw):
-                r = value(*args, **kw)
-                log(("k", name, (args, kw), r) if kw else ("m", name, args, r))
-                return r
-
+            door = _door(asked, name, value) if name in _DOORS else _unknown_door(asked, value)
             object.__setattr__(self, name, door)
             return door
-        log(("a", name, (), value))
+        asked.unstorable = True  # an attribute read: not replayable
         return value
 
 
-class _Table:
-    __slots__ = ("_log", "_name", "_t")
+def _door(asked: _Asked, name: str, value):
+    """The recording wrapper of index method ``name`` (one of ``_DOORS``)."""
+    lookups = asked.lookups
+    ids = lookups.door_keys("m", name)
+    get = ids.get
+    add = asked.lids.add
+    extra = asked.extra.append
 
-    def __init__(self, log, name, table):
-        self._log, self._name, self._t = log, name, table
+    def door(*args, **kw):
+        r = value(*args, **kw)
+        if kw:
+            extra(("k", name, (args, kw), r))
+            return r
+        try:
+            k = _arg_key(args)
+            lid = get(k)
+        except TypeError:  # an unhashable argument: stored from this file's own ask
+            extra(("m", name, args, r))
+            return r
+        if lid is None:
+            lid = lookups.new(ids, k, "m", name, args, r)
+        add(lid)
+        return r
+
+    return door
+
+
+def _unknown_door(asked: _Asked, value):
+    """A method of the index not known to be read-only: asked, never replayed."""
+    def door(*args, **kw):
+        asked.unstorable = True
+        return value(*args, **kw)
+
+    return door
+
+
+class _Table:
+    __slots__ = ("_asked", "_name", "_t", "_ids", "_add")
+
+    def __init__(self, asked: _Asked, name, table):
+        self._asked, self._name, self._t = asked, name, table
+        self._ids = asked.lookups.door_keys("t", name)
+        self._add = asked.lids.add
+
+    def _key(self, key, v) -> None:
+        """Record the read of ``key`` (answer ``v``, ``_MISSING`` when absent)."""
+        k = key if type(key) is str else (key, type(key))
+        lid = self._ids.get(k)
+        if lid is None:
+            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v)
+        self._add(lid)
 
     def _all(self):
-        self._log(("t*", self._name, (), self._t))
+        lookups = self._asked.lookups
+        ids = lookups.door_keys("t*", self._name)
+        lid = ids.get(())
+        if lid is None:
+            lid = lookups.new(ids, (), "t*", self._name, (), self._t)
+        self._add(lid)
         return self._t
 
     def __iter__(self):
@@ -357,19 +487,31 @@ class _DictTable(_Table):
 
     def get(self, key, default=None):
         v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
+        lid = self._ids.get(key) if type(key) is str else None
+        if lid is None:
+            self._key(key, v)
+        else:
+            self._add(lid)
         return default if v is _MISSING else v
 
     def __getitem__(self, key):
         v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
+        lid = self._ids.get(key) if type(key) is str else None
+        if lid is None:
+            self._key(key, v)
+        else:
+            self._add(lid)
         if v is _MISSING:
             raise KeyError(key)
         return v
 
     def __contains__(self, key):
         v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
+        lid = self._ids.get(key) if type(key) is str else None
+        if lid is None:
+            self._key(key, v)
+        else:
+            self._add(lid)
         return v is not _MISSING
 
     def items(self):
@@ -393,7 +535,7 @@ class _ListTable(_Table):
         if i < 0:
             i += len(self._t)
         v = _lookup(self._t, i)
-        self._log(("t", self._name, i, v))
+        self._key(i, v)
         if v is _MISSING:
             raise IndexError(i)
         return v
@@ -409,7 +551,7 @@ class _SetTable(_Table):
 
     def __contains__(self, key):
         v = key in self._t
-        self._log(("t", self._name, key, v))
+        self._key(key, v)
         return v
 
 
@@ -428,23 +570,36 @@ def _lookup(t, key):
 class _RecordingSolver:
     """The index's solver chain, each type asked recorded."""
 
-    __slots__ = ("_log", "_s")
+    __slots__ = ("_asked", "_s")
 
-    def __init__(self, log, solver):
-        self._log, self._s = log, solver
+    def __init__(self, asked: _Asked, solver):
+        self._asked, self._s = asked, solver
 
     @property
     def root(self):
         return self
 
+    def _note(self, door, name, r):
+        asked = self._asked
+        ids = asked.lookups.door_keys("s", door)
+        try:
+            k = (name, type(name))
+            lid = ids.get(k)
+        except TypeError:
+            asked.extra.append(("s", door, (name,), r))
+            return
+        if lid is None:
+            lid = asked.lookups.new(ids, k, "s", door, (name,), r)
+        asked.lids.add(lid)
+
     def solve(self, name):
         r = self._s.solve(name)
-        self._log(("s", "solve", (name,), r))
+        self._note("solve", name, r)
         return r
 
     def view(self, name):
         r = self._s.view(name)
-        self._log(("s", "view", (name,), r))
+        self._note("view", name, r)
         return r
 
 
@@ -525,46 +680,46 @@ def _stored_args(kind, door, args, rels):
     return args, kw
 
 
-def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
-    """The recorded look-ups as data: a sorted msgpack list of
+def encode(rec: RecordingIndex, fps: Fingerprints | None = None) -> bytes | None:
+    """The look-ups file ``rec`` made, as data: a sorted msgpack list of
     ``[kind, door, packed args, packed keywords, fingerprint]``, one per
     distinct look-up; None when some look-up cannot be stored (the row is
     then reused only under the same project key).
 
     Each distinct look-up is packed and its answer fingerprinted once per
-    build and process (:meth:`Fingerprints.rows_for`), not once per file: the
-    index does not change while files are resolved, so the same look-up has
-    the same answer in every file, and its stored form is a function of the
-    look-up alone (a file index is stored as that file's path)."""
-    rows = set()
+    build and process (:class:`Lookups`), not once per file: the index does
+    not change while files are resolved, so the same look-up has the same
+    answer in every file, and its stored form is a function of the look-up
+    alone (a file index is stored as that file's path). ``fps`` is the
+    :class:`Fingerprints` ``rec`` was made with (the default)."""
+    got = rec._asked
+    if got.unstorable:
+        return None
+    if fps is not None and fps is not rec._fps:
+        raise ValueError("encode: not the Fingerprints the recorder was made with")
+    fps = rec._fps
+    lookups = got.lookups
+    rows = lookups.rows
+    asked = lookups.asked
     rels = rec._rels
-    memo = fps.rows_for(rec._idx)
-    get = memo.get
-    types_of = fps.arg_types
-    for kind, door, args, answer in rec.log:
-        try:
-            # the arguments' own types are part of the key: 1, 1.0 and True are
-            # equal (one dict key) but are stored, and may be answered, differently;
-            # one tuple per distinct type pattern is kept (a few hundred), not one per look-up
-            if type(args) is tuple:
-                tt = tuple(map(type, args))
-                tt = types_of.setdefault(tt, tt)
-            else:
-                tt = type(args)
-            k0 = (kind, door, args, tt)
-            hit = get(k0)
-        except TypeError:  # an unhashable argument (a dict): packed every time
-            k0 = hit = None
-        if hit is None:
-            hit = _stored_row(kind, door, args, answer, rels, fps)
-            if k0 is not None:
-                memo[k0] = hit
-        if hit is _UNSTORABLE:
+    out = set()
+    for lid in got.lids:
+        r = rows[lid]
+        if r is None:
+            kind, door, args, answer = asked[lid]
+            r = rows[lid] = _stored_row(kind, door, args, answer, rels, fps)
+            asked[lid] = None  # the answer is no longer needed (the row holds its fingerprint)
+        if r is _UNSTORABLE:
             return None
-        rows.add(hit)
+        out.add(r)
+    for kind, door, args, answer in got.extra:  # not memoised: packed every time
+        r = _stored_row(kind, door, args, answer, rels, fps)
+        if r is _UNSTORABLE:
+            return None
+        out.add(r)
     # each row is already its msgpack array: the list is their header and the
     # rows in byte order (deterministic; replay reads them in any order)
-    return _ARRAY_HEADER(len(rows)) + b"".join(sorted(rows))
+    return _ARRAY_HEADER(len(out)) + b"".join(sorted(out))
 
 
 _ARRAY_HEADER = msgpack.Packer().pack_array_header

@@ -27,8 +27,8 @@ class _Index:
         return self.answers[(type(name), name)]
 
 
-def _rec(idx, fi, rels, asks):
-    rec = _deps.RecordingIndex(idx, fi, rels)
+def _rec(idx, fi, rels, asks, fps=None):
+    rec = _deps.RecordingIndex(idx, fi, rels, fps)
     for a in asks:
         rec.resolve_name(*a)
     return rec
@@ -44,10 +44,10 @@ def test_a_file_row_is_the_same_with_the_memo_of_earlier_files():
     rels = ["p/A.java", "p/B.java"]
     idx = _Index({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map", (str, "X"): None})
     shared = _deps.Fingerprints(rels)
-    _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("X", 0)]), shared)
+    _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("X", 0)], shared))
     asks1 = [("List", 1), ("Map", 0), ("X", 1), ("Map", 0)]
-    after = _deps.encode(_rec(idx, 1, rels, asks1), shared)
-    alone = _deps.encode(_rec(idx, 1, rels, asks1), _deps.Fingerprints(rels))
+    after = _deps.encode(_rec(idx, 1, rels, asks1, shared))
+    alone = _deps.encode(_rec(idx, 1, rels, asks1, _deps.Fingerprints(rels)))
     assert after == alone
     # three distinct look-ups (the repeated one once); the file index stored as its path
     rows = _rows(after)
@@ -62,8 +62,8 @@ def test_equal_arguments_of_other_types_are_other_look_ups():
     rels = ["p/A.java"]
     idx = _Index({(int, 1): "one", (bool, True): "true"})
     fps = _deps.Fingerprints(rels)
-    _deps.encode(_rec(idx, 0, rels, [(1, 0)]), fps)
-    (row,) = _rows(_deps.encode(_rec(idx, 0, rels, [(True, 0)]), fps))
+    _deps.encode(_rec(idx, 0, rels, [(1, 0)], fps))
+    (row,) = _rows(_deps.encode(_rec(idx, 0, rels, [(True, 0)], fps)))
     assert _deps._unpack(row[2])[0] is True
     assert row[4] == _deps.Fingerprints(rels).fingerprint("true") != _deps.Fingerprints(rels).fingerprint("one")
 
@@ -74,8 +74,8 @@ def test_another_index_gets_another_memo():
     rels = ["p/A.java"]
     fps = _deps.Fingerprints(rels)
     old, new = _Index({(str, "T"): "p.Old"}), _Index({(str, "T"): "p.New"})
-    (r_old,) = _rows(_deps.encode(_rec(old, 0, rels, [("T", 0)]), fps))
-    (r_new,) = _rows(_deps.encode(_rec(new, 0, rels, [("T", 0)]), fps))
+    (r_old,) = _rows(_deps.encode(_rec(old, 0, rels, [("T", 0)], fps)))
+    (r_new,) = _rows(_deps.encode(_rec(new, 0, rels, [("T", 0)], fps)))
     assert r_old[4] == fps.fingerprint("p.Old")
     assert r_new[4] == fps.fingerprint("p.New")
 
@@ -95,11 +95,11 @@ def test_an_unreplayable_look_up_stays_unreplayable_from_the_memo():
 
     idx, fps = Idx(), _deps.Fingerprints(rels)
     for fi in (0, 1):
-        rec = _deps.RecordingIndex(idx, fi, rels)
+        rec = _deps.RecordingIndex(idx, fi, rels, fps)
         rec.supers("a")
         rec.rebuild("a")
         assert _deps.encode(rec, fps) is None
-    rec = _deps.RecordingIndex(idx, 0, rels)
+    rec = _deps.RecordingIndex(idx, 0, rels, fps)
     rec.supers("a")
     assert _deps.encode(rec, fps) is not None
 
@@ -139,8 +139,8 @@ def test_fingerprints_are_freed_without_the_collector():
     gc.disable()
     try:
         fps = _deps.Fingerprints(rels)
-        assert _deps.encode(_rec(idx, 0, rels, [("List", 0)]), fps) is not None
-        assert fps._packers and fps.rows_for(idx)  # it did pack, and the memo holds the look-up
+        assert _deps.encode(_rec(idx, 0, rels, [("List", 0)], fps)) is not None
+        assert fps._packers and fps.rows_for(idx).rows  # it did pack, and the memo holds the look-up
         alive, held = weakref.ref(fps), weakref.ref(idx)
         del fps, idx
         assert alive() is None
@@ -158,33 +158,105 @@ def test_release_drops_the_memos_and_rows_stay_the_same():
     idx = _Index({(str, "List"): "java.util.List", (str, "X"): None})
     asks = [("List", 0), ("X", 1)]
     fps = _deps.Fingerprints(rels)
-    before = _deps.encode(_rec(idx, 0, rels, asks), fps)
+    before = _deps.encode(_rec(idx, 0, rels, asks, fps))
     fps.release()
     held = weakref.ref(idx)
-    assert not fps._memo and not fps._rows
-    after = _deps.encode(_rec(idx, 0, rels, asks), fps)
-    assert after == before == _deps.encode(_rec(idx, 0, rels, asks), _deps.Fingerprints(rels))
+    assert not fps._memo and not fps._alive and fps._rows is None
+    after = _deps.encode(_rec(idx, 0, rels, asks, fps))
+    assert after == before == _deps.encode(_rec(idx, 0, rels, asks))
     fps.release()
     del idx
     assert held() is None
 
 
 def test_the_memo_keeps_one_packed_row_per_look_up():
-    """What encode's memo keeps per distinct look-up is its packed row (one
-    bytes object) and a shared tuple of argument types — spring-framework has
-    ~240,000 of them per process — and the blob is those rows under one array
-    header, decoding to the rows a fresh Fingerprints gives."""
+    """What the process keeps per distinct look-up once its file is encoded
+    is its key and its packed row (one bytes object; the answer is let go) —
+    spring-framework has ~400,000 of them per process — and the blob is
+    those rows under one array header, decoding to the rows a fresh
+    Fingerprints gives."""
     idx = _Index({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map"})
     rels = ["a/A.java", "b/B.java"]
     fps = _deps.Fingerprints(rels)
-    blob = _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("List", 0)]), fps)
-    memo = fps.rows_for(idx)
-    assert len(memo) == 2 and all(type(v) is bytes for v in memo.values())
-    (t1, t2) = {id(k[3]) for k in memo}, {k[3] for k in memo}
-    assert len(t1) == 1 and t2 == {(str, int)}  # one tuple object for the one pattern
+    blob = _deps.encode(_rec(idx, 0, rels, [("List", 0), ("Map", 0), ("List", 0)], fps))
+    lookups = fps.rows_for(idx)
+    assert len(lookups.rows) == 2 and all(type(v) is bytes for v in lookups.rows)
+    assert lookups.asked == [None, None]
+    # the key: the arguments, then their types
+    assert set(lookups.keys[("m", "resolve_name")]) == {("List", 0, str, int), ("Map", 0, str, int)}
     rows = _rows(blob)
     assert rows == sorted(rows, key=lambda r: msgpack.packb(list(r), use_bin_type=True))
-    assert rows == _rows(_deps.encode(_rec(idx, 0, rels, [("Map", 0), ("List", 0)]), _deps.Fingerprints(rels)))
+    assert rows == _rows(_deps.encode(_rec(idx, 0, rels, [("Map", 0), ("List", 0)])))
     # the repeated look-up is one row; each names its door and its argument
     assert len(rows) == 2 and {r[:2] for r in rows} == {("m", "resolve_name")}
     assert sorted(b"List" in r[2] for r in rows) == [False, True]
+
+
+def test_a_file_recorder_is_freed_without_the_collector():
+    """A file's RecordingIndex, once its doors, tables and solver have been
+    used, is freed as soon as it is no longer named: its wrappers write to
+    the file's own record, not back to it (a cycle would wait for the
+    collector, one per file, with the file's answers)."""
+    import gc
+    import weakref
+
+    class Idx(_Index):
+        types = {"p.A": "A"}
+        files = ["f0"]
+        solver = type("S", (), {"solve": lambda self, n: None, "view": lambda self, n: None})()
+
+    rels = ["p/A.java"]
+    fps = _deps.Fingerprints(rels)
+    gc.disable()
+    try:
+        rec = _rec(Idx({(str, "List"): "java.util.List"}), 0, rels, [("List", 0)], fps)
+        assert rec.types["p.A"] == "A" and "p.B" not in rec.types and rec.files[0] == "f0"
+        rec.solver.root.solve("x")
+        assert len(rec._asked.lids) == 5
+        gone = weakref.ref(rec)
+        del rec
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+def test_a_dict_argument_is_one_look_up_per_order_of_its_items():
+    """A look-up with a dict argument (``jtuple``'s substitution) is memoised
+    by the dict's items in their order — the order it is stored in — and
+    their types: equal dicts in another order, or with a value of another
+    type, are other rows; the same items again are the same row."""
+    class Idx:
+        def jtuple(self, t, subst):
+            return (t, tuple(subst.items()))
+
+    rels = ["p/A.java"]
+    fps = _deps.Fingerprints(rels)
+    asks = [("T", {"a": 1, "b": 2}), ("T", {"b": 2, "a": 1}), ("T", {"a": True, "b": 2}), ("T", {"a": 1, "b": 2})]
+    rec = _deps.RecordingIndex(Idx(), 0, rels, fps)
+    for a in asks:
+        rec.jtuple(*a)
+    rows = _rows(_deps.encode(rec))
+    assert len(rows) == 3
+    # each the row a fresh recorder stores for that one ask
+    assert sorted(rows) == sorted(_rows(_deps.encode(_one_with(Idx(), rels, None, a)))[0] for a in asks[:3])
+
+
+def test_an_unhashable_argument_is_stored_from_each_ask():
+    """A look-up whose argument cannot be a dict key (a list inside the
+    substitution) is not memoised: each file stores it from its own ask."""
+    class Idx:
+        def jtuple(self, t, subst):
+            return len(subst["a"])
+
+    rels = ["p/A.java"]
+    idx, fps = Idx(), _deps.Fingerprints(rels)
+    one = _deps.encode(_one_with(idx, rels, fps, ("T", {"a": [1]})))
+    two = _deps.encode(_one_with(idx, rels, fps, ("T", {"a": [1, 2]})))
+    assert one != two
+    assert _rows(one)[0][4] == fps.fingerprint(1) and _rows(two)[0][4] == fps.fingerprint(2)
+
+
+def _one_with(idx, rels, fps, args):
+    rec = _deps.RecordingIndex(idx, 0, rels, fps)
+    rec.jtuple(*args)
+    return rec
