@@ -665,15 +665,27 @@ def _unpack(b: bytes):
                            max_map_len=1 << 22, max_ext_len=1 << 24)
 
 
+def _file_ext(rel: str) -> msgpack.ExtType:
+    """A file index as stored: its path, as the extension a ``FileRef`` packs
+    to (made once per path; msgpack writes it without a call to the default)."""
+    e = _FILE_EXTS.get(rel)
+    if e is None:
+        e = _FILE_EXTS[rel] = msgpack.ExtType(_EXT_FILE, rel.encode("utf-8", "surrogatepass"))
+    return e
+
+
+_FILE_EXTS: dict = {}
+
+
 def _stored_args(kind, door, args, rels):
     """``(args, kwargs)`` as stored: file indices as paths."""
     kw = ()
     if kind == "k":
         args, kw = args[0], tuple(sorted(args[1].items()))
     elif kind == "t":
-        args = (FileRef(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
+        args = (_file_ext(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
     if door in _FILE_ARG and len(args) > 1 and type(args[1]) is int:
-        args = (args[0], FileRef(rels[args[1]]), *args[2:])
+        args = (args[0], _file_ext(rels[args[1]]), *args[2:])
     for a in args:
         if type(a) is list:
             raise Unstorable("list")  # would be replayed as a tuple
@@ -735,16 +747,28 @@ def _stored_row(kind, door, args, answer, rels, fps: Fingerprints):
         return _UNSTORABLE  # a look-up not known to be read-only: not replayable
     try:
         a, kw = _stored_args(kind, door, args, rels)
-        pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
+        pa, pk = _ARGS_PACKER.pack(a), (_pack(kw) if kw else _EMPTY)
         fp = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
     except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
         return _UNSTORABLE
     # one bytes object per distinct look-up (its packed row) is what the memo
-    # keeps: ~240,000 of them per process on spring-framework, where a tuple of
-    # the key's four parts and the fingerprint cost ~130 bytes more each
-    return msgpack.packb([kind if kind != "k" else "m", door, pa, pk, fp], use_bin_type=True)
+    # keeps: ~400,000 of them per process on spring-framework. The row is the
+    # msgpack array [kind, door, pa, pk, fp]: its head (header, kind, door)
+    # made once per door, then the three bins (a 3-array packed, less its header)
+    head = _ROW_HEADS.get((kind, door))
+    if head is None:
+        head = _ROW_HEADS[(kind, door)] = _ROW_HEADER + msgpack.packb(kind if kind != "k" else "m") \
+            + msgpack.packb(door)
+    return head + _BINS_PACKER.pack((pa, pk, fp))[1:]
 
 
+_ROW_HEADS: dict = {}  # (kind, door) → the packed row's array header, kind and door
+_ROW_HEADER = msgpack.Packer().pack_array_header(5)
+# reused Packers (msgpack.packb makes one, and its buffer, per call). The
+# arguments' packer's default packs nested values with packb: a Packer
+# cannot be re-entered from its own default
+_ARGS_PACKER = msgpack.Packer(default=_pack_default, use_bin_type=True)
+_BINS_PACKER = msgpack.Packer(use_bin_type=True)
 _EMPTY = msgpack.packb(())
 
 
