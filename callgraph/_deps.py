@@ -308,22 +308,23 @@ class Lookups:
     keys but are stored, and may be answered, differently), with a dict
     argument as its items (in order: it is stored as a map in that order)."""
 
-    __slots__ = ("idx", "keys", "rows", "asked")
+    __slots__ = ("idx", "keys", "rows", "asked", "bad")
 
     def __init__(self, idx):
         self.idx = idx  # kept alive: the memo is valid for this index only
         self.keys: dict = {}
         self.rows: list = []
         self.asked: list = []
+        self.bad: set = set()  # lids whose row is _UNSTORABLE
 
-    def new(self, ids: dict | None, key, kind: str, door: str, args, answer) -> int:
-        """A lid for a look-up not seen before (``ids``: its door's key → lid, or
-        None for a look-up not memoised)."""
+    def new(self, ids: dict, key, kind: str, door: str, args, answer, fresh: list) -> int:
+        """A lid for a look-up not seen before (``ids``: its door's key →
+        lid), also appended to ``fresh``, the new look-ups of the asking file."""
         lid = len(self.rows)
         self.rows.append(None)
         self.asked.append((kind, door, args, answer))
-        if ids is not None:
-            ids[key] = lid
+        ids[key] = lid
+        fresh.append(lid)
         return lid
 
     def door_keys(self, kind: str, door: str) -> dict:
@@ -342,14 +343,12 @@ class _Dict:
 _DICT = _Dict()
 
 
-def _arg_key(args: tuple):
-    """The memo key of a method look-up's arguments: the arguments and their
-    types, a dict argument as ``_DICT`` and its items. TypeError when an
-    argument cannot be hashed."""
-    if dict in map(type, args):
-        args = tuple((_DICT, tuple(a.items()), tuple(map(type, a.values()))) if type(a) is dict else a
-                     for a in args)
-    return args + tuple(map(type, args))
+def _dict_key(args: tuple, types: tuple) -> tuple:
+    """The memo key of a method look-up with a dict argument (see
+    :class:`Lookups`): the dict as ``_DICT``, its items in order and the
+    types of its values."""
+    return tuple((_DICT, tuple(a.items()), tuple(map(type, a.values()))) if type(a) is dict else a
+                 for a in args) + types
 
 
 class _Asked:
@@ -357,11 +356,13 @@ class _Asked:
     :class:`RecordingIndex`, which holds the wrappers that write here: no
     reference cycle, so a file's recorder is freed without the collector)."""
 
-    __slots__ = ("lookups", "lids", "extra", "unstorable")
+    __slots__ = ("lookups", "fi", "lids", "fresh", "extra", "unstorable")
 
-    def __init__(self, lookups: Lookups):
+    def __init__(self, lookups: Lookups, fi: int):
         self.lookups = lookups
+        self.fi = fi
         self.lids: set = set()  # the distinct look-ups asked, by number (Lookups)
+        self.fresh: list = []  # those new to the process: their rows are made by encode
         self.extra: list = []  # look-ups not memoised (keywords, an unhashable argument)
         self.unstorable = False  # a look-up that cannot be replayed was made
 
@@ -383,7 +384,7 @@ class RecordingIndex:
         self._fi = fi
         self._rels = rels
         self._fps = fps if fps is not None else Fingerprints(rels)
-        self._asked = _Asked(self._fps.rows_for(idx))
+        self._asked = _Asked(self._fps.rows_for(idx), fi)
 
     def __getattr__(self, name):
         idx = self._idx
@@ -416,20 +417,22 @@ def _door(asked: _Asked, name: str, value):
     get = ids.get
     add = asked.lids.add
     extra = asked.extra.append
+    fresh = asked.fresh
 
     def door(*args, **kw):
         r = value(*args, **kw)
         if kw:
             extra(("k", name, (args, kw), r))
             return r
+        tt = tuple(map(type, args))
+        k = args + tt if dict not in tt else _dict_key(args, tt)
         try:
-            k = _arg_key(args)
             lid = get(k)
         except TypeError:  # an unhashable argument: stored from this file's own ask
             extra(("m", name, args, r))
             return r
         if lid is None:
-            lid = lookups.new(ids, k, "m", name, args, r)
+            lid = lookups.new(ids, k, "m", name, args, r, fresh)
         add(lid)
         return r
 
@@ -458,7 +461,7 @@ class _Table:
         k = key if type(key) is str else (key, type(key))
         lid = self._ids.get(k)
         if lid is None:
-            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v)
+            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v, self._asked.fresh)
         self._add(lid)
 
     def _all(self):
@@ -466,7 +469,7 @@ class _Table:
         ids = lookups.door_keys("t*", self._name)
         lid = ids.get(())
         if lid is None:
-            lid = lookups.new(ids, (), "t*", self._name, (), self._t)
+            lid = lookups.new(ids, (), "t*", self._name, (), self._t, self._asked.fresh)
         self._add(lid)
         return self._t
 
@@ -525,9 +528,18 @@ class _DictTable(_Table):
 
 
 class _ListTable(_Table):
-    """A list table (``files``): each index read recorded with its element."""
+    """A list table (``files``): each index read recorded with its element,
+    except the file's own facts (``files[fi]``): the row is keyed by the
+    file's bytes, path, source set and LOC mode, which make those facts, so
+    their answer cannot differ where the row is read (and fingerprinting
+    them cost more than all other table reads together: spring-framework,
+    1.1 of 3.7 CPU-s of fingerprints)."""
 
-    __slots__ = ()
+    __slots__ = ("_own",)
+
+    def __init__(self, asked: _Asked, name, table):
+        super().__init__(asked, name, table)
+        self._own = asked.fi if name == "files" else None
 
     def __getitem__(self, i):
         if type(i) is not int:
@@ -535,6 +547,8 @@ class _ListTable(_Table):
         if i < 0:
             i += len(self._t)
         v = _lookup(self._t, i)
+        if i == self._own and v is not _MISSING:
+            return v
         self._key(i, v)
         if v is _MISSING:
             raise IndexError(i)
@@ -589,7 +603,7 @@ class _RecordingSolver:
             asked.extra.append(("s", door, (name,), r))
             return
         if lid is None:
-            lid = asked.lookups.new(ids, k, "s", door, (name,), r)
+            lid = asked.lookups.new(ids, k, "s", door, (name,), r, asked.fresh)
         asked.lids.add(lid)
 
     def solve(self, name):
@@ -705,25 +719,20 @@ def encode(rec: RecordingIndex, fps: Fingerprints | None = None) -> bytes | None
     alone (a file index is stored as that file's path). ``fps`` is the
     :class:`Fingerprints` ``rec`` was made with (the default)."""
     got = rec._asked
-    if got.unstorable:
-        return None
     if fps is not None and fps is not rec._fps:
         raise ValueError("encode: not the Fingerprints the recorder was made with")
     fps = rec._fps
     lookups = got.lookups
     rows = lookups.rows
-    asked = lookups.asked
     rels = rec._rels
-    out = set()
-    for lid in got.lids:
-        r = rows[lid]
-        if r is None:
-            kind, door, args, answer = asked[lid]
-            r = rows[lid] = _stored_row(kind, door, args, answer, rels, fps)
-            asked[lid] = None  # the answer is no longer needed (the row holds its fingerprint)
-        if r is _UNSTORABLE:
-            return None
-        out.add(r)
+    _make_rows(lookups, got.fresh, rels, fps)  # look-ups new to the process: packed and fingerprinted once, here
+    got.fresh.clear()
+    if got.unstorable or (lookups.bad and not lookups.bad.isdisjoint(got.lids)):
+        return None
+    out = set(map(rows.__getitem__, got.lids))
+    if None in out:  # asked first by a file that was never encoded (its resolution failed)
+        _make_rows(lookups, [lid for lid in got.lids if rows[lid] is None], rels, fps)
+        return encode(rec)
     for kind, door, args, answer in got.extra:  # not memoised: packed every time
         r = _stored_row(kind, door, args, answer, rels, fps)
         if r is _UNSTORABLE:
@@ -732,6 +741,17 @@ def encode(rec: RecordingIndex, fps: Fingerprints | None = None) -> bytes | None
     # each row is already its msgpack array: the list is their header and the
     # rows in byte order (deterministic; replay reads them in any order)
     return _ARRAY_HEADER(len(out)) + b"".join(sorted(out))
+
+
+def _make_rows(lookups: Lookups, lids, rels, fps: Fingerprints) -> None:
+    """Make the stored rows of look-ups ``lids`` (their answers are then let go)."""
+    rows, asked = lookups.rows, lookups.asked
+    for lid in lids:
+        kind, door, args, answer = asked[lid]
+        r = rows[lid] = _stored_row(kind, door, args, answer, rels, fps)
+        asked[lid] = None  # the row holds the answer's fingerprint
+        if r is _UNSTORABLE:
+            lookups.bad.add(lid)
 
 
 _ARRAY_HEADER = msgpack.Packer().pack_array_header

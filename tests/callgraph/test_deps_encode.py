@@ -210,7 +210,7 @@ def test_a_file_recorder_is_freed_without_the_collector():
     gc.disable()
     try:
         rec = _rec(Idx({(str, "List"): "java.util.List"}), 0, rels, [("List", 0)], fps)
-        assert rec.types["p.A"] == "A" and "p.B" not in rec.types and rec.files[0] == "f0"
+        assert rec.types["p.A"] == "A" and "p.B" not in rec.types and rec.files[0] == "f0" and len(rec.files) == 1
         rec.solver.root.solve("x")
         assert len(rec._asked.lids) == 5
         gone = weakref.ref(rec)
@@ -260,3 +260,33 @@ def _one_with(idx, rels, fps, args):
     rec = _deps.RecordingIndex(idx, 0, rels, fps)
     rec.jtuple(*args)
     return rec
+
+
+def test_the_file_s_own_facts_are_no_stored_look_up():
+    """``files[fi]`` of the file being resolved is not stored: the row is
+    keyed by the file's own bytes and path, which make those facts. Another
+    file's facts read from the same table are stored, by that file's path."""
+    class Idx:
+        files = ["facts of A", "facts of B"]
+
+    rels = ["p/A.java", "p/B.java"]
+    rec = _deps.RecordingIndex(Idx(), 0, rels)
+    assert rec.files[0] == "facts of A" and rec.files[-2] == "facts of A"
+    assert _rows(_deps.encode(rec)) == []
+    rec = _deps.RecordingIndex(Idx(), 0, rels)
+    assert rec.files[0] == "facts of A" and rec.files[1] == "facts of B"
+    (row,) = _rows(_deps.encode(rec))
+    assert row[:2] == ("t", "files") and _deps._unpack(row[2]) == (_deps.FileRef("p/B.java"),)
+
+
+def test_a_look_up_first_asked_by_a_file_never_encoded_is_stored_by_the_next():
+    """A file whose resolution failed is never encoded, so the look-ups it
+    was first to ask have no row yet when another file asks them again:
+    that file's row is made then, the same as from a fresh memo."""
+    rels = ["p/A.java", "p/B.java"]
+    idx = _Index({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map"})
+    fps = _deps.Fingerprints(rels)
+    _rec(idx, 0, rels, [("List", 0), ("Map", 0)], fps)  # resolution failed: no encode
+    after = _deps.encode(_rec(idx, 1, rels, [("Map", 0), ("List", 0)], fps))
+    assert after == _deps.encode(_rec(idx, 1, rels, [("Map", 0), ("List", 0)]))
+    assert len(_rows(after)) == 2
