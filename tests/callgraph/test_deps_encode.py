@@ -290,3 +290,46 @@ def test_a_look_up_first_asked_by_a_file_never_encoded_is_stored_by_the_next():
     after = _deps.encode(_rec(idx, 1, rels, [("Map", 0), ("List", 0)], fps))
     assert after == _deps.encode(_rec(idx, 1, rels, [("Map", 0), ("List", 0)]))
     assert len(_rows(after)) == 2
+
+
+def test_the_process_recorder_is_emptied_for_each_file():
+    """``Fingerprints.recorder`` hands out one recorder per index, emptied
+    for each file: each file's row is what a recorder of its own gives,
+    also after a file that was never encoded; the Fingerprints holding it
+    is freed without the collector (the recorder reaches it weakly)."""
+    import gc
+    import weakref
+
+    class Idx(_Index):
+        files = ["facts of A", "facts of B"]
+
+        def rebuild(self):
+            return None
+
+    rels = ["p/A.java", "p/B.java"]
+    idx = Idx({(str, "List"): "java.util.List", (str, "Map"): "java.util.Map"})
+    fps = _deps.Fingerprints(rels)
+    rec = fps.recorder(idx, 0)
+    rec.resolve_name("List", 0)
+    rec.resolve_name("Map", 0)
+    rec.rebuild()  # not replayable: this file's row is None
+    assert rec.files[0] == "facts of A"
+    assert _deps.encode(rec, fps) is None
+    again = fps.recorder(idx, 1)
+    assert again is rec and again._fi == 1
+    again.resolve_name("Map", 1)  # never encoded
+    third = fps.recorder(idx, 1)
+    for a in [("Map", 1), ("List", 0)]:
+        third.resolve_name(*a)
+    assert third.files[0] == "facts of A" and third.files[1] == "facts of B"
+    alone = _rec(idx, 1, rels, [("Map", 1), ("List", 0)])
+    assert alone.files[0] == "facts of A" and alone.files[1] == "facts of B"
+    assert _deps.encode(third, fps) == _deps.encode(alone)
+    assert len(_rows(_deps.encode(alone))) == 3
+    gc.disable()
+    try:
+        gone = weakref.ref(fps)
+        del fps, rec, again, third
+        assert gone() is None
+    finally:
+        gc.enable()
