@@ -185,7 +185,7 @@ class Fingerprints:
             rec = self._recorder = RecordingIndex(idx, fi, self.rels, self)
             rec._own_fps = None  # no cycle: the recorder reaches this object weakly
         else:
-            rec._asked.reset(fi)
+            rec._start(fi)
         return rec
 
     def fingerprint(self, v, file_valued: bool = False) -> bytes:
@@ -333,10 +333,12 @@ class Lookups:
     and fingerprinted once per process, however many files ask it.
 
     ``keys[(kind, door)]``: look-up key → lid. The key of a table read
-    whose key is a ``str`` is the key itself; otherwise the arguments
-    followed by their types (``1``, ``1.0`` and ``True`` are equal dict
-    keys but are stored, and may be answered, differently), with a dict
-    argument as its items (in order: it is stored as a map in that order)."""
+    whose key is a ``str`` is the key itself, of a method look-up whose
+    arguments are all ``str``, ``int``, ``tuple`` or None the arguments;
+    otherwise the arguments followed by their types (``1``, ``1.0`` and
+    ``True`` are equal dict keys but are stored, and may be answered,
+    differently), with a dict argument as its items (in order: it is
+    stored as a map in that order)."""
 
     __slots__ = ("idx", "keys", "rows", "asked", "bad")
 
@@ -371,6 +373,16 @@ class _Dict:
 
 
 _DICT = _Dict()
+
+
+# argument types of a look-up's memo key that need no types beside them:
+# two values of these exact types are equal only if they are of the same
+# type (what hides in a tuple is not told apart: the index's memos do not
+# either); every other argument (a bool, a float, a str subclass, a
+# NamedTuple, a type value, a dict) puts the types of all the arguments in
+# the key, which then has twice the arguments' length and type objects in
+# its second half, so it never equals a plain one
+_PLAIN_ARGS = frozenset({str, int, tuple, type(None)})
 
 
 def _dict_key(args: tuple, types: tuple) -> tuple:
@@ -427,6 +439,14 @@ class RecordingIndex:
         self._own_fps = fps if fps is not None else Fingerprints(rels)
         self._fps_ref = weakref.ref(self._own_fps)
         self._asked = _Asked(self._fps_ref().rows_for(idx), fi)
+        self._tables: list = []  # its _DictTables: what they hold is the current file's
+
+    def _start(self, fi: int) -> None:
+        """Aim this recorder at file ``fi``, forgetting the last file's look-ups."""
+        self._asked.reset(fi)
+        for t in self._tables:
+            _dict_clear(t)
+            t._miss.clear()
 
     @property
     def _fi(self) -> int:
@@ -451,6 +471,8 @@ class RecordingIndex:
             t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
                  else _DictTable)(asked, name, value)
             object.__setattr__(self, name, t)
+            if type(t) is _DictTable:
+                self._tables.append(t)
             return t
         if callable(value):
             door = _door(asked, name, value) if name in _DOORS else _unknown_door(asked, value)
@@ -470,12 +492,17 @@ def _door(asked: _Asked, name: str, value):
     fresh = asked.fresh
 
     def door(*args, **kw):
-        r = value(*args, **kw)
         if kw:
+            r = value(*args, **kw)
             extra(("k", name, (args, kw), r))
             return r
-        tt = tuple(map(type, args))
-        k = args + tt if dict not in tt else _dict_key(args, tt)
+        r = value(*args)
+        k = args  # arguments of these exact types are never equal to another type's
+        for a in args:
+            if type(a) not in _PLAIN_ARGS:  # 1 == True == 1.0, a NamedTuple == its tuple, ...
+                tt = tuple(map(type, args))
+                k = args + tt if dict not in tt else _dict_key(args, tt)
+                break
         try:
             lid = get(k)
         except TypeError:  # an unhashable argument: stored from this file's own ask
@@ -533,39 +560,80 @@ class _Table:
         return bool(self._all())
 
 
-class _DictTable(_Table):
-    """A dict table of the index: each key read recorded with its value (or ``_MISSING``)."""
+class _DictTable(dict):
+    """A dict table of the index as one file's resolution sees it: each key
+    read recorded with its value (or ``_MISSING``). The dict itself holds
+    the keys this file has read and found, with their values, so a repeated
+    ``table[key]`` is answered by the dict's own subscript, in C, without a
+    Python call (spring-framework: 1.64 M ``by_id`` reads, 0.4 M distinct per
+    file); the first read of a key goes through :meth:`__missing__`.
+    Whatever would show the whole table (iteration, length, ``items``, ...)
+    reads the index's table, recorded as a read of the whole table.
+    Read-only; emptied for each file (:meth:`RecordingIndex._start`)."""
 
-    __slots__ = ()
+    __slots__ = ("_asked", "_name", "_t", "_ids", "_add", "_miss")
 
-    def get(self, key, default=None):
+    def __init__(self, asked: _Asked, name, table):
+        dict.__init__(self)
+        self._asked, self._name, self._t = asked, name, table
+        self._ids = asked.lookups.door_keys("t", name)
+        self._add = asked.lids.add
+        self._miss: set = set()  # keys this file read and did not find (recorded)
+
+    def _read(self, key):
+        """The first read of ``key`` in this file: recorded; its value (also
+        kept here) or ``_MISSING``."""
         v = self._t.get(key, _MISSING)
-        lid = self._ids.get(key) if type(key) is str else None
+        k = key if type(key) is str else (key, type(key))
+        lid = self._ids.get(k)
         if lid is None:
-            self._key(key, v)
-        else:
-            self._add(lid)
-        return default if v is _MISSING else v
-
-    def __getitem__(self, key):
-        v = self._t.get(key, _MISSING)
-        lid = self._ids.get(key) if type(key) is str else None
-        if lid is None:
-            self._key(key, v)
-        else:
-            self._add(lid)
+            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v, self._asked.fresh)
+        self._add(lid)
         if v is _MISSING:
-            raise KeyError(key)
+            self._miss.add(key)
+        else:
+            _dict_setitem(self, key, v)
         return v
 
+    def __missing__(self, key):
+        if key in self._miss or self._read(key) is _MISSING:
+            raise KeyError(key)
+        return _dict_getitem(self, key)
+
+    def get(self, key, default=None):
+        v = _dict_get(self, key, _MISSING)
+        if v is not _MISSING:
+            return v
+        if key in self._miss:
+            return default
+        v = self._read(key)
+        return default if v is _MISSING else v
+
     def __contains__(self, key):
-        v = self._t.get(key, _MISSING)
-        lid = self._ids.get(key) if type(key) is str else None
-        if lid is None:
-            self._key(key, v)
-        else:
-            self._add(lid)
-        return v is not _MISSING
+        return _dict_contains(self, key) or (key not in self._miss and self._read(key) is not _MISSING)
+
+    def _all(self):
+        return _Table._all(self)
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __reversed__(self):
+        return reversed(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+    def __eq__(self, other):
+        return self._all() == other
+
+    def __ne__(self, other):
+        return self._all() != other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<recorded {self._name}>"
 
     def items(self):
         return self._all().items()
@@ -575,6 +643,27 @@ class _DictTable(_Table):
 
     def values(self):
         return self._all().values()
+
+    def copy(self):
+        return self._all().copy()
+
+    def __or__(self, other):
+        return self._all() | other
+
+    def __ror__(self, other):
+        return other | self._all()
+
+    def _read_only(self, *args, **kw):
+        raise TypeError("the index is read-only while files are resolved")
+
+    __setitem__ = __delitem__ = setdefault = pop = popitem = update = clear = __ior__ = _read_only
+
+
+_dict_get = dict.get
+_dict_getitem = dict.__getitem__
+_dict_setitem = dict.__setitem__
+_dict_contains = dict.__contains__
+_dict_clear = dict.clear
 
 
 class _ListTable(_Table):
