@@ -15,7 +15,14 @@ arguments, and a fingerprint of the answer. Only the look-ups the resolver
 makes itself are recorded, never those the index makes inside them: the
 answer of the outer one already says everything the resolver learnt from
 the inner ones, so the index's own memos (shared between files) cannot hide
-a dependency.
+a dependency. One look-up is left out: the file's own facts (``files[fi]``),
+which the row's key (the file's bytes and path) already fixes.
+
+Recording is cheap per ask and costly per distinct look-up, so each distinct
+look-up is numbered once per process (:class:`Lookups`): an ask adds its
+number to the file's set, and the first ask in the process keeps the answer
+until :func:`encode` packs the look-up and fingerprints the answer, once,
+for every later file too (docs/callgraph.md "Dependency recorder costs").
 
 On a warm run a cached row is reused iff every recorded look-up, asked again
 of the new index, gives an answer with the same fingerprint
@@ -24,7 +31,8 @@ the same answers give the same result.
 
 Fingerprints (:func:`fingerprint`) hash a canonical form of the answer:
 scalars, tuples, sets (sorted), dicts, Enums, dataclasses field by field
-(memoised per object: index objects are shared by every look-up), leaving
+(memoised per object — index objects are shared by every look-up — except
+small ones that only one other object holds, written in place), leaving
 out the fields that say where a declaration is (lines, bytes, LOC,
 comments — ``_codec._POSITIONAL``); the resolver's result never contains
 another file's positions, so an edited body elsewhere does not invalidate.
