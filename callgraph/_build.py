@@ -135,7 +135,7 @@ def _resolve_file(fi: int):
             tree = _facts.parse(src)
         # with a cache, the resolver sees the index through a recorder: what
         # it looked up is stored with the row (per-dependent invalidation)
-        view = _deps.RecordingIndex(idx, fi, _STATE["rels"]) if fps is not None else idx
+        view = fps.recorder(idx, fi) if fps is not None else idx
         # one query finds what the resolver and RTA look at (one tree walk, not two)
         site_caps, rta_caps = pass2_captures(tree)
         fr = FileResolver(view, fi, src, tree).run(site_caps)

@@ -15,7 +15,14 @@ arguments, and a fingerprint of the answer. Only the look-ups the resolver
 makes itself are recorded, never those the index makes inside them: the
 answer of the outer one already says everything the resolver learnt from
 the inner ones, so the index's own memos (shared between files) cannot hide
-a dependency.
+a dependency. One look-up is left out: the file's own facts (``files[fi]``),
+which the row's key (the file's bytes and path) already fixes.
+
+Recording is cheap per ask and costly per distinct look-up, so each distinct
+look-up is numbered once per process (:class:`Lookups`): an ask adds its
+number to the file's set, and the first ask in the process keeps the answer
+until :func:`encode` packs the look-up and fingerprints the answer, once,
+for every later file too (docs/callgraph.md "Dependency recorder costs").
 
 On a warm run a cached row is reused iff every recorded look-up, asked again
 of the new index, gives an answer with the same fingerprint
@@ -24,7 +31,8 @@ the same answers give the same result.
 
 Fingerprints (:func:`fingerprint`) hash a canonical form of the answer:
 scalars, tuples, sets (sorted), dicts, Enums, dataclasses field by field
-(memoised per object: index objects are shared by every look-up), leaving
+(memoised per object — index objects are shared by every look-up — except
+small ones that only one other object holds, written in place), leaving
 out the fields that say where a declaration is (lines, bytes, LOC,
 comments — ``_codec._POSITIONAL``); the resolver's result never contains
 another file's positions, so an edited body elsewhere does not invalidate.
@@ -48,6 +56,8 @@ from operator import attrgetter
 import msgpack
 
 from ._candidates import MethodCandidate
+from ._facts import Annotation, FieldDecl, InitDecl
+from ._methodinfo import MethodInfo
 from . import _codec
 from ._codec import _POSITIONAL
 from .classpath import TypeSig
@@ -108,13 +118,17 @@ class Fingerprints:
 
     def __init__(self, rels):
         self.rels = rels
-        self._memo: dict = {}  # (id, file_valued) → (object kept alive, digest)
+        # id → digest (_packed's) and (id, file_valued) → digest (canon's), for the
+        # objects in _alive (kept so an id is never reused). int → bytes: the
+        # collector does not track the dict, whose entries (~570,000 on
+        # spring-framework) it would otherwise walk at every full collection
+        self._memo: dict = {}
+        self._cmemo: dict = {}
+        self._alive: list = []
         self._packers: list = []  # msgpack.Packer per nesting depth of _packed
         self._depth = 0
-        self._rows_idx = None  # the index _rows holds look-ups of (rows_for)
-        self._rows: dict = {}
-        #: one tuple per distinct pattern of look-up argument types (encode's memo keys share them)
-        self.arg_types: dict = {}
+        self._rows = None  # the Lookups of the index being recorded (rows_for)
+        self._recorder = None  # the RecordingIndex of that index (recorder)
 
     def canon(self, v, file_valued: bool = False):
         t = type(v)
@@ -127,13 +141,14 @@ class Fingerprints:
         if t is FileRef:
             return ("@f", v.rel)
         key = (id(v), file_valued)
-        memo = self._memo.get(key)
-        if memo is not None:
-            return memo[1]
+        d = self._cmemo.get(key)
+        if d is not None:
+            return d
         if t in _DECLARATIONS:  # a declaration of _facts: its digest encoding (positions blanked), in C
             d = hashlib.blake2b(msgpack.packb(v, default=_codec._digest_default, use_bin_type=True),
                                 digest_size=12).digest()
-            self._memo[key] = (v, d)
+            self._cmemo[key] = d
+            self._alive.append(v)
             return d
         if t is TypeSig:  # a class file's type: the environment (in every row's key) fixes it by name and place
             c = ("TypeSig", v.fqn, v.location, v.origin, v.library)
@@ -155,18 +170,31 @@ class Fingerprints:
         else:  # an object of a kind not known here: never equal to anything stored
             c = ("@unknown", t.__name__, _never())
         d = hashlib.blake2b(repr(c).encode(), digest_size=12).digest()
-        self._memo[key] = (v, d)
+        self._cmemo[key] = d
+        self._alive.append(v)
         return d
 
-    def rows_for(self, idx) -> dict:
-        """:func:`encode`'s memo of stored look-ups for index ``idx``:
-        ``(kind, door, args, their types)`` → the packed stored row (bytes)
-        or ``_UNSTORABLE``. Valid while ``idx`` answers as it does now (the
-        index is not changed while files are resolved); another index gets
-        a new memo."""
-        if self._rows_idx is not idx:
-            self._rows_idx, self._rows = idx, {}  # idx kept alive: its id is never reused
+    def rows_for(self, idx) -> "Lookups":
+        """The distinct look-ups recorded of index ``idx`` in this process
+        (:class:`Lookups`), with their stored rows once made. Valid while
+        ``idx`` answers as it does now (the index is not changed while files
+        are resolved); another index gets a new table."""
+        if self._rows is None or self._rows.idx is not idx:
+            self._rows = Lookups(idx)
         return self._rows
+
+    def recorder(self, idx, fi: int) -> "RecordingIndex":
+        """The recorder of this process for index ``idx``, aimed at file
+        ``fi``: one per index, made once (its wrappers, ~15 per file, cost
+        ~40 µs to make) and emptied for each file; :func:`encode` the file
+        before asking for the next one."""
+        rec = self._recorder
+        if rec is None or rec._idx is not idx:
+            rec = self._recorder = RecordingIndex(idx, fi, self.rels, self)
+            rec._own_fps = None  # no cycle: the recorder reaches this object weakly
+        else:
+            rec._start(fi)
+        return rec
 
     def fingerprint(self, v, file_valued: bool = False) -> bytes:
         if not file_valued:
@@ -188,10 +216,10 @@ class Fingerprints:
         t = type(v)
         key = None
         if t is not tuple and t is not str and t is not int and t is not bool and v is not None:
-            key = (id(v), False)
-            memo = self._memo.get(key)
-            if memo is not None:
-                return memo[1]
+            key = id(v)
+            d = self._memo.get(key)
+            if d is not None:
+                return d
         body = v if t in _NATIVE else _fp_form(v)
         # one Packer per nesting depth (_nested packs an inner object while the
         # outer one is being packed), reused: msgpack.packb makes a Packer and
@@ -212,12 +240,19 @@ class Fingerprints:
             self._depth = depth
         d = h.digest()
         if key is not None:
-            self._memo[key] = (v, d)
+            self._memo[key] = d
+            self._alive.append(v)
         return d
 
     def _nested(self, o):
         t = type(o)
-        if t is FileRef or t is frozenset or t is set or isinstance(o, Enum):  # small: written in place
+        if t in _IN_PLACE:
+            return _fp_form(o)
+        d = self._memo.get(id(o))
+        if d is not None:
+            return d
+        if isinstance(o, Enum):
+            _IN_PLACE.add(t)
             return _fp_form(o)
         return self._packed(o)
 
@@ -227,10 +262,12 @@ class Fingerprints:
         ~240,000 entries, ~250 MB with the index they keep) once no more
         look-ups are fingerprinted with this object; it stays usable, as new."""
         self._memo = {}
+        self._cmemo = {}
+        self._alive = []
         self._packers = []
         self._depth = 0
-        self._rows_idx, self._rows = None, {}
-        self.arg_types = {}
+        self._rows = None
+        self._recorder = None
 
 
 def _nested_of(ref):
@@ -242,6 +279,13 @@ def _nested_of(ref):
 
 
 _NATIVE = frozenset({tuple, list, dict, str, int, float, bool, bytes, type(None)})
+# objects written in place inside the answer that holds them, not as their
+# own (memoised) fingerprint: small ones, and those only one other object
+# holds (a method's MethodInfo, a declaration's annotations, a type's fields
+# and initialisers), where a fingerprint of their own is a hash and a memo
+# entry for nothing shared (spring-framework: ~220,000 of the ~470,000
+# objects fingerprinted). Enums join on first sight.
+_IN_PLACE = {FileRef, frozenset, set, MethodInfo, Annotation, FieldDecl, InitDecl}
 
 
 def _fp_form(o):
@@ -287,20 +331,138 @@ def _never() -> str:
 
 
 # ------------------------------------------------------------------ recording
+class Lookups:
+    """The distinct look-ups this process has recorded of one index, each
+    with a number (its *lid*): ``rows[lid]`` is its stored row (packed
+    bytes) once made, ``None`` before, ``_UNSTORABLE`` when it cannot be
+    stored; ``asked[lid]`` is ``(kind, door, args, answer)`` until the row
+    is made. The index does not change while files are resolved, so a
+    look-up has the same answer in every file: each distinct one is packed
+    and fingerprinted once per process, however many files ask it.
+
+    ``keys[(kind, door)]``: look-up key → lid. The key of a table read
+    whose key is a ``str`` is the key itself, of a method look-up whose
+    arguments are all ``str``, ``int``, ``tuple`` or None the arguments;
+    otherwise the arguments followed by their types (``1``, ``1.0`` and
+    ``True`` are equal dict keys but are stored, and may be answered,
+    differently), with a dict argument as its items (in order: it is
+    stored as a map in that order)."""
+
+    __slots__ = ("idx", "keys", "rows", "asked", "bad")
+
+    def __init__(self, idx):
+        self.idx = idx  # kept alive: the memo is valid for this index only
+        self.keys: dict = {}
+        self.rows: list = []
+        self.asked: list = []
+        self.bad: set = set()  # lids whose row is _UNSTORABLE
+
+    def new(self, ids: dict, key, kind: str, door: str, args, answer, fresh: list) -> int:
+        """A lid for a look-up not seen before (``ids``: its door's key →
+        lid), also appended to ``fresh``, the new look-ups of the asking file."""
+        lid = len(self.rows)
+        self.rows.append(None)
+        self.asked.append((kind, door, args, answer))
+        ids[key] = lid
+        fresh.append(lid)
+        return lid
+
+    def door_keys(self, kind: str, door: str) -> dict:
+        ids = self.keys.get((kind, door))
+        if ids is None:
+            ids = self.keys[(kind, door)] = {}
+        return ids
+
+
+class _Dict:
+    """A dict argument in a look-up's memo key (see :class:`Lookups`)."""
+
+    __slots__ = ()
+
+
+_DICT = _Dict()
+
+
+# argument types of a look-up's memo key that need no types beside them:
+# two values of these exact types are equal only if they are of the same
+# type (what hides in a tuple is not told apart: the index's memos do not
+# either); every other argument (a bool, a float, a str subclass, a
+# NamedTuple, a type value, a dict) puts the types of all the arguments in
+# the key, which then has twice the arguments' length and type objects in
+# its second half, so it never equals a plain one
+_PLAIN_ARGS = frozenset({str, int, tuple, type(None)})
+
+
+def _dict_key(args: tuple, types: tuple) -> tuple:
+    """The memo key of a method look-up with a dict argument (see
+    :class:`Lookups`): the dict as ``_DICT``, its items in order and the
+    types of its values."""
+    return tuple((_DICT, tuple(a.items()), tuple(map(type, a.values()))) if type(a) is dict else a
+                 for a in args) + types
+
+
+class _Asked:
+    """What one file's resolution asked (kept apart from its
+    :class:`RecordingIndex`, which holds the wrappers that write here: no
+    reference cycle, so a file's recorder is freed without the collector)."""
+
+    __slots__ = ("lookups", "fi", "lids", "fresh", "extra", "unstorable")
+
+    def __init__(self, lookups: Lookups, fi: int):
+        self.lookups = lookups
+        self.fi = fi
+        self.lids: set = set()  # the distinct look-ups asked, by number (Lookups)
+        self.fresh: list = []  # those new to the process: their rows are made by encode
+        self.extra: list = []  # look-ups not memoised (keywords, an unhashable argument)
+        self.unstorable = False  # a look-up that cannot be replayed was made
+
+    def reset(self, fi: int) -> None:
+        """Start file ``fi`` (the same containers, emptied: the wrappers hold
+        their bound methods)."""
+        self.fi = fi
+        self.lids.clear()
+        self.fresh.clear()  # a file never encoded: its new look-ups' rows are made when next asked
+        self.extra.clear()
+        self.unstorable = False
+
+
 class RecordingIndex:
     """The ``ProjectIndex`` as the resolver of file ``fi`` sees it: every
-    look-up goes to ``idx`` and is appended to :attr:`log` as
-    ``(kind, door, args, answer)`` — kinds ``"m"`` a method, ``"k"`` a method
-    called with keywords (``args`` = ``(args, kwargs)``), ``"t"`` a table key
-    (``args`` the key), ``"t*"`` a whole table, ``"a"`` another attribute,
-    ``"s"`` the solver chain. Appending is all it does while resolving (the
-    cheap part); :func:`encode` dedupes and fingerprints at the end."""
+    look-up goes to ``idx`` and its number in ``fps``'s table of distinct
+    look-ups (:class:`Lookups`) joins this file's set — a method of the
+    index, a table key (misses too), a whole table, a type asked of the
+    solver chain. A look-up the process has not seen before keeps its
+    answer until :func:`encode` makes its stored row; a repeat costs a dict
+    look-up and a set insertion, nothing is logged. A method not known to
+    be read-only, or an attribute read, makes the file unstorable
+    (:func:`encode` gives None). ``fps``: the process's
+    :class:`Fingerprints` (a new one when omitted); a build gets one
+    recorder per process and index from :meth:`Fingerprints.recorder`."""
 
-    def __init__(self, idx, fi: int, rels):
+    def __init__(self, idx, fi: int, rels, fps: "Fingerprints | None" = None):
         self._idx = idx
-        self._fi = fi
         self._rels = rels
-        self.log: list = []
+        # held here, and reached through a weak reference: the process's
+        # recorder (Fingerprints.recorder) lets go of the one that holds it
+        self._own_fps = fps if fps is not None else Fingerprints(rels)
+        self._fps_ref = weakref.ref(self._own_fps)
+        self._asked = _Asked(self._fps_ref().rows_for(idx), fi)
+        self._tables: list = []  # its _DictTables: what they hold is the current file's
+
+    def _start(self, fi: int) -> None:
+        """Aim this recorder at file ``fi``, forgetting the last file's look-ups."""
+        self._asked.reset(fi)
+        for t in self._tables:
+            _dict_clear(t)
+            t._miss.clear()
+
+    @property
+    def _fi(self) -> int:
+        return self._asked.fi
+
+    @property
+    def _fps(self) -> "Fingerprints":
+        return self._fps_ref()
 
     def __getattr__(self, name):
         idx = self._idx
@@ -308,36 +470,92 @@ class RecordingIndex:
         if name in _ENVIRONMENT:
             object.__setattr__(self, name, value)
             return value
-        log = self.log.append
+        asked = self._asked
         if name == "solver":
-            s = _RecordingSolver(log, value)
+            s = _RecordingSolver(asked, value)
             object.__setattr__(self, name, s)
             return s
         if name in _TABLES:
             t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
-                 else _DictTable)(log, name, value)
+                 else _DictTable)(asked, name, value)
             object.__setattr__(self, name, t)
+            if type(t) is _DictTable:
+                self._tables.append(t)
             return t
         if callable(value):
-            def door(*args, **kw):
-                r = value(*args, **kw)
-                log(("k", name, (args, kw), r) if kw else ("m", name, args, r))
-                return r
-
+            door = _door(asked, name, value) if name in _DOORS else _unknown_door(asked, value)
             object.__setattr__(self, name, door)
             return door
-        log(("a", name, (), value))
+        asked.unstorable = True  # an attribute read: not replayable
         return value
 
 
-class _Table:
-    __slots__ = ("_log", "_name", "_t")
+def _door(asked: _Asked, name: str, value):
+    """The recording wrapper of index method ``name`` (one of ``_DOORS``)."""
+    lookups = asked.lookups
+    ids = lookups.door_keys("m", name)
+    get = ids.get
+    add = asked.lids.add
+    extra = asked.extra.append
+    fresh = asked.fresh
 
-    def __init__(self, log, name, table):
-        self._log, self._name, self._t = log, name, table
+    def door(*args, **kw):
+        if kw:
+            r = value(*args, **kw)
+            extra(("k", name, (args, kw), r))
+            return r
+        r = value(*args)
+        k = args  # arguments of these exact types are never equal to another type's
+        for a in args:
+            if type(a) not in _PLAIN_ARGS:  # 1 == True == 1.0, a NamedTuple == its tuple, ...
+                tt = tuple(map(type, args))
+                k = args + tt if dict not in tt else _dict_key(args, tt)
+                break
+        try:
+            lid = get(k)
+        except TypeError:  # an unhashable argument: stored from this file's own ask
+            extra(("m", name, args, r))
+            return r
+        if lid is None:
+            lid = lookups.new(ids, k, "m", name, args, r, fresh)
+        add(lid)
+        return r
+
+    return door
+
+
+def _unknown_door(asked: _Asked, value):
+    """A method of the index not known to be read-only: asked, never replayed."""
+    def door(*args, **kw):
+        asked.unstorable = True
+        return value(*args, **kw)
+
+    return door
+
+
+class _Table:
+    __slots__ = ("_asked", "_name", "_t", "_ids", "_add")
+
+    def __init__(self, asked: _Asked, name, table):
+        self._asked, self._name, self._t = asked, name, table
+        self._ids = asked.lookups.door_keys("t", name)
+        self._add = asked.lids.add
+
+    def _key(self, key, v) -> None:
+        """Record the read of ``key`` (answer ``v``, ``_MISSING`` when absent)."""
+        k = key if type(key) is str else (key, type(key))
+        lid = self._ids.get(k)
+        if lid is None:
+            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v, self._asked.fresh)
+        self._add(lid)
 
     def _all(self):
-        self._log(("t*", self._name, (), self._t))
+        lookups = self._asked.lookups
+        ids = lookups.door_keys("t*", self._name)
+        lid = ids.get(())
+        if lid is None:
+            lid = lookups.new(ids, (), "t*", self._name, (), self._t, self._asked.fresh)
+        self._add(lid)
         return self._t
 
     def __iter__(self):
@@ -350,27 +568,80 @@ class _Table:
         return bool(self._all())
 
 
-class _DictTable(_Table):
-    """A dict table of the index: each key read recorded with its value (or ``_MISSING``)."""
+class _DictTable(dict):
+    """A dict table of the index as one file's resolution sees it: each key
+    read recorded with its value (or ``_MISSING``). The dict itself holds
+    the keys this file has read and found, with their values, so a repeated
+    ``table[key]`` is answered by the dict's own subscript, in C, without a
+    Python call (spring-framework: 1.64 M ``by_id`` reads, 0.4 M distinct per
+    file); the first read of a key goes through :meth:`__missing__`.
+    Whatever would show the whole table (iteration, length, ``items``, ...)
+    reads the index's table, recorded as a read of the whole table.
+    Read-only; emptied for each file (:meth:`RecordingIndex._start`)."""
 
-    __slots__ = ()
+    __slots__ = ("_asked", "_name", "_t", "_ids", "_add", "_miss")
 
-    def get(self, key, default=None):
+    def __init__(self, asked: _Asked, name, table):
+        dict.__init__(self)
+        self._asked, self._name, self._t = asked, name, table
+        self._ids = asked.lookups.door_keys("t", name)
+        self._add = asked.lids.add
+        self._miss: set = set()  # keys this file read and did not find (recorded)
+
+    def _read(self, key):
+        """The first read of ``key`` in this file: recorded; its value (also
+        kept here) or ``_MISSING``."""
         v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
-        return default if v is _MISSING else v
-
-    def __getitem__(self, key):
-        v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
+        k = key if type(key) is str else (key, type(key))
+        lid = self._ids.get(k)
+        if lid is None:
+            lid = self._asked.lookups.new(self._ids, k, "t", self._name, key, v, self._asked.fresh)
+        self._add(lid)
         if v is _MISSING:
-            raise KeyError(key)
+            self._miss.add(key)
+        else:
+            _dict_setitem(self, key, v)
         return v
 
+    def __missing__(self, key):
+        if key in self._miss or self._read(key) is _MISSING:
+            raise KeyError(key)
+        return _dict_getitem(self, key)
+
+    def get(self, key, default=None):
+        v = _dict_get(self, key, _MISSING)
+        if v is not _MISSING:
+            return v
+        if key in self._miss:
+            return default
+        v = self._read(key)
+        return default if v is _MISSING else v
+
     def __contains__(self, key):
-        v = self._t.get(key, _MISSING)
-        self._log(("t", self._name, key, v))
-        return v is not _MISSING
+        return _dict_contains(self, key) or (key not in self._miss and self._read(key) is not _MISSING)
+
+    def _all(self):
+        return _Table._all(self)
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __reversed__(self):
+        return reversed(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+    def __eq__(self, other):
+        return self._all() == other
+
+    def __ne__(self, other):
+        return self._all() != other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<recorded {self._name}>"
 
     def items(self):
         return self._all().items()
@@ -381,9 +652,35 @@ class _DictTable(_Table):
     def values(self):
         return self._all().values()
 
+    def copy(self):
+        return self._all().copy()
+
+    def __or__(self, other):
+        return self._all() | other
+
+    def __ror__(self, other):
+        return other | self._all()
+
+    def _read_only(self, *args, **kw):
+        raise TypeError("the index is read-only while files are resolved")
+
+    __setitem__ = __delitem__ = setdefault = pop = popitem = update = clear = __ior__ = _read_only
+
+
+_dict_get = dict.get
+_dict_getitem = dict.__getitem__
+_dict_setitem = dict.__setitem__
+_dict_contains = dict.__contains__
+_dict_clear = dict.clear
+
 
 class _ListTable(_Table):
-    """A list table (``files``): each index read recorded with its element."""
+    """A list table (``files``): each index read recorded with its element,
+    except the file's own facts (``files[fi]``): the row is keyed by the
+    file's bytes, path, source set and LOC mode, which make those facts, so
+    their answer cannot differ where the row is read (and fingerprinting
+    them cost more than all other table reads together: spring-framework,
+    1.1 of 3.7 CPU-s of fingerprints)."""
 
     __slots__ = ()
 
@@ -393,7 +690,9 @@ class _ListTable(_Table):
         if i < 0:
             i += len(self._t)
         v = _lookup(self._t, i)
-        self._log(("t", self._name, i, v))
+        if i == self._asked.fi and self._name == "files" and v is not _MISSING:
+            return v
+        self._key(i, v)
         if v is _MISSING:
             raise IndexError(i)
         return v
@@ -409,7 +708,7 @@ class _SetTable(_Table):
 
     def __contains__(self, key):
         v = key in self._t
-        self._log(("t", self._name, key, v))
+        self._key(key, v)
         return v
 
 
@@ -428,23 +727,36 @@ def _lookup(t, key):
 class _RecordingSolver:
     """The index's solver chain, each type asked recorded."""
 
-    __slots__ = ("_log", "_s")
+    __slots__ = ("_asked", "_s")
 
-    def __init__(self, log, solver):
-        self._log, self._s = log, solver
+    def __init__(self, asked: _Asked, solver):
+        self._asked, self._s = asked, solver
 
     @property
     def root(self):
         return self
 
+    def _note(self, door, name, r):
+        asked = self._asked
+        ids = asked.lookups.door_keys("s", door)
+        try:
+            k = (name, type(name))
+            lid = ids.get(k)
+        except TypeError:
+            asked.extra.append(("s", door, (name,), r))
+            return
+        if lid is None:
+            lid = asked.lookups.new(ids, k, "s", door, (name,), r, asked.fresh)
+        asked.lids.add(lid)
+
     def solve(self, name):
         r = self._s.solve(name)
-        self._log(("s", "solve", (name,), r))
+        self._note("solve", name, r)
         return r
 
     def view(self, name):
         r = self._s.view(name)
-        self._log(("s", "view", (name,), r))
+        self._note("view", name, r)
         return r
 
 
@@ -510,61 +822,79 @@ def _unpack(b: bytes):
                            max_map_len=1 << 22, max_ext_len=1 << 24)
 
 
+def _file_ext(rel: str) -> msgpack.ExtType:
+    """A file index as stored: its path, as the extension a ``FileRef`` packs
+    to (made once per path; msgpack writes it without a call to the default)."""
+    e = _FILE_EXTS.get(rel)
+    if e is None:
+        e = _FILE_EXTS[rel] = msgpack.ExtType(_EXT_FILE, rel.encode("utf-8", "surrogatepass"))
+    return e
+
+
+_FILE_EXTS: dict = {}
+
+
 def _stored_args(kind, door, args, rels):
     """``(args, kwargs)`` as stored: file indices as paths."""
     kw = ()
     if kind == "k":
         args, kw = args[0], tuple(sorted(args[1].items()))
     elif kind == "t":
-        args = (FileRef(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
+        args = (_file_ext(rels[args]) if door in _FILE_KEYED and type(args) is int else args,)
     if door in _FILE_ARG and len(args) > 1 and type(args[1]) is int:
-        args = (args[0], FileRef(rels[args[1]]), *args[2:])
+        args = (args[0], _file_ext(rels[args[1]]), *args[2:])
     for a in args:
         if type(a) is list:
             raise Unstorable("list")  # would be replayed as a tuple
     return args, kw
 
 
-def encode(rec: RecordingIndex, fps: Fingerprints) -> bytes | None:
-    """The recorded look-ups as data: a sorted msgpack list of
+def encode(rec: RecordingIndex, fps: Fingerprints | None = None) -> bytes | None:
+    """The look-ups file ``rec`` made, as data: a sorted msgpack list of
     ``[kind, door, packed args, packed keywords, fingerprint]``, one per
     distinct look-up; None when some look-up cannot be stored (the row is
     then reused only under the same project key).
 
     Each distinct look-up is packed and its answer fingerprinted once per
-    build and process (:meth:`Fingerprints.rows_for`), not once per file: the
-    index does not change while files are resolved, so the same look-up has
-    the same answer in every file, and its stored form is a function of the
-    look-up alone (a file index is stored as that file's path)."""
-    rows = set()
+    build and process (:class:`Lookups`), not once per file: the index does
+    not change while files are resolved, so the same look-up has the same
+    answer in every file, and its stored form is a function of the look-up
+    alone (a file index is stored as that file's path). ``fps`` is the
+    :class:`Fingerprints` ``rec`` was made with (the default)."""
+    got = rec._asked
+    if fps is not None and fps is not rec._fps:
+        raise ValueError("encode: not the Fingerprints the recorder was made with")
+    fps = rec._fps
+    lookups = got.lookups
+    rows = lookups.rows
     rels = rec._rels
-    memo = fps.rows_for(rec._idx)
-    get = memo.get
-    types_of = fps.arg_types
-    for kind, door, args, answer in rec.log:
-        try:
-            # the arguments' own types are part of the key: 1, 1.0 and True are
-            # equal (one dict key) but are stored, and may be answered, differently;
-            # one tuple per distinct type pattern is kept (a few hundred), not one per look-up
-            if type(args) is tuple:
-                tt = tuple(map(type, args))
-                tt = types_of.setdefault(tt, tt)
-            else:
-                tt = type(args)
-            k0 = (kind, door, args, tt)
-            hit = get(k0)
-        except TypeError:  # an unhashable argument (a dict): packed every time
-            k0 = hit = None
-        if hit is None:
-            hit = _stored_row(kind, door, args, answer, rels, fps)
-            if k0 is not None:
-                memo[k0] = hit
-        if hit is _UNSTORABLE:
+    _make_rows(lookups, got.fresh, rels, fps)  # look-ups new to the process: packed and fingerprinted once, here
+    got.fresh.clear()
+    if got.unstorable or (lookups.bad and not lookups.bad.isdisjoint(got.lids)):
+        return None
+    out = set(map(rows.__getitem__, got.lids))
+    if None in out:  # asked first by a file that was never encoded (its resolution failed)
+        _make_rows(lookups, [lid for lid in got.lids if rows[lid] is None], rels, fps)
+        return encode(rec)
+    for kind, door, args, answer in got.extra:  # not memoised: packed every time
+        r = _stored_row(kind, door, args, answer, rels, fps)
+        if r is _UNSTORABLE:
             return None
-        rows.add(hit)
+        out.add(r)
     # each row is already its msgpack array: the list is their header and the
     # rows in byte order (deterministic; replay reads them in any order)
-    return _ARRAY_HEADER(len(rows)) + b"".join(sorted(rows))
+    return _ARRAY_HEADER(len(out)) + b"".join(sorted(out))
+
+
+def _make_rows(lookups: Lookups, lids, rels, fps: Fingerprints) -> None:
+    """Make the stored rows of look-ups ``lids`` (their answers are then let go)."""
+    rows, asked = lookups.rows, lookups.asked
+    for lid in lids:
+        kind, door, args, answer = asked[lid]
+        r = rows[lid] = _stored_row(kind, door, args, answer, rels, fps)
+        asked[lid] = None  # the row holds the answer's fingerprint
+        if r is _UNSTORABLE:
+            lookups.bad.add(lid)
 
 
 _ARRAY_HEADER = msgpack.Packer().pack_array_header
@@ -580,16 +910,28 @@ def _stored_row(kind, door, args, answer, rels, fps: Fingerprints):
         return _UNSTORABLE  # a look-up not known to be read-only: not replayable
     try:
         a, kw = _stored_args(kind, door, args, rels)
-        pa, pk = _pack(a), (_pack(kw) if kw else _EMPTY)
+        pa, pk = _ARGS_PACKER.pack(a), (_pack(kw) if kw else _EMPTY)
         fp = fps.fingerprint(answer, kind in ("t", "t*") and door in _FILE_VALUED)
     except (Unstorable, TypeError, ValueError, OverflowError, IndexError):
         return _UNSTORABLE
     # one bytes object per distinct look-up (its packed row) is what the memo
-    # keeps: ~240,000 of them per process on spring-framework, where a tuple of
-    # the key's four parts and the fingerprint cost ~130 bytes more each
-    return msgpack.packb([kind if kind != "k" else "m", door, pa, pk, fp], use_bin_type=True)
+    # keeps: ~400,000 of them per process on spring-framework. The row is the
+    # msgpack array [kind, door, pa, pk, fp]: its head (header, kind, door)
+    # made once per door, then the three bins (a 3-array packed, less its header)
+    head = _ROW_HEADS.get((kind, door))
+    if head is None:
+        head = _ROW_HEADS[(kind, door)] = _ROW_HEADER + msgpack.packb(kind if kind != "k" else "m") \
+            + msgpack.packb(door)
+    return head + _BINS_PACKER.pack((pa, pk, fp))[1:]
 
 
+_ROW_HEADS: dict = {}  # (kind, door) → the packed row's array header, kind and door
+_ROW_HEADER = msgpack.Packer().pack_array_header(5)
+# reused Packers (msgpack.packb makes one, and its buffer, per call). The
+# arguments' packer's default packs nested values with packb: a Packer
+# cannot be re-entered from its own default
+_ARGS_PACKER = msgpack.Packer(default=_pack_default, use_bin_type=True)
+_BINS_PACKER = msgpack.Packer(use_bin_type=True)
 _EMPTY = msgpack.packb(())
 
 
