@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict, defaultdict
+from itertools import repeat
 
 from ._archive import ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
@@ -79,6 +80,22 @@ def _read_stored(path: str, limits: ZipLimits, workers: int | None, store) -> Do
     return ds
 
 
+def _member_ids(seq) -> list[str]:
+    """The ids of a DocSet's members, without making stored records."""
+    ids = getattr(seq, "ids", None)
+    return ids() if ids is not None else [m.id for m in seq]
+
+
+def _member_id_api(seq):
+    id_api = getattr(seq, "id_api", None)
+    return id_api() if id_api is not None else ((m.id, m.api) for m in seq)
+
+
+def _class_fqns(seq) -> list[str]:
+    fqns = getattr(seq, "fqns", None)
+    return fqns() if fqns is not None else [c.fqn for c in seq]
+
+
 def _alt_varargs(method_id: str) -> str | None:
     if method_id.endswith("...)"):
         return method_id[:-4] + "[])"
@@ -101,32 +118,52 @@ class DocIndex:
 
     def __init__(self, docsets: list[DocSet], warnings: list | None = None):
         self.docsets: tuple[DocSet, ...] = tuple(docsets)
-        self._members: dict[str, ApiDoc | tuple] = {}  # id -> record, or where a stored one is made from
-        self._classes: dict[str, ClassDoc] = {}
-        self._by_name: dict[str, list[str]] = defaultdict(list)
         self.warnings: list[tuple[str, str]] = list(warnings or [])
-        ordered = sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES)
-        for ds in ordered:
+        # a javadoc site wins over sources; among inputs of one kind the first given wins
+        self._ordered = tuple(sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES))
+        for ds in self._ordered:
             self.warnings.extend(ds.warnings)
-            for c in ds.classes:
-                self._classes.setdefault(c.fqn, c)
-            id_api = getattr(ds.members, "id_api", None)
-            if id_api is not None:  # from the store: each record made when first looked up
-                for i, (mid, api) in enumerate(id_api()):
-                    if mid not in self._members:
-                        self._members[mid] = (ds.members, i)
-                        self._by_name[api].append(mid)
-                continue
-            for m in ds.members:
-                if m.id not in self._members:
-                    self._members[m.id] = m
-                    self._by_name[m.api].append(m.id)
+        # id / FQN -> (sequence, position) of the record that wins; API name -> winning ids.
+        # Made on first use: an index opened only to be combined with others (qare build's
+        # one per doc jar) never needs them, and a stored DocSet's records are made (and
+        # cached by its sequence) only when looked up
+        self._by_id: dict[str, tuple] | None = None
+        self._by_fqn: dict[str, tuple] | None = None
+        self._by_name: dict[str, list[str]] | None = None
 
-    def _made(self, method_id: str, m) -> ApiDoc:
-        if type(m) is tuple:  # (StoredMembers, position): make the record once
-            m = m[0][m[1]]
-            self._members[method_id] = m
-        return m
+    @staticmethod
+    def _winners(seqs_keys) -> dict[str, tuple]:
+        """``key -> (sequence, position)`` of each key's first occurrence over
+        ``(sequence, keys)`` pairs in order (later ones are written first and
+        overwritten: the loops stay in C)."""
+        out: dict[str, tuple] = {}
+        for seq, keys in reversed(seqs_keys):
+            n = len(keys)
+            out.update(zip(reversed(keys), zip(repeat(seq, n), range(n - 1, -1, -1))))
+        return out
+
+    def _ids(self) -> dict[str, tuple]:
+        if self._by_id is None:
+            self._by_id = self._winners([(ds.members, _member_ids(ds.members)) for ds in self._ordered])
+        return self._by_id
+
+    def _fqns(self) -> dict[str, tuple]:
+        if self._by_fqn is None:
+            self._by_fqn = self._winners([(ds.classes, _class_fqns(ds.classes)) for ds in self._ordered])
+        return self._by_fqn
+
+    def _names(self) -> dict[str, list[str]]:
+        if self._by_name is None:
+            by_id = self._ids()
+            names: dict[str, list[str]] = defaultdict(list)
+            for ds in self._ordered:
+                seq = ds.members
+                for i, (mid, api) in enumerate(_member_id_api(seq)):
+                    w = by_id[mid]
+                    if w[1] == i and w[0] is seq:  # this occurrence is the one that wins
+                        names[api].append(mid)
+            self._by_name = names
+        return self._by_name
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
@@ -166,33 +203,45 @@ class DocIndex:
     def get(self, method_id: str) -> ApiDoc | None:
         """The member with this id (DESIGN.md form), or ``None``. A varargs
         last parameter matches written as ``T...`` or ``T[]``."""
-        m = self._members.get(method_id)
-        if m is None:
+        by_id = self._ids()
+        w = by_id.get(method_id)
+        if w is None:
             alt = _alt_varargs(method_id)
-            if alt is not None:
-                m = self._members.get(alt)
-                return None if m is None else self._made(alt, m)
-            return None
-        return self._made(method_id, m)
+            w = None if alt is None else by_id.get(alt)
+            if w is None:
+                return None
+        return w[0][w[1]]
 
     def get_class(self, fqn: str) -> ClassDoc | None:
         """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
-        return self._classes.get(fqn)
+        w = self._fqns().get(fqn)
+        return None if w is None else w[0][w[1]]
 
     def by_name(self, api_name: str) -> list[ApiDoc]:
         """All members named ``pkg.Class.name`` (every overload), in input order."""
-        return [self._made(i, self._members[i]) for i in self._by_name.get(api_name, ())]
+        by_id = self._ids()
+        return [by_id[i][0][by_id[i][1]] for i in self._names().get(api_name, ())]
 
     def members(self) -> list[ApiDoc]:
         """Every member, first input first."""
-        return [self._made(i, m) for i, m in list(self._members.items())]
+        return self._in_order(self._ids(), lambda ds: ds.members, _member_ids)
 
     def classes(self) -> list[ClassDoc]:
         """Every type."""
-        return list(self._classes.values())
+        return self._in_order(self._fqns(), lambda ds: ds.classes, _class_fqns)
+
+    def _in_order(self, winners: dict, seq_of, keys_of) -> list:
+        out = []
+        for ds in self._ordered:
+            seq = seq_of(ds)
+            for i, k in enumerate(keys_of(seq)):
+                w = winners[k]
+                if w[1] == i and w[0] is seq:
+                    out.append(seq[i])
+        return out
 
     def __len__(self) -> int:
-        return len(self._members)
+        return len(self._ids())
 
     def __contains__(self, method_id: str) -> bool:
         return self.get(method_id) is not None
