@@ -46,7 +46,8 @@ from ._merge import DENSITY_BINS, MergeResult, llm_steps, merge_parts, sample_id
 from ._options import BuildError, BuildOptions
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
 from ._part import PART_FORMAT, Candidate, ProjectPart, Verdict
-from ._runners import make_runner
+from ._order import largest_first
+from ._runners import SerialRunner, make_runner
 from .leaks import find_leaks, save_common_words
 from .projects import ProjectSpec, read_project_list
 
@@ -366,9 +367,11 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         opts = replace(opts, graph_jobs=jobs)
     runner = make_runner(jobs, scheduler, len(todo), progress,
                          before_fork=functools.partial(_warm_before_fork, opts), spare=_warm_merge)
+    # in parallel, the largest first: a large project taken last would run alone (queries/_order.py)
+    run_order = todo if isinstance(runner, SerialRunner) else largest_first(todo, opts.cache_dir)
     try:
         lines.__enter__()
-        runner.run(todo, functools.partial(_run_one, opts=opts, deps=deps), done)
+        runner.run(run_order, functools.partial(_run_one, opts=opts, deps=deps), done)
     finally:
         lines.__exit__(None, None, None)
         clear_docs_memo()
