@@ -303,7 +303,7 @@ class DocSetStore:
 # and parsing them all was most of a worker's first doc step.
 
 _MAGIC = b"qare-docset 2\n"
-_BLOCK_ROWS = 64
+_BLOCK_ROWS = 16
 
 
 def _rel(loc: str, source: str) -> list:
