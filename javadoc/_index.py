@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict, defaultdict
-from itertools import repeat
 
 from ._archive import ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
@@ -80,20 +79,55 @@ def _read_stored(path: str, limits: ZipLimits, workers: int | None, store) -> Do
     return ds
 
 
-def _member_ids(seq) -> list[str]:
-    """The ids of a DocSet's members, without making stored records."""
-    ids = getattr(seq, "ids", None)
-    return ids() if ids is not None else [m.id for m in seq]
+def first_positions(keys: list[str]) -> dict[str, int]:
+    """``key -> position`` of each key's first occurrence (built in C: the
+    later occurrences are written first and overwritten)."""
+    n = len(keys)
+    return dict(zip(reversed(keys), range(n - 1, -1, -1)))
 
 
-def _member_id_api(seq):
-    id_api = getattr(seq, "id_api", None)
-    return id_api() if id_api is not None else ((m.id, m.api) for m in seq)
+def grouped(names: list[str]) -> dict[str, list[int]]:
+    """``name -> positions`` (increasing) of every occurrence."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(names):
+        out[a].append(i)
+    return out
 
 
-def _class_fqns(seq) -> list[str]:
-    fqns = getattr(seq, "fqns", None)
-    return fqns() if fqns is not None else [c.fqn for c in seq]
+class _Maps:
+    """The look-up maps of one input's records, made on first use: its
+    sequence's own (``javadoc._store``'s stored records keep theirs for the
+    process, so every index combining that jar shares them), else made here
+    from the records."""
+
+    __slots__ = ("seq", "_keys", "_pos", "_names", "_names_of")
+
+    def __init__(self, seq, key_of, names_of=None):
+        self.seq = seq
+        self._keys = key_of
+        self._names_of = names_of
+        self._pos = None
+        self._names = None
+
+    def keys(self) -> list[str]:
+        keys = getattr(self.seq, "keys", None)
+        return keys() if keys is not None else [self._keys(r) for r in self.seq]
+
+    def pos(self) -> dict[str, int]:
+        own = getattr(self.seq, "positions", None)
+        if own is not None:
+            return own()
+        if self._pos is None:
+            self._pos = first_positions(self.keys())
+        return self._pos
+
+    def names(self) -> dict[str, list[int]]:
+        own = getattr(self.seq, "named", None)
+        if own is not None:
+            return own()
+        if self._names is None:
+            self._names = grouped([self._names_of(r) for r in self.seq])
+        return self._names
 
 
 def _alt_varargs(method_id: str) -> str | None:
@@ -123,47 +157,20 @@ class DocIndex:
         self._ordered = tuple(sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES))
         for ds in self._ordered:
             self.warnings.extend(ds.warnings)
-        # id / FQN -> (sequence, position) of the record that wins; API name -> winning ids.
-        # Made on first use: an index opened only to be combined with others (qare build's
-        # one per doc jar) never needs them, and a stored DocSet's records are made (and
-        # cached by its sequence) only when looked up
-        self._by_id: dict[str, tuple] | None = None
-        self._by_fqn: dict[str, tuple] | None = None
-        self._by_name: dict[str, list[str]] | None = None
+        # per input, id / FQN -> position and API name -> positions, made on first use: an
+        # index opened only to be combined with others (qare build's one per doc jar) never
+        # needs them, and a stored input's maps and records are made once per process
+        self._members = [_Maps(ds.members, lambda m: m.id, lambda m: m.api) for ds in self._ordered]
+        self._classes = [_Maps(ds.classes, lambda c: c.fqn) for ds in self._ordered]
 
     @staticmethod
-    def _winners(seqs_keys) -> dict[str, tuple]:
-        """``key -> (sequence, position)`` of each key's first occurrence over
-        ``(sequence, keys)`` pairs in order (later ones are written first and
-        overwritten: the loops stay in C)."""
-        out: dict[str, tuple] = {}
-        for seq, keys in reversed(seqs_keys):
-            n = len(keys)
-            out.update(zip(reversed(keys), zip(repeat(seq, n), range(n - 1, -1, -1))))
-        return out
-
-    def _ids(self) -> dict[str, tuple]:
-        if self._by_id is None:
-            self._by_id = self._winners([(ds.members, _member_ids(ds.members)) for ds in self._ordered])
-        return self._by_id
-
-    def _fqns(self) -> dict[str, tuple]:
-        if self._by_fqn is None:
-            self._by_fqn = self._winners([(ds.classes, _class_fqns(ds.classes)) for ds in self._ordered])
-        return self._by_fqn
-
-    def _names(self) -> dict[str, list[str]]:
-        if self._by_name is None:
-            by_id = self._ids()
-            names: dict[str, list[str]] = defaultdict(list)
-            for ds in self._ordered:
-                seq = ds.members
-                for i, (mid, api) in enumerate(_member_id_api(seq)):
-                    w = by_id[mid]
-                    if w[1] == i and w[0] is seq:  # this occurrence is the one that wins
-                        names[api].append(mid)
-            self._by_name = names
-        return self._by_name
+    def _first(maps: list[_Maps], key: str) -> tuple | None:
+        """``(maps, position)`` of the record of ``key`` that wins: the first input's."""
+        for m in maps:
+            p = m.pos().get(key)
+            if p is not None:
+                return m, p
+        return None
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
@@ -203,45 +210,45 @@ class DocIndex:
     def get(self, method_id: str) -> ApiDoc | None:
         """The member with this id (DESIGN.md form), or ``None``. A varargs
         last parameter matches written as ``T...`` or ``T[]``."""
-        by_id = self._ids()
-        w = by_id.get(method_id)
+        w = self._first(self._members, method_id)
         if w is None:
             alt = _alt_varargs(method_id)
-            w = None if alt is None else by_id.get(alt)
+            w = None if alt is None else self._first(self._members, alt)
             if w is None:
                 return None
-        return w[0][w[1]]
+        return w[0].seq[w[1]]
 
     def get_class(self, fqn: str) -> ClassDoc | None:
         """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
-        w = self._fqns().get(fqn)
-        return None if w is None else w[0][w[1]]
+        w = self._first(self._classes, fqn)
+        return None if w is None else w[0].seq[w[1]]
 
     def by_name(self, api_name: str) -> list[ApiDoc]:
         """All members named ``pkg.Class.name`` (every overload), in input order."""
-        by_id = self._ids()
-        return [by_id[i][0][by_id[i][1]] for i in self._names().get(api_name, ())]
+        out = []
+        for m in self._members:
+            positions = m.names().get(api_name)
+            if positions:
+                keys = m.keys()
+                out += [m.seq[p] for p in positions if self._first(self._members, keys[p]) == (m, p)]
+        return out
 
     def members(self) -> list[ApiDoc]:
         """Every member, first input first."""
-        return self._in_order(self._ids(), lambda ds: ds.members, _member_ids)
+        return self._winners_in_order(self._members)
 
     def classes(self) -> list[ClassDoc]:
         """Every type."""
-        return self._in_order(self._fqns(), lambda ds: ds.classes, _class_fqns)
+        return self._winners_in_order(self._classes)
 
-    def _in_order(self, winners: dict, seq_of, keys_of) -> list:
+    def _winners_in_order(self, maps: list[_Maps]) -> list:
         out = []
-        for ds in self._ordered:
-            seq = seq_of(ds)
-            for i, k in enumerate(keys_of(seq)):
-                w = winners[k]
-                if w[1] == i and w[0] is seq:
-                    out.append(seq[i])
+        for m in maps:
+            out += [m.seq[p] for p, k in enumerate(m.keys()) if self._first(maps, k) == (m, p)]
         return out
 
     def __len__(self) -> int:
-        return len(self._ids())
+        return len(set().union(*(m.pos() for m in self._members)))
 
     def __contains__(self, method_id: str) -> bool:
         return self.get(method_id) is not None

@@ -51,6 +51,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import astuple
 from pathlib import Path
 
@@ -66,6 +67,11 @@ _MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
 _MAX_JSON = 2 << 30  # inflated bytes at most (a jar's limits allow 2 GiB of text)
 _HASH_CHUNK = 1 << 20
 DEFAULT_MAX_BYTES = 256 << 20  # entries are ~0.1-1 MB a jar: hundreds of jars
+DIGESTS_FILE = "digests.json"
+"""The archives' remembered digests in the store's folder (:meth:`DocSetStore._file_digest`)."""
+_DIGESTS_FORMAT = "qare-docset-digests 1"
+_MAX_DIGESTS = 20_000  # files remembered at most (~150 bytes each)
+_MAX_DIGESTS_FILE = 8 << 20
 _STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a killed writer
 
 
@@ -165,6 +171,7 @@ class DocSetStore:
         except OSError as e:
             raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
                                   "change the documentation", e.filename) from None
+        self._digest_memo: dict | None = None
         self.hits = 0
         self.misses = 0
         self.rebuilt = 0  # entries present but unreadable (corrupt, foreign, older format)
@@ -173,9 +180,79 @@ class DocSetStore:
     def key(self, path: str, limits: ZipLimits) -> str:
         """The entry key of the archive at ``path`` read within ``limits``."""
         h = hashlib.sha256()
-        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path, limits.max_archive_bytes)}\0".encode())
+        h.update(f"{FORMAT}\0{_CODE}\0{self._file_digest(path, limits.max_archive_bytes)}\0".encode())
         h.update(json.dumps(astuple(limits)).encode())
         return h.hexdigest()
+
+    def _file_digest(self, path: str, max_bytes: int) -> str:
+        """:func:`file_digest`, remembered in :data:`DIGESTS_FILE` under the
+        file's real path with its device, inode, size, modification and change
+        times: a file whose stamp is unchanged is not read again (spring-
+        petclinic's 10 doc jars, 38 MB: 30 ms in every process before). Any
+        write to the file changes its change time, which no ``touch`` can set
+        back, and a file put in its place has another inode. A file the
+        reader would refuse is always handed to :func:`file_digest`, which
+        refuses it as before."""
+        real = os.path.realpath(path)
+        try:
+            st = os.stat(real, follow_symlinks=False)
+        except OSError:
+            st = None
+        stamp = None
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= max_bytes:
+            stamp = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+            known = self._digests().get(real)
+            if known is not None and known[:5] == stamp:
+                return known[5]
+        digest = file_digest(path, max_bytes)
+        if stamp is not None:
+            try:
+                after = os.stat(real, follow_symlinks=False)
+            except OSError:
+                return digest
+            if [after.st_dev, after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns] == stamp:
+                self._remember(real, stamp + [digest])  # not when the file changed while it was read
+        return digest
+
+    def _digests(self) -> dict:
+        """The remembered digests (:data:`DIGESTS_FILE`), read once: a regular
+        file inside the folder, at most ``_MAX_DIGESTS_FILE`` bytes, every row
+        checked; anything else counts as empty (and is rewritten)."""
+        if self._digest_memo is None:
+            memo: dict = {}
+            try:
+                obj = json.loads(read_regular(self.folder / DIGESTS_FILE, _MAX_DIGESTS_FILE, root=self.folder))
+            except (OSError, ValueError, RecursionError):
+                obj = None
+            if type(obj) is dict and obj.get("format") == _DIGESTS_FORMAT and type(obj.get("files")) is dict:
+                for k, v in obj["files"].items():
+                    if type(v) is list and len(v) == 6 and all(type(x) is int for x in v[:5]) \
+                            and type(v[5]) is str and len(v[5]) == 64:
+                        memo[k] = v
+            self._digest_memo = memo
+        return self._digest_memo
+
+    def _remember(self, real: str, row: list) -> None:
+        memo = self._digests()
+        memo.pop(real, None)
+        memo[real] = row  # newest last: the oldest go first past the bound
+        while len(memo) > _MAX_DIGESTS:
+            memo.pop(next(iter(memo)))
+        data = json.dumps({"format": _DIGESTS_FORMAT, "files": memo}, separators=(",", ":")).encode()
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.folder / DIGESTS_FILE)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:  # the memo is an optimisation: the digest is in hand
+            pass
 
     def _entry(self, key: str) -> Path:
         return self.folder / f"{key}.json.z"
@@ -294,13 +371,14 @@ class DocSetStore:
 #
 # An entry: MAGIC, the header's length (big-endian, 4 bytes), the header
 # (zlib-compressed JSON: the DocSet's scalars and warnings, every member's id
-# and API name, every class's FQN, and where each block of rows lies with its
-# CRC-32), then the blocks (each zlib-compressed JSON: up to _BLOCK_ROWS member
-# or class rows). Loading inflates and checks the header (zlib's own checksum
-# covers its bytes) and the CRC of every block, so a damaged entry is a miss
-# at once; a block is inflated and its rows checked only when a record in it
-# is first asked for: a build looks up a few of a jar's thousands of members,
-# and parsing them all was most of a worker's first doc step.
+# and API name, every class's FQN, the length of each block and the CRC-32 of
+# all of them), then the blocks, back to back, the classes' first (each
+# zlib-compressed JSON: up to _BLOCK_ROWS class or member rows). Loading
+# inflates and checks the header (zlib's own checksum covers its bytes) and
+# the blocks' CRC, so a damaged entry is a miss at once; a block is inflated
+# and its rows checked only when a record in it is first asked for: a build
+# looks up a few of a jar's thousands of members, and parsing them all was
+# most of a worker's first doc step.
 
 _MAGIC = b"qare-docset 2\n"
 _BLOCK_ROWS = 16
@@ -325,7 +403,7 @@ def _encode(ds: DocSet, key: str, path: str) -> bytes:
         out = []
         for i in range(0, len(rows), _BLOCK_ROWS):
             z = _json_z(rows[i:i + _BLOCK_ROWS])
-            out.append([len(body), len(z), zlib.crc32(z)])
+            out.append(len(z))
             body.extend(z)
         return out
 
@@ -349,6 +427,7 @@ def _encode(ds: DocSet, key: str, path: str) -> bytes:
         "member_apis": [m[1] for m in members],
         "member_blocks": blocks(members),
     }
+    header["body_crc"] = zlib.crc32(body)
     hz = _json_z(header)
     return _MAGIC + len(hz).to_bytes(4, "big") + hz + bytes(body)
 
@@ -377,20 +456,17 @@ def _inflate(z) -> bytes:
     return text
 
 
-def _blocks(spec, n: int, body: memoryview) -> list:
-    """The ``(offset, length)`` of each block of ``n`` rows, checked: well-formed,
-    inside ``body``, ``ceil(n / _BLOCK_ROWS)`` of them, each one's CRC-32 right."""
-    if type(spec) is not list or len(spec) != -(-n // _BLOCK_ROWS):
+def _lengths(spec, n: int) -> list:
+    """The block lengths of ``n`` rows, checked: ``ceil(n / _BLOCK_ROWS)`` ints ≥ 0."""
+    if type(spec) is not list or len(spec) != -(-n // _BLOCK_ROWS) or not set(map(type, spec)) <= {int} \
+            or (spec and min(spec) < 0):
         raise TypeError("blocks")
-    out = []
-    for b in spec:
-        if type(b) is not list or len(b) != 3 or not all(type(v) is int and v >= 0 for v in b):
-            raise TypeError("block")
-        off, length, crc = b
-        if off + length > len(body) or zlib.crc32(body[off:off + length]) != crc:
-            raise ValueError("block outside the entry or damaged")
-        out.append((off, length))
-    return out
+    return spec
+
+
+def _spans(lengths: list, start: int) -> list:
+    """``(offset, length)`` of blocks laid out back to back from ``start``."""
+    return list(zip(accumulate(lengths, initial=start), lengths))
 
 
 def _decode(raw: bytes, key: str, path: str, damaged=None) -> DocSet:
@@ -431,8 +507,13 @@ def _decode(raw: bytes, key: str, path: str, damaged=None) -> DocSet:
     ids, apis = _strs(obj["member_ids"]), _strs(obj["member_apis"])
     if len(ids) != len(apis):
         raise ValueError("member ids and names differ in number")
-    classes = StoredClasses(body, _blocks(obj["class_blocks"], len(fqns), body), fqns, layouts, damaged)
-    members = StoredMembers(body, _blocks(obj["member_blocks"], len(ids), body), ids, apis, layouts, damaged)
+    class_lengths = _lengths(obj["class_blocks"], len(fqns))
+    member_lengths = _lengths(obj["member_blocks"], len(ids))
+    in_classes = sum(class_lengths)
+    if in_classes + sum(member_lengths) != len(body) or zlib.crc32(body) != obj["body_crc"]:
+        raise ValueError("blocks damaged, missing or followed by other bytes")
+    classes = StoredClasses(body, _spans(class_lengths, 0), fqns, layouts, damaged)
+    members = StoredMembers(body, _spans(member_lengths, in_classes), ids, apis, layouts, damaged)
     return DocSet(source=source, layout=layout, classes=classes, members=members, warnings=tuple(warnings),
                   pages=pages)
 
@@ -482,7 +563,7 @@ class _StoredRows(Sequence):
     the same records (so a DocSet from the store equals the one read from
     the jar). A block that fails its checks raises :class:`DamagedEntry`."""
 
-    __slots__ = ("_body", "_blocks", "_keys", "_layouts", "_made", "_rows", "_damaged")
+    __slots__ = ("_body", "_blocks", "_keys", "_layouts", "_made", "_rows", "_damaged", "_positions")
 
     def __init__(self, body: memoryview, blocks: list, keys: list, layouts: dict, damaged=None):
         self._body = body
@@ -492,6 +573,19 @@ class _StoredRows(Sequence):
         self._damaged = damaged  # called once a block fails: the store drops the entry
         self._made: list = [None] * len(keys)
         self._rows: list = [None] * len(blocks)
+        self._positions = None
+
+    def keys(self) -> list[str]:
+        """The id (members) or FQN (classes) of every record, in order, without reading the records."""
+        return self._keys
+
+    def positions(self) -> dict[str, int]:
+        """``key -> position`` of each key's first record (made once, from the header)."""
+        if self._positions is None:
+            from ._index import first_positions
+
+            self._positions = first_positions(self._keys)
+        return self._positions
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -543,11 +637,20 @@ class _StoredRows(Sequence):
 class StoredMembers(_StoredRows):
     """The members (:class:`ApiDoc`) of a DocSet read from the store."""
 
-    __slots__ = ("_apis",)
+    __slots__ = ("_apis", "_named")
 
     def __init__(self, body: memoryview, blocks: list, ids: list, apis: list, layouts: dict, damaged=None):
         super().__init__(body, blocks, ids, layouts, damaged)
         self._apis = apis
+        self._named = None
+
+    def named(self) -> dict[str, list[int]]:
+        """``api -> positions`` of the members with that API name (made once, from the header)."""
+        if self._named is None:
+            from ._index import grouped
+
+            self._named = grouped(self._apis)
+        return self._named
 
     def _check(self, r, i: int) -> None:
         _check_member(r, self._layouts)
@@ -560,13 +663,6 @@ class StoredMembers(_StoredRows):
                       throws=tuple((a, b) for a, b in r[9]), deprecated=r[10], doc_source=r[11],
                       layout=self._layouts[r[12]], location=r[13], anchor=r[14])
 
-    def ids(self) -> list[str]:
-        """The id of every member, in order, without making or reading the records."""
-        return self._keys
-
-    def id_api(self):
-        """``(id, api)`` of every member, in order, without making or reading the records."""
-        return zip(self._keys, self._apis)
 
 
 class StoredClasses(_StoredRows):
@@ -583,7 +679,3 @@ class StoredClasses(_StoredRows):
         return ClassDoc(fqn=c[0], kind=c[1], signature_text=c[2], description=c[3], first_sentence=c[4],
                         deprecated=c[5], doc_source=c[6], layout=self._layouts[c[7]], location=c[8],
                         members=tuple(c[9]), package=c[10])
-
-    def fqns(self) -> list:
-        """The FQN of every type, in order, without making or reading the records."""
-        return self._keys

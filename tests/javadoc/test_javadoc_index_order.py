@@ -88,8 +88,16 @@ def test_the_first_site_then_the_first_sources_record_wins(how):
 def test_the_maps_are_made_on_first_use_and_stored_records_when_looked_up():
     sets = [_stored(d) for d in _sets()]
     index = DocIndex(sets)
-    assert index._by_id is None and index._by_fqn is None and index._by_name is None
+    assert all(d.members._positions is None and d.members._named is None and d.classes._positions is None
+               for d in sets)
     assert all(r is None for d in sets for r in d.members._made)
     assert index.get("p.C.z()").description == "site1"
-    assert index._by_id is not None and index._by_name is None and index._by_fqn is None
+    # the sites are asked first and the first has it: no other input's map is made
+    made = [d.members._positions is not None for d in sets]
+    assert made == [False, True, False, False]
+    assert all(d.members._named is None and d.classes._positions is None for d in sets)
     assert sum(r is not None for d in sets for r in d.members._made) == 1
+    # a second index over the same stored inputs shares their maps and records
+    again = DocIndex(sets[1:])
+    assert again.get("p.C.z()") is index.get("p.C.z()")
+    assert [d.members._positions is not None for d in sets] == made
