@@ -100,18 +100,23 @@ class _Maps:
     process, so every index combining that jar shares them), else made here
     from the records."""
 
-    __slots__ = ("seq", "_keys", "_pos", "_names", "_names_of")
+    __slots__ = ("seq", "_key_of", "_keys", "_pos", "_names", "_names_of")
 
     def __init__(self, seq, key_of, names_of=None):
         self.seq = seq
-        self._keys = key_of
+        self._key_of = key_of
         self._names_of = names_of
+        self._keys = None
         self._pos = None
         self._names = None
 
     def keys(self) -> list[str]:
-        keys = getattr(self.seq, "keys", None)
-        return keys() if keys is not None else [self._keys(r) for r in self.seq]
+        own = getattr(self.seq, "keys", None)
+        if own is not None:
+            return own()
+        if self._keys is None:
+            self._keys = [self._key_of(r) for r in self.seq]
+        return self._keys
 
     def pos(self) -> dict[str, int]:
         own = getattr(self.seq, "positions", None)
