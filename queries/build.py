@@ -373,12 +373,24 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     try:
         lines.__enter__()
         runner.run(run_order, functools.partial(_run_one, opts=opts, deps=deps), done)
+    except BaseException:
+        runner.close()
+        raise
     finally:
         lines.__exit__(None, None, None)
         clear_docs_memo()
         bar.close()
-        gc.unfreeze()  # the workers are gone: the parent's objects are the collector's again
+        gc.unfreeze()  # the workers have all their work done: the parent's objects are the collector's again
+    try:
+        return _merge_and_write(specs, list_name, out, parts_dir, opts, started, unique, light, counts_of, resumed,
+                                todo, jobs=jobs, scheduler=scheduler, formats=formats)
+    finally:
+        runner.close()  # the workers' exits overlapped the merge; gone before OUT/.lock is released
 
+
+def _merge_and_write(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptions, started, unique, light,
+                     counts_of, resumed, todo, *, jobs, scheduler, formats) -> BuildResult:
+    """The merge stage and the files of the whole build (:func:`_build_locked`'s second half)."""
     ordered = [light[s.key] for s in unique]
 
     def read_back(lp: ProjectPart) -> ProjectPart:
