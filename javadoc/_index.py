@@ -7,11 +7,14 @@ from collections import OrderedDict, defaultdict
 
 from ._archive import ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._site import find_root, read_container
-from ._sources import read_source_container
+
+# the readers (_site: lxml; _sources: javalang, tree-sitter) are imported when an archive is
+# first read, not with the package: a build whose doc jars all come from the store never needs them
 
 
 def _kind_of(container) -> str | None:
+    from ._site import find_root
+
     names = container.names()
     if find_root(names) is not None:
         return "site"
@@ -28,8 +31,12 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
     try:
         kind = _kind_of(container)
         if kind == "site":
+            from ._site import read_container
+
             return read_container(container, workers=workers)
         if kind == "sources":
+            from ._sources import read_source_container
+
             return read_source_container(container)
         what = "folder" if os.path.isdir(path) else "archive"
         raise JavadocError(f"{path}: {what} is neither a javadoc site (no element-list, "
