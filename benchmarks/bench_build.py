@@ -4,6 +4,7 @@ Two modes::
 
     python3 benchmarks/bench_build.py [LIST] [--jobs N] [--repeat R]
     python3 benchmarks/bench_build.py --project DIR --copies 1,10,100 [--jobs 1,2] [--doc-cache cold|warm]
+    python3 benchmarks/bench_build.py --whole LIST [--jobs 1,2] [--repeat R]
 
 The first (LIST defaults to the bundled examples/projects.txt) builds in this
 process: each repeat into a fresh folder (no resume), then once more into the
@@ -41,6 +42,12 @@ the builds run without it, byte-compiled once into a scratch
 ``--check`` compares
 ``samples.jsonl``/``apis.jsonl`` of every run with the first run of the same N
 (they must be byte-identical whatever the jobs).
+
+``--whole LIST`` times whole ``qare build`` processes on a project list as it
+is (distinct real projects, say), the same way: one unreported warm-up build
+(jobs 1: Maven resolutions, doc jars and doc-index entries in the caches),
+then ``--repeat`` rounds of one run per jobs, interleaved, each into a fresh
+``--out``; the same columns, and the speed-up of each round's runs.
 """
 
 from __future__ import annotations
@@ -72,6 +79,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-require-docs", action="store_true")
     ap.add_argument("--project", help="scaling mode: the project folder to copy")
+    ap.add_argument("--whole", metavar="LIST", help="time whole qare build processes on this project list")
     ap.add_argument("--copies", default="1,10", help="scaling mode: comma-separated N")
     ap.add_argument("--doc-cache", choices=("cold", "warm"), default="warm")
     ap.add_argument("--check", action="store_true", help="scaling mode: compare samples/apis bytes across jobs")
@@ -81,6 +89,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.project:
         scaling(args)
+    elif args.whole:
+        whole(args)
     else:
         in_process(args)
 
@@ -185,15 +195,12 @@ def scaling(args) -> None:
         print(f"project {src}: {files} .java files, {lines} lines; raw-parse floor {floor_cpu:.2f} CPU-s per copy (1 core)")
         print(f"load average {os.getloadavg()[0]:.1f} (2-core machine shared with other work: wall times inflated "
               f"under load); doc-index cache {args.doc_cache}")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        if env.pop("PYTHONDONTWRITEBYTECODE", None) and not args.no_bytecode:
-            # as an installed qare runs: byte-compiled once (the warm-up) into a scratch prefix, not
-            # the checkout; else every timed process compiles ~90 modules again (~0.2-0.5 s each)
-            env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+        # as an installed qare runs: byte-compiled once (the warm-up) into a scratch prefix, not
+        # the checkout; else every timed process compiles ~90 modules again (~0.2-0.5 s each)
+        env = _build_env(tmp, args.no_bytecode)
+        if "PYTHONPYCACHEPREFIX" in env:
             print("PYTHONDONTWRITEBYTECODE dropped for the builds: modules byte-compiled once into a scratch "
                   "PYTHONPYCACHEPREFIX (--no-bytecode to keep compiling in every process)")
-        elif args.no_bytecode:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
         extra: list[str] = []
         if args.doc_cache == "cold":
             from callgraph.classpath import cache_dir
@@ -245,6 +252,46 @@ def scaling(args) -> None:
         if args.check:
             bad = [(n, j) for n, j, r in results if not r["same"]]
             print("samples/apis identical across jobs: " + ("yes" if not bad else f"NO for {bad}"))
+        print(f"load average after {os.getloadavg()[0]:.1f}")
+
+
+def _build_env(tmp: Path, no_bytecode: bool) -> dict:
+    """The builds' environment: this checkout first; byte-compiled once into a scratch prefix (module docstring)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if env.pop("PYTHONDONTWRITEBYTECODE", None) and not no_bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    elif no_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def whole(args) -> None:
+    """``--whole LIST``: interleaved whole-process builds of the list with each jobs (module docstring)."""
+    jobs_list = [int(x) for x in args.jobs.split(",") if x.strip()]
+    listfile = Path(args.whole).resolve()
+    n = len([ln for ln in listfile.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith("#")])
+    with tempfile.TemporaryDirectory(prefix="qare-bench-whole-") as tmp:
+        tmp = Path(tmp)
+        env = _build_env(tmp, args.no_bytecode)
+        w = _run_build(listfile, tmp / "out-warm", 1, env, [])
+        shutil.rmtree(tmp / "out-warm")
+        print(f"list {listfile}: {n} entries; load average {os.getloadavg()[0]:.1f}; warm-up build (not reported): "
+              f"{w['wall']:.1f} s wall, {w['cpu']:.1f} CPU-s, {w['kept']} kept, {w['failed']} failed")
+        results = []
+        for rnd in range(args.repeat):
+            of_round = {}
+            for j in jobs_list:
+                out = tmp / f"out-{rnd}-{j}"
+                r = _run_build(listfile, out, j, env, [])
+                r["same"] = r["digest"] == (results[0][2] if results else r)["digest"]
+                of_round[j] = r
+                results.append((n, j, r))
+                shutil.rmtree(out)
+            for r in of_round.values():
+                r["speedup"] = of_round[1]["wall"] / r["wall"] if 1 in of_round else None
+            for j, r in of_round.items():
+                print(_row(n, j, r, 0.0), flush=True)
+        print("samples/apis identical across runs: " + ("yes" if all(r["same"] for _, _, r in results) else "NO"))
         print(f"load average after {os.getloadavg()[0]:.1f}")
 
 

@@ -20,9 +20,21 @@ Decisions are in docs/javadoc.md.
 from ._archive import ZipLimits
 from ._index import DocIndex, read_any
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._site import read_site
-from ._sources import read_sources
 from ._store import DocSetStore, StoreRefused
+
+
+def __getattr__(name: str):
+    # the readers load with their first use (lxml, javalang, tree-sitter: ~10 ms a process that
+    # finds every doc jar in the doc-index cache never spends)
+    if name == "read_site":
+        from ._site import read_site
+
+        return read_site
+    if name == "read_sources":
+        from ._sources import read_sources
+
+        return read_sources
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ApiDoc",

@@ -7,11 +7,14 @@ from collections import OrderedDict, defaultdict
 
 from ._archive import ZipLimits, open_container
 from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
-from ._site import find_root, read_container
-from ._sources import read_source_container
+
+# the readers (_site: lxml; _sources: javalang, tree-sitter) are imported when an archive is
+# first read, not with the package: a build whose doc jars all come from the store never needs them
 
 
 def _kind_of(container) -> str | None:
+    from ._site import find_root
+
     names = container.names()
     if find_root(names) is not None:
         return "site"
@@ -28,8 +31,12 @@ def read_any(path: str, *, limits: ZipLimits | None = None, workers: int | None 
     try:
         kind = _kind_of(container)
         if kind == "site":
+            from ._site import read_container
+
             return read_container(container, workers=workers)
         if kind == "sources":
+            from ._sources import read_source_container
+
             return read_source_container(container)
         what = "folder" if os.path.isdir(path) else "archive"
         raise JavadocError(f"{path}: {what} is neither a javadoc site (no element-list, "
@@ -79,6 +86,62 @@ def _read_stored(path: str, limits: ZipLimits, workers: int | None, store) -> Do
     return ds
 
 
+def first_positions(keys: list[str]) -> dict[str, int]:
+    """``key -> position`` of each key's first occurrence (built in C: the
+    later occurrences are written first and overwritten)."""
+    n = len(keys)
+    return dict(zip(reversed(keys), range(n - 1, -1, -1)))
+
+
+def grouped(names: list[str]) -> dict[str, list[int]]:
+    """``name -> positions`` (increasing) of every occurrence."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(names):
+        out[a].append(i)
+    return out
+
+
+class _Maps:
+    """The look-up maps of one input's records, made on first use: its
+    sequence's own (``javadoc._store``'s stored records keep theirs for the
+    process, so every index combining that jar shares them), else made here
+    from the records."""
+
+    __slots__ = ("seq", "_key_of", "_keys", "_pos", "_names", "_names_of")
+
+    def __init__(self, seq, key_of, names_of=None):
+        self.seq = seq
+        self._key_of = key_of
+        self._names_of = names_of
+        self._keys = None
+        self._pos = None
+        self._names = None
+
+    def keys(self) -> list[str]:
+        own = getattr(self.seq, "keys", None)
+        if own is not None:
+            return own()
+        if self._keys is None:
+            self._keys = [self._key_of(r) for r in self.seq]
+        return self._keys
+
+    def pos(self) -> dict[str, int]:
+        own = getattr(self.seq, "positions", None)
+        if own is not None:
+            return own()
+        if self._pos is None:
+            self._pos = first_positions(self.keys())
+        return self._pos
+
+    def names(self) -> dict[str, list[int]]:
+        own = getattr(self.seq, "named", None)
+        if own is not None:
+            return own()
+        if self._names is None:
+            self._names = grouped([self._names_of(r) for r in self.seq])
+        return self._names
+
+
 def _alt_varargs(method_id: str) -> str | None:
     if method_id.endswith("...)"):
         return method_id[:-4] + "[])"
@@ -101,32 +164,25 @@ class DocIndex:
 
     def __init__(self, docsets: list[DocSet], warnings: list | None = None):
         self.docsets: tuple[DocSet, ...] = tuple(docsets)
-        self._members: dict[str, ApiDoc | tuple] = {}  # id -> record, or where a stored one is made from
-        self._classes: dict[str, ClassDoc] = {}
-        self._by_name: dict[str, list[str]] = defaultdict(list)
         self.warnings: list[tuple[str, str]] = list(warnings or [])
-        ordered = sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES)
-        for ds in ordered:
+        # a javadoc site wins over sources; among inputs of one kind the first given wins
+        self._ordered = tuple(sorted(self.docsets, key=lambda d: d.layout is SiteLayout.SOURCES))
+        for ds in self._ordered:
             self.warnings.extend(ds.warnings)
-            for c in ds.classes:
-                self._classes.setdefault(c.fqn, c)
-            id_api = getattr(ds.members, "id_api", None)
-            if id_api is not None:  # from the store: each record made when first looked up
-                for i, (mid, api) in enumerate(id_api()):
-                    if mid not in self._members:
-                        self._members[mid] = (ds.members, i)
-                        self._by_name[api].append(mid)
-                continue
-            for m in ds.members:
-                if m.id not in self._members:
-                    self._members[m.id] = m
-                    self._by_name[m.api].append(m.id)
+        # per input, id / FQN -> position and API name -> positions, made on first use: an
+        # index opened only to be combined with others (qare build's one per doc jar) never
+        # needs them, and a stored input's maps and records are made once per process
+        self._members = [_Maps(ds.members, lambda m: m.id, lambda m: m.api) for ds in self._ordered]
+        self._classes = [_Maps(ds.classes, lambda c: c.fqn) for ds in self._ordered]
 
-    def _made(self, method_id: str, m) -> ApiDoc:
-        if type(m) is tuple:  # (StoredMembers, position): make the record once
-            m = m[0][m[1]]
-            self._members[method_id] = m
-        return m
+    @staticmethod
+    def _first(maps: list[_Maps], key: str) -> tuple | None:
+        """``(maps, position)`` of the record of ``key`` that wins: the first input's."""
+        for m in maps:
+            p = m.pos().get(key)
+            if p is not None:
+                return m, p
+        return None
 
     @classmethod
     def open(cls, *paths: str, limits: ZipLimits | None = None,
@@ -166,33 +222,45 @@ class DocIndex:
     def get(self, method_id: str) -> ApiDoc | None:
         """The member with this id (DESIGN.md form), or ``None``. A varargs
         last parameter matches written as ``T...`` or ``T[]``."""
-        m = self._members.get(method_id)
-        if m is None:
+        w = self._first(self._members, method_id)
+        if w is None:
             alt = _alt_varargs(method_id)
-            if alt is not None:
-                m = self._members.get(alt)
-                return None if m is None else self._made(alt, m)
-            return None
-        return self._made(method_id, m)
+            w = None if alt is None else self._first(self._members, alt)
+            if w is None:
+                return None
+        return w[0].seq[w[1]]
 
     def get_class(self, fqn: str) -> ClassDoc | None:
         """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
-        return self._classes.get(fqn)
+        w = self._first(self._classes, fqn)
+        return None if w is None else w[0].seq[w[1]]
 
     def by_name(self, api_name: str) -> list[ApiDoc]:
         """All members named ``pkg.Class.name`` (every overload), in input order."""
-        return [self._made(i, self._members[i]) for i in self._by_name.get(api_name, ())]
+        out = []
+        for m in self._members:
+            positions = m.names().get(api_name)
+            if positions:
+                keys = m.keys()
+                out += [m.seq[p] for p in positions if self._first(self._members, keys[p]) == (m, p)]
+        return out
 
     def members(self) -> list[ApiDoc]:
         """Every member, first input first."""
-        return [self._made(i, m) for i, m in list(self._members.items())]
+        return self._winners_in_order(self._members)
 
     def classes(self) -> list[ClassDoc]:
         """Every type."""
-        return list(self._classes.values())
+        return self._winners_in_order(self._classes)
+
+    def _winners_in_order(self, maps: list[_Maps]) -> list:
+        out = []
+        for m in maps:
+            out += [m.seq[p] for p, k in enumerate(m.keys()) if self._first(maps, k) == (m, p)]
+        return out
 
     def __len__(self) -> int:
-        return len(self._members)
+        return len(set().union(*(m.pos() for m in self._members)))
 
     def __contains__(self, method_id: str) -> bool:
         return self.get(method_id) is not None

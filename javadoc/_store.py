@@ -12,13 +12,16 @@ Safety (the folder may be shared and its files come from earlier runs):
 - the folder must be private (the ``check_private`` given, in qare
   :func:`callgraph.safefs.check_private`: owned by the user, not writable by
   others), else the store is not used;
-- entries are zlib-compressed JSON decoded into the frozen dataclasses only —
-  never pickle, nothing in a file can run code;
+- entries are zlib-compressed JSON sections decoded into the frozen
+  dataclasses only — never pickle, nothing in a file can run code;
 - an entry is read as a regular file inside the folder (no symlink out of
   it, no FIFO or device), bounded in
   bytes read and bytes inflated;
-- a corrupt, foreign or older-format entry is a miss: the archive is read
-  again and the entry rewritten (atomically, mode 0600);
+- a corrupt (any block's CRC), foreign or older-format entry is a miss: the
+  archive is read again and the entry rewritten (atomically, mode 0600);
+  rows are checked when their block is first read, and a block that fails
+  then raises :class:`DamagedEntry` and has its entry removed ("the data
+  format" below);
 - the archive itself is opened for hashing as the reader opens it
   (:func:`~javadoc._archive.open_archive_file`) and at most
   ``ZipLimits.max_archive_bytes`` of it is read.
@@ -48,21 +51,27 @@ import tempfile
 import time
 import zlib
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import astuple
 from pathlib import Path
 
 from records.safefs import FileRefused, read_regular
 
 from ._archive import ZipLimits, open_archive_file
-from ._model import ApiDoc, ClassDoc, DocSet, SiteLayout
+from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 
-__all__ = ["DocSetStore", "StoreRefused", "StoredMembers"]
+__all__ = ["DocSetStore", "StoreRefused", "StoredMembers", "StoredClasses", "DamagedEntry"]
 
-FORMAT = "qare-docset 1"
+FORMAT = "qare-docset 2"
 _MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
 _MAX_JSON = 2 << 30  # inflated bytes at most (a jar's limits allow 2 GiB of text)
 _HASH_CHUNK = 1 << 20
 DEFAULT_MAX_BYTES = 256 << 20  # entries are ~0.1-1 MB a jar: hundreds of jars
+DIGESTS_FILE = "digests.json"
+"""The archives' remembered digests in the store's folder (:meth:`DocSetStore._file_digest`)."""
+_DIGESTS_FORMAT = "qare-docset-digests 1"
+_MAX_DIGESTS = 20_000  # files remembered at most (~150 bytes each)
+_MAX_DIGESTS_FILE = 8 << 20
 _STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a killed writer
 
 
@@ -162,6 +171,7 @@ class DocSetStore:
         except OSError as e:
             raise StoreRefused(0, f"doc-index cache folder {e.strerror}; anyone who can write it could "
                                   "change the documentation", e.filename) from None
+        self._digest_memo: dict | None = None
         self.hits = 0
         self.misses = 0
         self.rebuilt = 0  # entries present but unreadable (corrupt, foreign, older format)
@@ -170,9 +180,79 @@ class DocSetStore:
     def key(self, path: str, limits: ZipLimits) -> str:
         """The entry key of the archive at ``path`` read within ``limits``."""
         h = hashlib.sha256()
-        h.update(f"{FORMAT}\0{_CODE}\0{file_digest(path, limits.max_archive_bytes)}\0".encode())
+        h.update(f"{FORMAT}\0{_CODE}\0{self._file_digest(path, limits.max_archive_bytes)}\0".encode())
         h.update(json.dumps(astuple(limits)).encode())
         return h.hexdigest()
+
+    def _file_digest(self, path: str, max_bytes: int) -> str:
+        """:func:`file_digest`, remembered in :data:`DIGESTS_FILE` under the
+        file's real path with its device, inode, size, modification and change
+        times: a file whose stamp is unchanged is not read again (spring-
+        petclinic's 10 doc jars, 38 MB: 30 ms in every process before). Any
+        write to the file changes its change time, which no ``touch`` can set
+        back, and a file put in its place has another inode. A file the
+        reader would refuse is always handed to :func:`file_digest`, which
+        refuses it as before."""
+        real = os.path.realpath(path)
+        try:
+            st = os.stat(real, follow_symlinks=False)
+        except OSError:
+            st = None
+        stamp = None
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= max_bytes:
+            stamp = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+            known = self._digests().get(real)
+            if known is not None and known[:5] == stamp:
+                return known[5]
+        digest = file_digest(path, max_bytes)
+        if stamp is not None:
+            try:
+                after = os.stat(real, follow_symlinks=False)
+            except OSError:
+                return digest
+            if [after.st_dev, after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns] == stamp:
+                self._remember(real, stamp + [digest])  # not when the file changed while it was read
+        return digest
+
+    def _digests(self) -> dict:
+        """The remembered digests (:data:`DIGESTS_FILE`), read once: a regular
+        file inside the folder, at most ``_MAX_DIGESTS_FILE`` bytes, every row
+        checked; anything else counts as empty (and is rewritten)."""
+        if self._digest_memo is None:
+            memo: dict = {}
+            try:
+                obj = json.loads(read_regular(self.folder / DIGESTS_FILE, _MAX_DIGESTS_FILE, root=self.folder))
+            except (OSError, ValueError, RecursionError):
+                obj = None
+            if type(obj) is dict and obj.get("format") == _DIGESTS_FORMAT and type(obj.get("files")) is dict:
+                for k, v in obj["files"].items():
+                    if type(v) is list and len(v) == 6 and all(type(x) is int for x in v[:5]) \
+                            and type(v[5]) is str and len(v[5]) == 64:
+                        memo[k] = v
+            self._digest_memo = memo
+        return self._digest_memo
+
+    def _remember(self, real: str, row: list) -> None:
+        memo = self._digests()
+        memo.pop(real, None)
+        memo[real] = row  # newest last: the oldest go first past the bound
+        while len(memo) > _MAX_DIGESTS:
+            memo.pop(next(iter(memo)))
+        data = json.dumps({"format": _DIGESTS_FORMAT, "files": memo}, separators=(",", ":")).encode()
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.folder / DIGESTS_FILE)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:  # the memo is an optimisation: the digest is in hand
+            pass
 
     def _entry(self, key: str) -> Path:
         return self.folder / f"{key}.json.z"
@@ -192,7 +272,7 @@ class DocSetStore:
             self.rebuilt += 1
             return None
         try:
-            ds = _decode(raw, key, path)
+            ds = _decode(raw, key, path, damaged=lambda: self._drop(entry))
         except (ValueError, TypeError, KeyError, IndexError, zlib.error, RecursionError):
             self.misses += 1
             self.rebuilt += 1
@@ -203,6 +283,15 @@ class DocSetStore:
         except OSError:
             pass
         return ds
+
+    def _drop(self, entry: Path) -> None:
+        """Remove an entry whose block failed its checks (the next open reads the archive again)."""
+        self.rebuilt += 1
+        try:
+            if stat.S_ISREG(os.lstat(entry).st_mode):
+                os.unlink(entry)
+        except OSError:
+            pass
 
     def save(self, path: str, limits: ZipLimits, docset: DocSet, key: str | None = None) -> None:
         """Store ``docset`` (read from the archive at ``path``) atomically;
@@ -279,6 +368,20 @@ class DocSetStore:
 
 
 # ---------------------------------------------------------------- the data format
+#
+# An entry: MAGIC, the header's length (big-endian, 4 bytes), the header
+# (zlib-compressed JSON: the DocSet's scalars and warnings, every member's id
+# and API name, every class's FQN, the length of each block and the CRC-32 of
+# all of them), then the blocks, back to back, the classes' first (each
+# zlib-compressed JSON: up to _BLOCK_ROWS class or member rows). Loading
+# inflates and checks the header (zlib's own checksum covers its bytes) and
+# the blocks' CRC, so a damaged entry is a miss at once; a block is inflated
+# and its rows checked only when a record in it is first asked for: a build
+# looks up a few of a jar's thousands of members, and parsing them all was
+# most of a worker's first doc step.
+
+_MAGIC = b"qare-docset 2\n"
+_BLOCK_ROWS = 16
 
 
 def _rel(loc: str, source: str) -> list:
@@ -288,9 +391,28 @@ def _rel(loc: str, source: str) -> list:
     return [0, loc]
 
 
+def _json_z(obj) -> bytes:
+    return zlib.compress(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+
+
 def _encode(ds: DocSet, key: str, path: str) -> bytes:
     source = ds.source
-    obj = {
+    body = bytearray()
+
+    def blocks(rows: list) -> list:
+        out = []
+        for i in range(0, len(rows), _BLOCK_ROWS):
+            z = _json_z(rows[i:i + _BLOCK_ROWS])
+            out.append(len(z))
+            body.extend(z)
+        return out
+
+    classes = [[c.fqn, c.kind, c.signature_text, c.description, c.first_sentence, c.deprecated,
+                c.doc_source, c.layout.value, c.location, list(c.members), c.package] for c in ds.classes]
+    members = [[m.id, m.api, m.class_, m.kind, m.signature_text, m.description, m.first_sentence,
+                [list(p) for p in m.params], m.returns, [list(t) for t in m.throws], m.deprecated,
+                m.doc_source, m.layout.value, m.location, m.anchor] for m in ds.members]
+    header = {
         "format": FORMAT,
         "key": key,
         "layout": ds.layout.value if ds.layout is not None else None,
@@ -298,13 +420,16 @@ def _encode(ds: DocSet, key: str, path: str) -> bytes:
         "source_is_path": source == path,
         "source": None if source == path else source,
         "warnings": [[*_rel(f, source), r] for f, r in ds.warnings],
-        "classes": [[c.fqn, c.kind, c.signature_text, c.description, c.first_sentence, c.deprecated,
-                     c.doc_source, c.layout.value, c.location, list(c.members), c.package] for c in ds.classes],
-        "members": [[m.id, m.api, m.class_, m.kind, m.signature_text, m.description, m.first_sentence,
-                     [list(p) for p in m.params], m.returns, [list(t) for t in m.throws], m.deprecated,
-                     m.doc_source, m.layout.value, m.location, m.anchor] for m in ds.members],
+        "block_rows": _BLOCK_ROWS,
+        "class_fqns": [c[0] for c in classes],
+        "class_blocks": blocks(classes),
+        "member_ids": [m[0] for m in members],
+        "member_apis": [m[1] for m in members],
+        "member_blocks": blocks(members),
     }
-    return zlib.compress(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+    header["body_crc"] = zlib.crc32(body)
+    hz = _json_z(header)
+    return _MAGIC + len(hz).to_bytes(4, "big") + hz + bytes(body)
 
 
 def _str(x) -> str:
@@ -317,25 +442,53 @@ def _opt(x) -> str | None:
     return None if x is None else _str(x)
 
 
-def _pairs(x) -> tuple[tuple[str, str], ...]:
-    if type(x) is not list:
-        raise TypeError("not a list")
-    out = []
-    for p in x:
-        if type(p) is not list or len(p) != 2:
-            raise TypeError("not a pair")
-        out.append((_str(p[0]), _str(p[1])))
-    return tuple(out)
+def _strs(x) -> list:
+    if type(x) is not list or not set(map(type, x)) <= {str}:  # map/set: the check stays in C
+        raise TypeError("not a list of strings")
+    return x
 
 
-def _decode(raw: bytes, key: str, path: str) -> DocSet:
+def _inflate(z) -> bytes:
     d = zlib.decompressobj()
-    text = d.decompress(raw, _MAX_JSON)
-    if d.unconsumed_tail or not d.eof:
-        raise ValueError("entry inflates past the limit or is truncated")
-    obj = json.loads(text.decode("utf-8"))
+    text = d.decompress(z, _MAX_JSON)
+    if d.unconsumed_tail or not d.eof or d.unused_data:
+        raise ValueError("entry section inflates past the limit, is truncated or has trailing bytes")
+    return text
+
+
+def _lengths(spec, n: int) -> list:
+    """The block lengths of ``n`` rows, checked: ``ceil(n / _BLOCK_ROWS)`` ints ≥ 0."""
+    if type(spec) is not list or len(spec) != -(-n // _BLOCK_ROWS) or not set(map(type, spec)) <= {int} \
+            or (spec and min(spec) < 0):
+        raise TypeError("blocks")
+    return spec
+
+
+def _spans(lengths: list, start: int) -> list:
+    """``(offset, length)`` of blocks laid out back to back from ``start``."""
+    return list(zip(accumulate(lengths, initial=start), lengths))
+
+
+def _decode(raw: bytes, key: str, path: str, damaged=None) -> DocSet:
+    """The DocSet of an entry's bytes; ``damaged()`` is called if a block
+    later fails its checks. Raises ``ValueError``/``TypeError``/``KeyError``/
+    ``zlib.error``/``RecursionError`` for an entry that is not whole and of
+    this format and key."""
+    if not raw.startswith(_MAGIC):
+        raise ValueError("not an entry of this format")
+    at = len(_MAGIC)
+    if len(raw) < at + 4:
+        raise ValueError("truncated")
+    hlen = int.from_bytes(raw[at:at + 4], "big")
+    hz = raw[at + 4:at + 4 + hlen]
+    if len(hz) != hlen:
+        raise ValueError("header truncated")
+    body = memoryview(raw)[at + 4 + hlen:]
+    obj = json.loads(_inflate(hz).decode("utf-8"))
     if type(obj) is not dict or obj.get("format") != FORMAT or obj.get("key") != key:
         raise ValueError("not an entry of this format and key")
+    if obj["block_rows"] != _BLOCK_ROWS:
+        raise ValueError("other block size")
     layouts = {x.value: x for x in SiteLayout}
     lay = obj["layout"]
     layout = None if lay is None else layouts[_str(lay)]
@@ -350,21 +503,19 @@ def _decode(raw: bytes, key: str, path: str) -> DocSet:
             raise TypeError("warning")
         loc = _str(w[1])
         warnings.append(((source + loc) if w[0] == 1 else loc, _str(w[2])))
-    classes = []
-    for c in obj["classes"]:
-        if type(c) is not list or len(c) != 11 or type(c[9]) is not list:
-            raise TypeError("class")
-        classes.append(ClassDoc(fqn=_str(c[0]), kind=_str(c[1]), signature_text=_str(c[2]), description=_opt(c[3]),
-                                first_sentence=_opt(c[4]), deprecated=_opt(c[5]), doc_source=_str(c[6]),
-                                layout=layouts[_str(c[7])], location=_str(c[8]),
-                                members=tuple(_str(m) for m in c[9]), package=_str(c[10])))
-    rows = obj["members"]
-    if type(rows) is not list:
-        raise TypeError("members")
-    for m in rows:
-        _check_member(m, layouts)
-    return DocSet(source=source, layout=layout, classes=tuple(classes), members=StoredMembers(rows, layouts),
-                  warnings=tuple(warnings), pages=pages)
+    fqns = _strs(obj["class_fqns"])
+    ids, apis = _strs(obj["member_ids"]), _strs(obj["member_apis"])
+    if len(ids) != len(apis):
+        raise ValueError("member ids and names differ in number")
+    class_lengths = _lengths(obj["class_blocks"], len(fqns))
+    member_lengths = _lengths(obj["member_blocks"], len(ids))
+    in_classes = sum(class_lengths)
+    if in_classes + sum(member_lengths) != len(body) or zlib.crc32(body) != obj["body_crc"]:
+        raise ValueError("blocks damaged, missing or followed by other bytes")
+    classes = StoredClasses(body, _spans(class_lengths, 0), fqns, layouts, damaged)
+    members = StoredMembers(body, _spans(member_lengths, in_classes), ids, apis, layouts, damaged)
+    return DocSet(source=source, layout=layout, classes=classes, members=members, warnings=tuple(warnings),
+                  pages=pages)
 
 
 _S, _OPT = str, (str, type(None))
@@ -372,7 +523,7 @@ _S, _OPT = str, (str, type(None))
 
 def _check_member(m, layouts: dict) -> None:
     """Raise ``TypeError`` unless ``m`` is a member row as :func:`_encode` writes it
-    (15 fields of the right types, known layout) — the whole entry is then a miss."""
+    (15 fields of the right types, known layout)."""
     if type(m) is not list or len(m) != 15:
         raise TypeError("member")
     if not (type(m[0]) is _S and type(m[1]) is _S and type(m[2]) is _S and type(m[3]) is _S
@@ -388,44 +539,91 @@ def _check_member(m, layouts: dict) -> None:
                 raise TypeError("not a pair")
 
 
-class StoredMembers(Sequence):
-    """The members of a DocSet read from the store: every row checked when
-    the entry was decoded (a bad one made the entry a miss), each made into
-    its :class:`ApiDoc` only when first asked for — a build looks up a few
-    dozen of a jar's thousands of members, and making them all was most of a
-    worker's doc step (docs/dataset.md "Scaling"). Read-only; equal to the
-    tuple of the same records (so a DocSet from the store equals the one
-    read from the jar)."""
+def _check_class(c, layouts: dict) -> None:
+    """Raise ``TypeError`` unless ``c`` is a class row as :func:`_encode` writes it."""
+    if type(c) is not list or len(c) != 11 or type(c[9]) is not list:
+        raise TypeError("class")
+    if not (type(c[0]) is _S and type(c[1]) is _S and type(c[2]) is _S and type(c[3]) in _OPT
+            and type(c[4]) in _OPT and type(c[5]) in _OPT and type(c[6]) is _S and type(c[7]) is _S
+            and c[7] in layouts and type(c[8]) is _S and type(c[10]) is _S
+            and all(type(x) is _S for x in c[9])):
+        raise TypeError("class field")
 
-    __slots__ = ("_rows", "_made", "_layouts")
 
-    def __init__(self, rows: list, layouts: dict):
-        self._rows = rows
-        self._made: list = [None] * len(rows)
+class DamagedEntry(JavadocError):
+    """A block of a doc-index cache entry failed its checks when first read
+    (its CRC matched: not an accident of the disk, but an entry written by
+    something other than this store's writer)."""
+
+
+class _StoredRows(Sequence):
+    """Records of one kind from an entry: each block inflated and its rows
+    checked (types, and the id or FQN the header gave) when a record in it is
+    first asked for, each record made once. Read-only; equal to the tuple of
+    the same records (so a DocSet from the store equals the one read from
+    the jar). A block that fails its checks raises :class:`DamagedEntry`."""
+
+    __slots__ = ("_body", "_blocks", "_keys", "_layouts", "_made", "_rows", "_damaged", "_positions")
+
+    def __init__(self, body: memoryview, blocks: list, keys: list, layouts: dict, damaged=None):
+        self._body = body
+        self._blocks = blocks
+        self._keys = keys
         self._layouts = layouts
+        self._damaged = damaged  # called once a block fails: the store drops the entry
+        self._made: list = [None] * len(keys)
+        self._rows: list = [None] * len(blocks)
+        self._positions = None
+
+    def keys(self) -> list[str]:
+        """The id (members) or FQN (classes) of every record, in order, without reading the records."""
+        return self._keys
+
+    def positions(self) -> dict[str, int]:
+        """``key -> position`` of each key's first record (made once, from the header)."""
+        if self._positions is None:
+            from ._index import first_positions
+
+            self._positions = first_positions(self._keys)
+        return self._positions
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._keys)
+
+    def _row(self, i: int) -> list:
+        b = i // _BLOCK_ROWS
+        rows = self._rows[b]
+        if rows is None:
+            off, length = self._blocks[b]
+            first = b * _BLOCK_ROWS
+            try:
+                rows = json.loads(_inflate(self._body[off:off + length]).decode("utf-8"))
+                if type(rows) is not list or len(rows) != min(_BLOCK_ROWS, len(self._keys) - first):
+                    raise TypeError("block rows")
+                for j, r in enumerate(rows):
+                    self._check(r, first + j)
+            except (ValueError, TypeError, KeyError, IndexError, zlib.error, RecursionError) as e:
+                if self._damaged is not None:
+                    self._damaged()
+                raise DamagedEntry(f"doc-index cache entry damaged ({e}); remove the javadoc-index "
+                                   "folder of the qare cache") from None
+            self._rows[b] = rows
+        return rows[i - b * _BLOCK_ROWS]
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
         m = self._made[i]
         if m is None:
-            r = self._rows[i]
-            m = ApiDoc(id=r[0], api=r[1], class_=r[2], kind=r[3], signature_text=r[4], description=r[5],
-                       first_sentence=r[6], params=tuple((a, b) for a, b in r[7]), returns=r[8],
-                       throws=tuple((a, b) for a, b in r[9]), deprecated=r[10], doc_source=r[11],
-                       layout=self._layouts[r[12]], location=r[13], anchor=r[14])
-            self._made[i] = m
+            m = self._made[i] = self._make(self._row(i))
         return m
 
-    def id_api(self) -> list[tuple[str, str]]:
-        """``(id, api)`` of every member, in order, without making the records."""
-        return [(r[0], r[1]) for r in self._rows]
-
     def __eq__(self, other):
-        if isinstance(other, (tuple, list, StoredMembers)):
+        if isinstance(other, (tuple, list, _StoredRows)):
             return tuple(self) == tuple(other)
         return NotImplemented
 
@@ -433,4 +631,51 @@ class StoredMembers(Sequence):
         return hash(tuple(self))
 
     def __repr__(self) -> str:
-        return f"StoredMembers({len(self)} members)"
+        return f"{type(self).__name__}({len(self)})"
+
+
+class StoredMembers(_StoredRows):
+    """The members (:class:`ApiDoc`) of a DocSet read from the store."""
+
+    __slots__ = ("_apis", "_named")
+
+    def __init__(self, body: memoryview, blocks: list, ids: list, apis: list, layouts: dict, damaged=None):
+        super().__init__(body, blocks, ids, layouts, damaged)
+        self._apis = apis
+        self._named = None
+
+    def named(self) -> dict[str, list[int]]:
+        """``api -> positions`` of the members with that API name (made once, from the header)."""
+        if self._named is None:
+            from ._index import grouped
+
+            self._named = grouped(self._apis)
+        return self._named
+
+    def _check(self, r, i: int) -> None:
+        _check_member(r, self._layouts)
+        if r[0] != self._keys[i] or r[1] != self._apis[i]:
+            raise ValueError("row and header disagree")
+
+    def _make(self, r) -> ApiDoc:
+        return ApiDoc(id=r[0], api=r[1], class_=r[2], kind=r[3], signature_text=r[4], description=r[5],
+                      first_sentence=r[6], params=tuple((a, b) for a, b in r[7]), returns=r[8],
+                      throws=tuple((a, b) for a, b in r[9]), deprecated=r[10], doc_source=r[11],
+                      layout=self._layouts[r[12]], location=r[13], anchor=r[14])
+
+
+
+class StoredClasses(_StoredRows):
+    """The types (:class:`ClassDoc`) of a DocSet read from the store."""
+
+    __slots__ = ()
+
+    def _check(self, r, i: int) -> None:
+        _check_class(r, self._layouts)
+        if r[0] != self._keys[i]:
+            raise ValueError("row and header disagree")
+
+    def _make(self, c) -> ClassDoc:
+        return ClassDoc(fqn=c[0], kind=c[1], signature_text=c[2], description=c[3], first_sentence=c[4],
+                        deprecated=c[5], doc_source=c[6], layout=self._layouts[c[7]], location=c[8],
+                        members=tuple(c[9]), package=c[10])

@@ -27,7 +27,20 @@ _COMMAND_MODULES = (
 
 class _Group(click.Group):
     """Ctrl-C ends every command with exit code 130, not click's "Aborted!"
-    with 1 (which means "some input failed")."""
+    with 1 (which means "some input failed"). Called as the process's entry
+    point (console script, ``python -m qare``), a command that asked for it
+    ends the process without interpreter teardown (:mod:`qare._exit`)."""
+
+    def __call__(self, *args, **kwargs):
+        from . import _exit
+
+        _exit.request(False)  # only what this invocation's command asks for
+        try:
+            return super().__call__(*args, **kwargs)
+        except SystemExit as e:
+            if _exit.requested():
+                _exit.now(e.code)
+            raise
 
     def invoke(self, ctx):
         try:

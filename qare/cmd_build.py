@@ -161,6 +161,9 @@ def build(project_list, out, **kw):
     created_at, classpath and javadoc columns. See docs/dataset.md."""
     from queries.build import BuildError, BuildOptions, build_dataset, summary_table
 
+    from . import _exit
+
+    _exit.request()  # everything is written and closed before the command returns or exits
     if (kw["translate"] or kw["describe_undocumented"]) and not (kw["llm_url"] and kw["llm_model"]):
         raise click.UsageError("--translate llm / --describe-undocumented llm need --llm-url and --llm-model")
     if kw.get("dispatch") is None:

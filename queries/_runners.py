@@ -8,6 +8,10 @@ picklable for the pool and dask: a module-level function or a
 :class:`~queries._part.ProjectPart`, or the exception that escaped — to
 ``done(spec, result)`` in the calling process, as results arrive.
 
+:meth:`Runner.close` waits until the runner's processes are gone: a
+:class:`PoolRunner` returns from ``run`` once every result is in, while its
+workers are still exiting (the build merges meanwhile).
+
 A :class:`PoolRunner` takes two optional hooks, each called once in the
 calling process: ``before_fork`` just before the first worker starts (what it
 loads, forked workers inherit copy-on-write instead of each loading it
@@ -56,6 +60,10 @@ class Runner(ABC):
     def run(self, specs: Sequence[ProjectSpec], work: Work, done: Done) -> None:
         """Call ``work`` for every spec; pass each result (or escaped exception) to ``done``."""
 
+    def close(self) -> None:
+        """Wait until whatever :meth:`run` started is gone (the build calls it
+        before it releases ``OUT/.lock``, which forked workers hold too)."""
+
 
 class SerialRunner(Runner):
     """One project after the other in this process; ``progress`` bars allowed."""
@@ -82,6 +90,12 @@ class PoolRunner(Runner):
         self.jobs = jobs
         self.before_fork = before_fork
         self.spare = spare
+        self._stopping: list = []  # the threads that reap the workers of pools told to stop
+
+    def close(self) -> None:
+        threads, self._stopping = self._stopping, []
+        for t in threads:
+            t.join()
 
     def run(self, specs, work, done):
         for s in self._run(specs, work, done, self.jobs):
@@ -101,7 +115,9 @@ class PoolRunner(Runner):
         _call_hook(hook)
         broken = []
         workers = min(jobs, len(specs))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        finished = False
+        try:
             futs = {pool.submit(work, s, False): s for s in specs}
             left = len(futs)
             for fut in as_completed(futs):
@@ -117,6 +133,17 @@ class PoolRunner(Runner):
                 done(s, result)
                 if left < workers:
                     self._spare()
+            finished = True
+        finally:
+            # every result is in: the workers are told to stop, and their exits (the kernel freeing
+            # their memory) overlap the merge; :meth:`close` waits for them. Else (``done`` raised)
+            # the work not started is cancelled and the running work waited for, as before
+            # the pool's own thread stops the workers and reaps them; ``shutdown(wait=False)`` forgets
+            # it, so it is kept here for ``close`` (where there is none, the wait is done now)
+            reaper = getattr(pool, "_executor_manager_thread", None) if finished else None
+            pool.shutdown(wait=reaper is None, cancel_futures=not finished)
+            if reaper is not None:
+                self._stopping.append(reaper)
         return broken
 
 

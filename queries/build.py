@@ -46,7 +46,8 @@ from ._merge import DENSITY_BINS, MergeResult, llm_steps, merge_parts, sample_id
 from ._options import BuildError, BuildOptions
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
 from ._part import PART_FORMAT, Candidate, ProjectPart, Verdict
-from ._runners import make_runner
+from ._order import largest_first
+from ._runners import SerialRunner, make_runner
 from .leaks import find_leaks, save_common_words
 from .projects import ProjectSpec, read_project_list
 
@@ -196,8 +197,9 @@ def _warm_before_fork(opts: BuildOptions) -> None:
 
         ClasspathIndex.open([], jdk=opts.jdk).close()
     # what the parent holds now lives as long as the workers: out of the collector's reach, a
-    # worker's collections neither walk nor touch (copy) those pages (the gc module's advice for fork)
-    gc.collect()
+    # worker's collections neither walk nor touch (copy) those pages (the gc module's advice for
+    # fork). No collection first: it found ~24 unreachable objects here and took ~25 ms of the
+    # parent's serial time (a quarter of what it costs to import networkx), every build
     gc.freeze()
 
 
@@ -366,15 +368,29 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         opts = replace(opts, graph_jobs=jobs)
     runner = make_runner(jobs, scheduler, len(todo), progress,
                          before_fork=functools.partial(_warm_before_fork, opts), spare=_warm_merge)
+    # in parallel, the largest first: a large project taken last would run alone (queries/_order.py)
+    run_order = todo if isinstance(runner, SerialRunner) else largest_first(todo, opts.cache_dir)
     try:
         lines.__enter__()
-        runner.run(todo, functools.partial(_run_one, opts=opts, deps=deps), done)
+        runner.run(run_order, functools.partial(_run_one, opts=opts, deps=deps), done)
+    except BaseException:
+        runner.close()
+        raise
     finally:
         lines.__exit__(None, None, None)
         clear_docs_memo()
         bar.close()
-        gc.unfreeze()  # the workers are gone: the parent's objects are the collector's again
+        gc.unfreeze()  # the workers have all their work done: the parent's objects are the collector's again
+    try:
+        return _merge_and_write(specs, list_name, out, parts_dir, opts, started, unique, light, counts_of, resumed,
+                                todo, jobs=jobs, scheduler=scheduler, formats=formats)
+    finally:
+        runner.close()  # the workers' exits overlapped the merge; gone before OUT/.lock is released
 
+
+def _merge_and_write(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptions, started, unique, light,
+                     counts_of, resumed, todo, *, jobs, scheduler, formats) -> BuildResult:
+    """The merge stage and the files of the whole build (:func:`_build_locked`'s second half)."""
     ordered = [light[s.key] for s in unique]
 
     def read_back(lp: ProjectPart) -> ProjectPart:

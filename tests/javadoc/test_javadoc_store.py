@@ -16,7 +16,7 @@ from callgraph.safefs import check_private
 from javadoc import DocIndex, DocSetStore as _Store, StoreRefused, read_any
 from javadoc import _index
 from javadoc._archive import ZipLimits
-from javadoc._store import FORMAT
+from javadoc._store import _MAGIC, DIGESTS_FILE, FORMAT
 from records.safefs import FileRefused
 
 from .conftest import FIXTURE_SRC
@@ -131,30 +131,91 @@ def _entry(store_dir: Path) -> Path:
     return entry
 
 
+def _split(raw: bytes) -> tuple[dict, bytes]:
+    """An entry's header (as JSON) and its blocks' bytes (javadoc/_store.py, "the data format")."""
+    at = len(_MAGIC)
+    hlen = int.from_bytes(raw[at:at + 4], "big")
+    return json.loads(zlib.decompress(raw[at + 4:at + 4 + hlen])), raw[at + 4 + hlen:]
+
+
+def _join(header: dict, body: bytes, magic: bytes = _MAGIC) -> bytes:
+    """An entry of ``header`` and ``body``, its header's length right."""
+    hz = zlib.compress(json.dumps(header).encode())
+    return magic + len(hz).to_bytes(4, "big") + hz + body
+
+
+def _span(header: dict, kind: str, n: int) -> tuple[int, int]:
+    """Offset and length of block ``n`` of ``kind`` in the body (the classes' blocks come first)."""
+    before = header["class_blocks"] if kind == "class" else header["class_blocks"] + header["member_blocks"]
+    k = n if kind == "class" else len(header["class_blocks"]) + n
+    return sum(before[:k]), before[k]
+
+
+def _rows(header: dict, body: bytes, kind: str, n: int) -> list:
+    off, length = _span(header, kind, n)
+    return json.loads(zlib.decompress(body[off:off + length]))
+
+
+def _with_block(header: dict, body: bytes, kind: str, n: int, rows, *, crc: bool = True) -> bytes:
+    """The entry with block ``n`` of ``kind`` replaced by ``rows`` (the blocks' CRC made right unless ``crc`` is False)."""
+    off, length = _span(header, kind, n)
+    z = zlib.compress(json.dumps(rows).encode())
+    body = body[:off] + z + body[off + length:]
+    header = json.loads(json.dumps(header))
+    header[f"{kind}_blocks"][n] = len(z)
+    if crc:
+        header["body_crc"] = zlib.crc32(body)
+    return _join(header, body)
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign-format", "other-key", "wrong-type",
-                                    "deep-nesting", "empty"])
+                                    "deep-nesting", "empty", "older-format", "block-crc", "block-outside",
+                                    "header-bit", "missing-block", "trailing-bytes",
+                                    "block-negative", "bytes-after-blocks"])
 def test_a_corrupt_or_foreign_entry_is_rebuilt(tmp_path, sources_jar, damage):
     sd = tmp_path / "store"
     store = DocSetStore(sd)
     DocIndex.open(str(sources_jar), store=store)
     entry = _entry(sd)
     good = entry.read_bytes()
-    obj = json.loads(zlib.decompress(good))
+    obj, body = _split(good)
     if damage == "garbage":
         entry.write_bytes(b"\x00not zlib at all" * 10)
     elif damage == "truncated":
         entry.write_bytes(good[: len(good) // 2])
     elif damage == "foreign-format":
-        entry.write_bytes(zlib.compress(json.dumps(dict(obj, format="someone else 9")).encode()))
+        entry.write_bytes(_join(dict(obj, format="someone else 9"), body))
     elif damage == "other-key":
-        entry.write_bytes(zlib.compress(json.dumps(dict(obj, key="0" * 64)).encode()))
+        entry.write_bytes(_join(dict(obj, key="0" * 64), body))
     elif damage == "wrong-type":
-        obj["members"][0][0] = 42
-        entry.write_bytes(zlib.compress(json.dumps(obj).encode()))
+        entry.write_bytes(_join(dict(obj, member_ids=[42] + obj["member_ids"][1:]), body))
     elif damage == "deep-nesting":  # json's recursion limit, not a crash
-        entry.write_bytes(zlib.compress(b"[" * 100_000))
+        hz = zlib.compress(b"[" * 100_000)
+        entry.write_bytes(_MAGIC + len(hz).to_bytes(4, "big") + hz)
     elif damage == "empty":
         entry.write_bytes(b"")
+    elif damage == "older-format":  # format 1: the whole DocSet as one zlib-compressed JSON object
+        entry.write_bytes(zlib.compress(json.dumps(dict(obj, format="qare-docset 1")).encode()))
+    elif damage == "block-crc":  # one bit of the last block's bytes flipped
+        entry.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    elif damage == "block-outside":
+        blocks = list(obj["member_blocks"])
+        blocks[-1] += 1
+        entry.write_bytes(_join(dict(obj, member_blocks=blocks), body))
+    elif damage == "block-negative":
+        blocks = list(obj["member_blocks"])
+        blocks[0], blocks[1] = blocks[0] + blocks[1] + 1, -1
+        entry.write_bytes(_join(dict(obj, member_blocks=blocks), body))
+    elif damage == "header-bit":  # zlib's checksum of the header's bytes
+        at = len(_MAGIC) + 20
+        entry.write_bytes(good[:at] + bytes([good[at] ^ 1]) + good[at + 1:])
+    elif damage == "missing-block":
+        entry.write_bytes(_join(dict(obj, member_blocks=obj["member_blocks"][:-1]), body))
+    elif damage == "bytes-after-blocks":
+        entry.write_bytes(good + b"x")
+    elif damage == "trailing-bytes":  # a header that inflates with bytes after its end
+        hz = zlib.compress(json.dumps(obj).encode()) + b"x"
+        entry.write_bytes(_MAGIC + len(hz).to_bytes(4, "big") + hz + body)
     _index._CACHE.clear()
     got = DocIndex.open(str(sources_jar), store=store).docsets[0]
     assert got == read_any(str(sources_jar))
@@ -441,7 +502,7 @@ def test_eviction_removes_only_the_stores_own_regular_files(tmp_path, sources_ja
     _set_mtime(sd, stale.name, 1_000_000)
     DocIndex.open(str(sources_jar), store=store)
     left = sorted(p.name for p in sd.iterdir())
-    assert left == sorted([".tmp-fresh.z", "0" * 64 + ".json.z", "notes.txt", "sub.json.z",
+    assert left == sorted([".tmp-fresh.z", "0" * 64 + ".json.z", "notes.txt", "sub.json.z", DIGESTS_FILE,
                            store.key(str(sources_jar), ZipLimits()) + ".json.z"])
     assert outside.read_bytes() == b"keep me"
     assert store.evicted == 0
@@ -474,15 +535,191 @@ def test_a_hit_makes_only_the_records_looked_up_and_they_equal_a_fresh_read(tmp_
     assert ds.members[1:3] == fresh.docsets[0].members[1:3]
 
 
-def test_a_bad_field_in_the_last_row_is_still_a_miss(tmp_path, sources_jar):
+def test_a_changed_row_whose_crc_was_not_made_right_is_a_miss(tmp_path, sources_jar):
     sd = tmp_path / "store"
     store = DocSetStore(sd)
     DocIndex.open(str(sources_jar), store=store)
     entry = _entry(sd)
-    obj = json.loads(zlib.decompress(entry.read_bytes()))
-    obj["members"][-1][7] = [["name", 7]]  # a @param text that is no string, in a row no build looks up
-    entry.write_bytes(zlib.compress(json.dumps(obj).encode()))
+    obj, body = _split(entry.read_bytes())
+    last = len(obj["member_blocks"]) - 1
+    rows = _rows(obj, body, "member", last)
+    rows[-1][5] = "a description no reader wrote"
+    entry.write_bytes(_with_block(obj, body, "member", last, rows, crc=False))
     _index._CACHE.clear()
     got = DocIndex.open(str(sources_jar), store=store).docsets[0]
     assert store.rebuilt == 1 and store.hits == 0
     assert got == read_any(str(sources_jar))
+
+
+@pytest.mark.parametrize("kind, field, value", [
+    ("member", 7, [["name", 7]]),  # a @param text that is no string
+    ("member", 0, "p.Other.id()"),  # a row that is not the member the header names
+    ("member", 1, "p.Other.api"),
+    ("member", 12, "no-such-layout"),
+    ("class", 9, [1]),
+    ("class", 0, "p.Other"),
+])
+def test_a_row_written_by_another_writer_is_refused_when_looked_up(tmp_path, sources_jar, kind, field, value):
+    """A block whose CRC is right (no accident of the disk) but whose row is not
+    what this store writes: the look-up raises DamagedEntry (never a wrong
+    record, never another error) and the entry is removed, so the next open
+    reads the archive again."""
+    from javadoc._store import DamagedEntry
+
+    sd = tmp_path / "store"
+    store = DocSetStore(sd)
+    fresh = DocIndex.open(str(sources_jar), store=store)
+    entry = _entry(sd)
+    obj, body = _split(entry.read_bytes())
+    rows = _rows(obj, body, kind, 0)
+    rows[0][field] = value
+    entry.write_bytes(_with_block(obj, body, kind, 0, rows))
+    _index._CACHE.clear()
+    index = DocIndex.open(str(sources_jar), store=store)
+    assert store.hits == 1
+    with pytest.raises(DamagedEntry):
+        if kind == "member":
+            index.get(obj["member_ids"][0])
+        else:
+            index.get_class(obj["class_fqns"][0])
+    assert store.rebuilt == 1 and not entry.exists()
+    with pytest.raises(DamagedEntry):  # the same answer when asked again
+        index.members() if kind == "member" else index.classes()
+    # the rows of another block are still served
+    from javadoc._store import _BLOCK_ROWS
+
+    if kind == "member":
+        assert len(obj["member_ids"]) > _BLOCK_ROWS
+        assert index.get(obj["member_ids"][_BLOCK_ROWS]) == fresh.get(obj["member_ids"][_BLOCK_ROWS])
+    _index._CACHE.clear()
+    again = DocIndex.open(str(sources_jar), store=store)
+    assert store.misses == 2 and again.members() == fresh.members() and again.classes() == fresh.classes()
+
+
+def test_a_hit_inflates_only_the_blocks_looked_up(tmp_path, site_jar):
+    store = DocSetStore(tmp_path / "store")
+    DocIndex.open(str(site_jar), store=store)
+    _index._CACHE.clear()
+    index = DocIndex.open(str(site_jar), store=store)
+    (ds,) = index.docsets
+    assert ds.members._rows == [None] * len(ds.members._rows) and ds.classes._rows == [None] * len(ds.classes._rows)
+    first = ds.members._keys[0]
+    assert index.get(first) is not None
+    assert sum(r is not None for r in ds.members._rows) == 1
+    c = ds.classes.keys()[-1]
+    assert index.get_class(c).fqn == c
+    assert sum(r is not None for r in ds.classes._rows) == 1
+
+
+def test_entries_written_in_blocks_give_every_record_back(tmp_path, sources_jar, monkeypatch):
+    """Row counts around the block size: none, one block short, exactly one, one over."""
+    from javadoc import ApiDoc, ClassDoc, DocSet, SiteLayout
+    from javadoc import _store
+
+    store = DocSetStore(tmp_path / "store")
+    key = store.key(str(sources_jar), ZipLimits())
+    for n in (0, 1, _store._BLOCK_ROWS - 1, _store._BLOCK_ROWS, _store._BLOCK_ROWS + 1, 3 * _store._BLOCK_ROWS):
+        members = tuple(ApiDoc(id=f"p.C.m{i}()", api=f"p.C.m{i}", class_="p.C", kind="method", signature_text="void m()",
+                               description=f"d{i}", first_sentence=None, params=(("a", "b"),), returns=None,
+                               throws=(), deprecated=None, doc_source="sources", layout=SiteLayout.SOURCES,
+                               location=f"p/C.java:{i}", anchor="") for i in range(n))
+        classes = tuple(ClassDoc(fqn=f"p.C{i}", kind="class", signature_text="class C", description=None,
+                                 first_sentence=None, deprecated=None, doc_source="sources",
+                                 layout=SiteLayout.SOURCES, location="p/C.java", members=("x",), package="p")
+                        for i in range(n))
+        ds = DocSet(source=str(sources_jar), layout=SiteLayout.SOURCES, classes=classes, members=members)
+        back = _store._decode(_store._encode(ds, key, str(sources_jar)), key, str(sources_jar))
+        assert back == ds and tuple(back.members) == members and tuple(back.classes) == classes
+        assert list(back.members[-2:]) == list(members[-2:]) and back.members[::-1] == members[::-1]
+
+
+def _no_hashing(monkeypatch):
+    from javadoc import _store
+
+    def refuse(*a, **k):
+        raise AssertionError("the archive was hashed although its digest was remembered")
+
+    monkeypatch.setattr(_store, "file_digest", refuse)
+
+
+def test_an_unchanged_jar_is_hashed_once_per_machine(tmp_path, sources_jar, monkeypatch):
+    sd = tmp_path / "store"
+    key = DocSetStore(sd).key(str(sources_jar), ZipLimits())
+    assert (sd / DIGESTS_FILE).is_file() and oct((sd / DIGESTS_FILE).stat().st_mode & 0o777) == "0o600"
+    _no_hashing(monkeypatch)
+    assert DocSetStore(sd).key(str(sources_jar), ZipLimits()) == key  # another process: remembered
+    link = tmp_path / "link.jar"
+    link.symlink_to(sources_jar)
+    assert DocSetStore(sd).key(str(link), ZipLimits()) == key  # by its real path
+
+
+@pytest.mark.parametrize("change", ["rewritten-same-size-and-mtime", "replaced", "touched"])
+def test_a_changed_jar_is_hashed_again(tmp_path, sources_jar, change, monkeypatch):
+    sd = tmp_path / "store"
+    before = DocSetStore(sd).key(str(sources_jar), ZipLimits())
+    st = sources_jar.stat()
+    data = sources_jar.read_bytes()
+    if change == "rewritten-same-size-and-mtime":  # another byte, the stamp put back: only ctime tells
+        i = data.index(b"Widget")
+        sources_jar.write_bytes(data[:i] + b"Gidget" + data[i + 6:])
+        os.utime(sources_jar, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert sources_jar.stat().st_size == st.st_size
+    elif change == "replaced":  # the same bytes in a new file (another inode): the same digest
+        tmp = tmp_path / "new.jar"
+        tmp.write_bytes(data)
+        os.replace(tmp, sources_jar)
+    else:
+        os.utime(sources_jar)
+    from javadoc import _store
+
+    hashed = []
+    real = _store.file_digest
+    monkeypatch.setattr(_store, "file_digest", lambda *a, **k: hashed.append(a) or real(*a, **k))
+    after = DocSetStore(sd).key(str(sources_jar), ZipLimits())
+    assert len(hashed) == 1
+    assert (after != before) == (change == "rewritten-same-size-and-mtime")
+
+
+@pytest.mark.parametrize("planted", ["garbage", "wrong-row", "other-format", "fifo", "link-out", "huge"])
+def test_a_bad_digests_file_is_ignored_and_rewritten(tmp_path, sources_jar, planted):
+    sd = tmp_path / "store"
+    key = DocSetStore(sd).key(str(sources_jar), ZipLimits())
+    memo = sd / DIGESTS_FILE
+    good = json.loads(memo.read_bytes())
+    memo.unlink()
+    real = os.path.realpath(sources_jar)
+    if planted == "garbage":
+        memo.write_bytes(b"\x00{not json")
+    elif planted == "wrong-row":  # a row that would name another digest, of the wrong shape
+        memo.write_text(json.dumps(dict(good, files={real: good["files"][real][:5] + [12345]})))
+    elif planted == "other-format":
+        memo.write_text(json.dumps(dict(good, format="someone else 1")))
+    elif planted == "fifo":
+        os.mkfifo(memo)
+    elif planted == "link-out":
+        outside = tmp_path / "outside.json"
+        outside.write_text(json.dumps(good))
+        memo.symlink_to(outside)
+    else:
+        with open(memo, "wb") as fh:
+            fh.truncate((8 << 20) + 1)
+    store = DocSetStore(sd)
+    assert store.key(str(sources_jar), ZipLimits()) == key  # hashed again, never blocked
+    if planted != "fifo":  # a FIFO is left as it is (the write goes through a rename that replaces it)
+        assert json.loads(memo.read_bytes()) == good
+
+
+def test_a_jar_that_changes_while_hashed_is_not_remembered(tmp_path, sources_jar, monkeypatch):
+    from javadoc import _store
+
+    real = _store.file_digest
+
+    def changing(path, max_bytes):
+        d = real(path, max_bytes)
+        os.utime(sources_jar)  # the stamp moves while (just after) the bytes were read
+        return d
+
+    monkeypatch.setattr(_store, "file_digest", changing)
+    sd = tmp_path / "store"
+    DocSetStore(sd).key(str(sources_jar), ZipLimits())
+    assert not (sd / DIGESTS_FILE).exists()

@@ -184,3 +184,47 @@ def test_workers_inherit_the_parents_objects_frozen_and_the_build_unfreezes_them
     res = build_dataset(lst, tmp_path / "out", BuildOptions(jdk=None, discover_classpath=False), jobs=2, quiet=True)
     assert res.failed == 2  # both analysed (and failed: no such folders) by the pool
     assert gc.get_freeze_count() == 0
+
+
+def test_run_returns_with_every_result_and_close_waits_until_the_workers_are_gone():
+    """The workers' exits overlap what the build does next (the merge); ``close``
+    (called before ``OUT/.lock`` is released, which they hold too) reaps them."""
+    got = {}
+    runner = PoolRunner(2)
+    runner.run([spec(f"p{i}") for i in range(4)], work, lambda s, r: got.__setitem__(s.name, r))
+    assert sorted(got) == ["p0", "p1", "p2", "p3"]
+    pids = {r[1] for r in got.values()}
+    assert pids and os.getpid() not in pids
+    runner.close()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):  # exited and reaped
+            os.kill(pid, 0)
+    runner.close()  # twice is harmless
+
+
+def slow_to_exit(spec, progress, **kw):
+    """The build's per-project work, in a worker that then takes a second to exit (module level: pickled by name)."""
+    import time
+    from multiprocessing import util
+
+    import queries.build as qbuild
+
+    util.Finalize(None, time.sleep, args=(1.0,), exitpriority=0)  # runs as the worker exits
+    return qbuild.analyse_project(spec, kw["opts"], progress=progress, deps=kw["deps"])
+
+
+def test_no_worker_holds_the_out_lock_once_the_build_returns(tmp_path, monkeypatch):
+    """The workers' exits overlap the merge, but ``build_dataset`` returns only
+    once they are gone: a worker holds ``OUT/.lock`` (inherited) while it lives."""
+    import fcntl
+
+    import queries.build as qbuild
+    from queries.build import BuildOptions, build_dataset
+
+    monkeypatch.setattr(qbuild, "_run_one", slow_to_exit)
+    lst = tmp_path / "list.txt"
+    lst.write_text(f"{tmp_path / 'missing-a'}\n{tmp_path / 'missing-b'}\n{tmp_path / 'missing-c'}\n")
+    res = build_dataset(lst, tmp_path / "out", BuildOptions(jdk=None, discover_classpath=False), jobs=2, quiet=True)
+    assert res.failed == 3
+    with open(tmp_path / "out" / ".lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while a worker holds it
