@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from callgraph._gcpause import survivors_frozen
+
 from ._options import deprecated_alias, jobs_option, quiet_option
 from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
@@ -845,6 +847,7 @@ _GRAPH_EPILOG = epilog(
               help="Keep API nodes whose declaring type is unknown (e.g. ?.add(*)) in --out, as kind "
                    "'unresolved' (default: left out, with their edges).")
 @_classpath_options
+@survivors_frozen()  # the graph and index stay until the command ends: frozen, not walked by the collector
 def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, discover_classpath, jobs, quiet,
               loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
@@ -938,6 +941,7 @@ _CHAIN_EPILOG = epilog(
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
 @deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
+@survivors_frozen()
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
               jobs, quiet, loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
