@@ -10,7 +10,6 @@ import multiprocessing as mp
 import os
 import sqlite3
 import time
-from collections import Counter
 from operator import itemgetter
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import networkx as nx
 
 from records.codeversion import code_version
 
-from . import _codec, _deps, _facts
+from . import _codec, _contrib, _deps, _facts
 from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
@@ -517,19 +516,13 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                           "source_set": mi.source_set, "generated_by": mi.generated_by}
             succ[mid] = {}
             pred[mid] = {}
-        counts: Counter = Counter()
-        reasons: Counter = Counter()
-        site_types: Counter = Counter()
-        examples: dict = {}
         apis: dict = {}
         edge_rows: list = []
         results.sort(key=lambda r: r[0])
-        if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
-            seen_w = set(map(tuple, cp_warnings))
-            for w in [*cp.warnings, *(w for r in results if r[1] is not None for w in r[1][2])]:
-                if tuple(w) not in seen_w:
-                    seen_w.add(tuple(w))
-                    cp_warnings.append(tuple(w))
+        # each file's share of the summary, kept by the graph store per file: a graph patched after
+        # a body edit sums the same shares (callgraph._contrib, callgraph._patch)
+        contribs = [_contrib.failed(err) if res is None else _contrib.contribution(res[0], res[1], res[2])
+                    for _fi, res, err in results] if store is not None else None
         made = {}
         for fi, res, err in results:
             if res is None:
@@ -538,13 +531,13 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             fr, inst, _w = res
             if inst is not None:
                 made[fi] = inst
-            counts.update(dict(fr.counts))
-            reasons.update(dict(fr.reasons))
-            site_types.update(dict(fr.sites))
-            for k, v in fr.examples:
-                examples.setdefault(k, v)
             apis.update((a.id, a) for a in fr.apis)
             edge_rows.extend(fr.edges)
+        counts, reasons, site_types, examples = _summed(
+            contribs if contribs is not None else
+            [_contrib.failed(err) if res is None else _contrib.FileContribution(
+                res[0].counts, res[0].reasons, res[0].examples, res[0].sites, tuple(map(tuple, res[2])))
+             for _fi, res, err in results], cp, cp_warnings)
         for aid, a in sorted(apis.items()):
             if aid not in infos:
                 nodes[aid] = {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
@@ -604,7 +597,24 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # the warm cache's project key (None without the cache): equal between two builds when no declaration
     # changed, so another file's resolution could not (qare._outpatch patches --out on it)
     pg.project_key = pkey
+    # each kept file's share of the summary, in file order (None without the cache): the graph store keeps them
+    pg.contributions = tuple(contribs) if contribs is not None and len(contribs) == len(kept) else None
     return pg
+
+
+def _summed(contribs, cp, cp_warnings: list):
+    """``(counts, reasons, site types, examples)`` of the files'
+    contributions (``_contrib.aggregate``); the classpath warnings raised in
+    this process (index, one job) and then by each file, once each, are
+    appended to ``cp_warnings``."""
+    seen_w = set(map(tuple, cp_warnings))
+    if cp is not None:
+        for w in cp.warnings:
+            if tuple(w) not in seen_w:
+                seen_w.add(tuple(w))
+                cp_warnings.append(tuple(w))
+        return _contrib.aggregate(contribs, cp_warnings, seen_w)
+    return _contrib.aggregate(contribs, [], set())
 
 
 class _nullpool:
