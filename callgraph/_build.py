@@ -209,7 +209,7 @@ def _can_fork() -> bool:
 def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk="auto", jobs: int = 1,
                         progress: bool = False, max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
                         cache=None, dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
-                        maven_repo_local=None, sources=None) -> ProjectGraph:
+                        maven_repo_local=None, sources=None, previous=None) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
     Parameters
@@ -259,6 +259,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         What ``discover_sources(root, max_file_bytes=max_file_bytes)`` returned
         when the caller already walked the project (``qare graph`` keys the
         graph store by those very files): not walked again.
+    previous : StoredGraph, optional
+        The project's graph as the graph store holds it
+        (``GraphStore.previous``). With the warm cache on, when only method
+        bodies changed since it was built (the same project key), the
+        result is that graph patched (``callgraph._patch.PatchedGraph``):
+        only the edited files are resolved, and the graph, summary and
+        stored rows are the whole build's. Read only; the caller closes it
+        (a patched graph reads from it until ``PatchedGraph.release``).
 
     Returns
     -------
@@ -435,6 +443,41 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         fps = _deps.Fingerprints(rels)
         try:
             pkey = _project_key(ekey, kept_files, kept_digests)
+            changed = _changed_files(previous, kept_files, kept_keys) \
+                if previous is not None and crew is None and len(kept) == len(files) else None
+            if changed:
+                # only method bodies edited (the project key the stored graph was built under): the stored graph
+                # with the edited files' methods replaced, no other file's resolution decoded (callgraph._patch)
+                got = _resolve_changed(changed, store, idx, fps, kept_files, kept_keys, ekey, pkey, rkeys,
+                                       kept_trees, max_file_bytes)
+                mark = (list(clock), dict(phases))
+                lap("resolve")
+
+                def finish():
+                    lap("graph")
+                    phases["total_cpu"] = _cpu() - c0
+                    return phases, time.perf_counter() - t0
+
+                from ._graphstore import code_version as store_code
+                from ._patch import patch
+
+                with _gc_paused():
+                    pg = patch(previous, pkey=pkey, code=store_code(), kept=kept, kept_files=kept_files,
+                               fkeys=kept_keys, changed=got, idx=idx, skipped=list(skipped), cp=cp,
+                               cp_warnings=list(cp_warnings), lines=sum(f.lines for f in kept),
+                               stats=store.stats, finish=finish, root=str(root), dispatch=dispatch)
+                if pg is not None:
+                    store.close()
+                    fps.release()
+                    if pending_snapshot is not None:
+                        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot)
+                    pg.resolution = resolution
+                    return pg
+                # not patched (a global part moved): the whole build goes on, its resolve phase from here
+                clock[:] = mark[0]
+                phases.clear()
+                phases.update(mark[1])
+                store.stats.pop("graph_patched", None)
             with _gc_paused():
                 todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
         except BaseException:
@@ -600,6 +643,55 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # each kept file's share of the summary, in file order (None without the cache): the graph store keeps them
     pg.contributions = tuple(contribs) if contribs is not None and len(contribs) == len(kept) else None
     return pg
+
+
+def _changed_files(previous, kept_files, kept_keys) -> list | None:
+    """The indices of the files whose bytes differ from those the stored
+    graph ``previous`` was built from (its inputs' SHA-256 against each
+    facts key's), when the files are the same ones in the same order; None
+    when they are not (or a file could not be read)."""
+    inputs = getattr(previous, "inputs", None)
+    if inputs is None or len(inputs.files) != len(kept_files):
+        return None
+    out = []
+    for fi, (row, sf, fk) in enumerate(zip(inputs.files, kept_files, kept_keys)):
+        if fk is None or row[1] != sf.rel or row[2] != sf.source_set:
+            return None
+        if row[8] != fk.partition(":")[0]:
+            out.append(fi)
+    return out
+
+
+def _resolve_changed(changed: list, store, idx, fps, kept_files, kept_keys, ekey: str, pkey: str, rkeys: list,
+                     trees: dict, max_bytes: int) -> dict:
+    """``{file index: (FileResult, RTA facts, warnings) or an error}`` of the
+    ``changed`` files: the warm cache's row when it was stored under this
+    project key, else resolved here (and stored, with its look-ups)."""
+    rels = [sf.rel for sf in kept_files]
+    _STATE.update(index=idx, paths=[sf.path for sf in kept_files], rels=rels, fingerprints=fps,
+                  max_bytes=max_bytes, trees={fi: trees[fi] for fi in changed if fi in trees})
+    out: dict = {}
+    try:
+        for fi in changed:
+            rkeys[fi] = f"{kept_keys[fi]}:{ekey}"
+            row = store.get_resolved(rkeys[fi])
+            if row is not None and row[2] == pkey:
+                try:
+                    out[fi] = _codec.decode_resolution(row[0])
+                    store.stats["resolved_hits"] += 1
+                    continue
+                except _codec.CodecError:
+                    pass
+            _fi, res, blob, err, deps = _pass2_cached(fi)
+            store.stats["resolved_misses"] += 1
+            if res is None:
+                out[fi] = err
+                continue
+            store.put_resolved(rkeys[fi], blob, deps, pkey)
+            out[fi] = res
+    finally:
+        _STATE.clear()
+    return out
 
 
 def _summed(contribs, cp, cp_warnings: list):

@@ -54,12 +54,14 @@ class FileContribution:
 
 def made_digest(made) -> bytes:
     """16-byte digest of a file's RTA facts (``_rta.collect``'s
-    ``(made, annotated)``, or None when they could not be collected): equal
-    digests, equal facts, so the program's instantiated types did not move."""
+    ``(made, annotated)``, or None when they could not be collected) taken
+    as sets — ``_rta.InstantiatedSet`` reads them so, and their order is
+    not the same in every process: equal digests, equal facts, so the
+    program's instantiated types did not move."""
     if made is None:
         doc = None
     else:
-        doc = [[(t, getattr(why, "value", why)) for t, why in made[0]], [tuple(x) for x in made[1]]]
+        doc = [sorted({(t, getattr(why, "value", why)) for t, why in made[0]}), sorted({tuple(x) for x in made[1]})]
     return blake2b(msgpack.packb(doc, use_bin_type=True), digest_size=16).digest()
 
 

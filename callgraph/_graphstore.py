@@ -697,7 +697,9 @@ def _decode_rtas(blob) -> list:
 # count kinds, counts, reason offsets, reason labels, reason counts, example
 # offsets, example labels, example texts, site offsets, site type indices,
 # site counts, api offsets, api nodes, made digests, warnings, failures]`` —
-# one row per file in the graph's file order (its ``files`` in the inputs);
+# one row per file in the graph's file order (its ``files`` in the inputs), then
+# the program's instantiated types ``[types, hows, how bits, source sets, set
+# bits]`` (the RTA witnesses of a ``cha`` edge a patch adds: callgraph._rta);
 # ``labels`` the reasons (and example keys), ``kinds`` resolution values;
 # each ``… offsets`` has one word more than there are files (file ``i``'s
 # items are ``offsets[i] .. offsets[i+1]``); ``api nodes`` indices in the
@@ -710,13 +712,18 @@ def _decode_rtas(blob) -> list:
 _MADE = 16
 
 
-def encode_contributions(contribs, index: dict, pkey) -> bytes:
+def encode_contributions(contribs, index: dict, pkey, instantiated: dict | None = None,
+                         instantiated_columns: list | None = None) -> bytes:
     """The contributions blob of ``contribs`` (one ``FileContribution`` per
     file, in file order) for a graph whose string table is ``index``
-    (node id → index), built under warm-cache project key ``pkey``; b""
-    without a key (nothing to patch from)."""
+    (node id → index), built under warm-cache project key ``pkey``, whose
+    program instantiates ``instantiated`` (``ProjectGraph.instantiated``:
+    type → ``InstantiatedType``; or, as :func:`decode_contributions` gave
+    them, ``instantiated_columns``); b"" without a key (nothing to patch from)."""
     if not pkey:
         return b""
+    if instantiated_columns is None:
+        instantiated_columns = _instantiated_columns(instantiated or {})
     labels: dict = {}
     kinds: dict = {}
     stypes: dict = {}
@@ -756,7 +763,22 @@ def encode_contributions(contribs, index: dict, pkey) -> bytes:
     return msgpack.packb([pkey, len(contribs), list(labels), list(kinds), list(stypes), _u32(c_off), bytes(c_at),
                           _u32(c_n), _u32(r_off), _u32(r_at), _u32(r_n), _u32(e_off), _u32(e_at), e_text,
                           _u32(s_off), bytes(s_at), _u32(s_n), _u32(a_off), _u32(a_at), bytes(made), warnings,
-                          failures], use_bin_type=True)
+                          failures, *instantiated_columns], use_bin_type=True)
+
+
+def _instantiated_columns(instantiated: dict) -> list:
+    """``[types, hows, how bits, source sets, set bits]`` of the instantiated types."""
+    hows: dict = {}
+    sets: dict = {}
+    types, how_bits, set_bits = [], [], []
+    for t in sorted(instantiated):  # sorted throughout: the same bytes in every process (sets hash by seed)
+        v = instantiated[t]
+        types.append(t)
+        how_bits.append(sum(1 << hows.setdefault(h, len(hows)) for h in sorted(getattr(x, "value", x) for x in v.how)))
+        set_bits.append(sum(1 << sets.setdefault(x, len(sets)) for x in sorted(v.source_sets)))
+    if len(hows) > 32 or len(sets) > 32:
+        raise OverflowError("more than 32 kinds of instantiation or source sets")
+    return [types, list(hows), _u32(how_bits), list(sets), _u32(set_bits)]
 
 
 def _offsets(blob, n: int, total: int, what: str) -> list:
@@ -766,25 +788,33 @@ def _offsets(blob, n: int, total: int, what: str) -> list:
     return off
 
 
-def decode_contributions(blob, n_files: int, names: list):
+def _contrib_doc(blob, n_files: int) -> list:
+    """The contributions blob unpacked, its columns' types and the file count checked."""
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=True)
+    except Exception:
+        raise StoreError("contributions") from None
+    if not (type(v) is list and len(v) == 27 and type(v[0]) is str and type(v[1]) is int and v[1] == n_files
+            and all(type(v[i]) is list for i in (2, 3, 4, 13, 20, 21, 22, 23, 25))
+            and all(type(v[i]) is bytes for i in (5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 24, 26))):
+        raise StoreError("contributions")
+    return v
+
+
+def decode_contributions(blob, n_files: int, names: list, columns: list | None = None):
     """``(project key, [FileContribution] in file order)`` from a
     contributions blob of a graph of ``n_files`` files whose string table is
     ``names``; ``StoreError`` unless it is what :func:`encode_contributions`
     writes (every column's type and length, offsets, every index inside its
-    table, resolution kinds known). An empty blob is ``(None, None)``."""
+    table, resolution kinds known). An empty blob is ``(None, None)``. The
+    instantiated types' columns, not decoded yet, are appended to the list
+    ``columns`` when given (:func:`instantiated_of` decodes them)."""
     from ._callsite import Resolution
     from ._contrib import FileContribution
 
     if blob == b"":
         return None, None
-    try:
-        v = msgpack.unpackb(blob, raw=False, use_list=True)
-    except Exception:
-        raise StoreError("contributions") from None
-    if not (type(v) is list and len(v) == 22 and type(v[0]) is str and type(v[1]) is int and v[1] == n_files
-            and all(type(v[i]) is list for i in (2, 3, 4, 13, 20, 21))
-            and all(type(v[i]) is bytes for i in (5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19))):
-        raise StoreError("contributions")
+    v = _contrib_doc(blob, n_files)
     pkey, n, labels, kinds, stypes = v[0], v[1], v[2], v[3], v[4]
     if not all(type(x) is str for x in (*labels, *kinds, *stypes, *v[13])):
         raise StoreError("contributions: tables")
@@ -831,7 +861,31 @@ def decode_contributions(blob, n_files: int, names: list):
             tuple(zip(map(stypes.__getitem__, s_at[s_off[i]:s_off[i + 1]]), s_n[s_off[i]:s_off[i + 1]])),
             tuple(tuple(x) for x in w) if w else (), tuple(map(names.__getitem__, a_at[a_off[i]:a_off[i + 1]])),
             made[_MADE * i:_MADE * i + _MADE], fail.get(i)))
+    if columns is not None:
+        columns.extend(v[22:])
     return pkey, out
+
+
+def instantiated_of(cols) -> dict:
+    """The instantiated types (``{type: InstantiatedType}``, as
+    ``ProjectGraph.instantiated``) of a contributions blob's last five
+    columns (:func:`decode_contributions`); ``StoreError`` unless they are
+    what :func:`encode_contributions` writes."""
+    from ._rta import Instantiation, InstantiatedType
+
+    types, hows, how_bits, sets, set_bits = cols
+    how_bits, set_bits = _u32_of(how_bits, "contributions").tolist(), _u32_of(set_bits, "contributions").tolist()
+    values = {r.value: r for r in Instantiation}
+    if not (all(type(t) is str for t in types) and all(h in values for h in hows)
+            and all(type(x) is str for x in sets) and len(how_bits) == len(set_bits) == len(types)
+            and len(set(types)) == len(types) and len(hows) <= 32 and len(sets) <= 32):
+        raise StoreError("contributions: instantiated types")
+    if types and (max(how_bits) >> len(hows) or max(set_bits) >> len(sets)):
+        raise StoreError("contributions: instantiated types")
+    hows = [values[h] for h in hows]
+    return {t: InstantiatedType(t, frozenset(h for k, h in enumerate(hows) if hb >> k & 1),
+                                frozenset(x for k, x in enumerate(sets) if sb >> k & 1))
+            for t, hb, sb in zip(types, how_bits, set_bits)}
 
 
 def _encode_summary(s) -> bytes:
@@ -1037,7 +1091,8 @@ def encode_graph(pg) -> EncodedGraph:
                         msgpack.packb([list(w) for w in rtas], use_bin_type=True), _encode_summary(pg.summary),
                         bytes(refs), adjacency,
                         b"" if contrib is None else encode_contributions(contrib, index,
-                                                                         getattr(pg, "project_key", None)),
+                                                                         getattr(pg, "project_key", None),
+                                                                         pg.instantiated),
                         size, rows=rows)
 
 
@@ -1363,8 +1418,8 @@ class GraphStore(PrivateSQLite):
         db = self.db
         try:
             db.execute("BEGIN")
-            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, adj, contrib, crc FROM graphs "
-                             "WHERE slot = ?", (slot,)).fetchone()
+            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, adj, contrib, crc, bytes "
+                             "FROM graphs WHERE slot = ?", (slot,)).fetchone()
             if row is None:
                 db.execute("COMMIT")
                 return None, "no stored graph"
@@ -1399,9 +1454,11 @@ class GraphStore(PrivateSQLite):
             return None, f"stored graph in {self.path} unreadable ({e})"
         sg = StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns, row[7])
         sg.inputs = stored  # what it was built from: the output cache's key (qare._outcache)
-        # what a patch reuses as it is (callgraph._patch): the tables' bytes, the row's CRC
+        # what a patch reuses as it is (callgraph._patch): the tables' bytes, the row's CRC, the size of
+        # its method rows (the row's size less its blobs: what the size bound counts)
         sg.raw = {"names": row[2], "apis": row[3], "rtas": row[4], "contrib": row[8]}
         sg.crc = row[9]
+        sg.row_bytes = row[10] - sum(map(len, row[1:9])) if type(row[10]) is int else None
         return sg, None
 
     def touch(self, gid: int) -> None:
@@ -1442,6 +1499,7 @@ class StoredGraph:
         self._open = True
         self.raw: dict = {}  # the graph row's blobs a patch keeps as they are (set by GraphStore._read)
         self.crc: int | None = None
+        self.row_bytes: int | None = None
 
     def _rows(self, idxs):
         """``{index: info blob}`` of the given method indices, each row's key (its content digest) checked."""

@@ -150,12 +150,13 @@ class OutputCache:
             return None
         return m
 
-    def read_body(self, key: str, frame: str):
-        """``(body bytes, counts)`` of the entry ``key`` when its meta names
-        this ``frame`` (qare._outpatch) and the body has the meta's size and
+    def read_body(self, key: str, frame: str | None):
+        """``(body bytes, counts, frame)`` of the entry ``key`` when its meta
+        names this ``frame`` (qare._outpatch; None: whatever frame it names,
+        as long as it names one) and the body has the meta's size and
         SHA-256; None otherwise (a body that does not match is deleted)."""
         m = self._meta(key)
-        if m is None or m.get("frame") != frame:
+        if m is None or m.get("frame") is None or (frame is not None and m.get("frame") != frame):
             return None
         _, body_path = self._paths(key)
         try:
@@ -175,7 +176,7 @@ class OutputCache:
         if len(data) != m["size"] or hashlib.sha256(data).hexdigest() != m["sha256"]:
             self._drop(key)
             return None
-        return data, tuple(m["counts"])
+        return data, tuple(m["counts"]), m["frame"]
 
     def copy_to(self, key: str, out: Path):
         """Write the entry's body to ``out`` (atomically: complete or as it

@@ -206,14 +206,18 @@ def _report_build(pg, classpath, quiet) -> bool:
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None):
+           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None,
+           patch=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
     ``inputs`` (an ``_Inputs``, found now when not given) fingerprinted
     before the build reads a file; with a list ``store_later`` it is not
     stored yet: ``(store, inputs fingerprint, save)`` is appended, ``save()``
-    storing it (and timing the ``store`` phase) when the caller chooses."""
+    storing it (and timing the ``store`` phase) when the caller chooses.
+    With ``patch`` (and a store) a build after body edits may be the stored
+    graph patched (``callgraph._patch.PatchedGraph``): it reads the stored
+    graph until ``save()`` (which releases it) — write ``--out`` first."""
     import dataclasses
     import time
 
@@ -233,12 +237,14 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # them before asking the store): the discover and classpath phases follow it
     startup = inputs.startup
     t_fp = time.perf_counter()
-    fp = previous = None
+    fp = previous = stored = None
     if store is not None:
         from callgraph._graphstore import fingerprint
 
+        # the slot's stored graph: what a build after body edits patches (callgraph._patch)
+        stored = store.previous(project, loc_mode, _MAX_FILE_BYTES) if patch else None
         # the digests of files unchanged by the stat rule since the slot's last fingerprint are not read again
-        previous = store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
+        previous = stored.inputs if stored is not None else store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
                          _MAX_FILE_BYTES, previous=previous)
         # the warm cache's facts keys take these digests instead of hashing every file again
@@ -248,6 +254,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     t_fp = time.perf_counter() - t_fp
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
+    pg = None
     try:
         with beat:
             # the files and classpath found above, not walked or resolved again: the store's key is what was built
@@ -255,7 +262,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
                 project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
                 progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
                 offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES,
-                sources=(inputs.files, inputs.skipped))
+                sources=(inputs.files, inputs.skipped), previous=stored)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -263,6 +270,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         from callgraph._build import forget_digests
 
         forget_digests()
+        # a patched graph reads the stored one until it is saved; nothing else does
+        if stored is not None and not hasattr(pg, "release"):
+            stored.close()
     pg.resolution = inputs.resolution
     # what --out is patched from after body edits (qare._outpatch): this build's inputs and the slot's last
     pg.inputs, pg.previous_inputs = fp, previous
@@ -281,6 +291,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     if store is not None:
         def save() -> None:
             t_store = time.perf_counter()
+            release = getattr(pg, "release", None)
+            if release is not None:
+                release()  # a patched graph's stored one: its read transaction ends before the write
             # the store write makes no cyclic garbage; a full collection over
             # java.base's graph cost it 1.4 of its ~4 CPU-s
             with _gc_paused():
@@ -732,6 +745,12 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     if not later:
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     store, fp, save = later[0]
+    if hasattr(pg, "release"):
+        # patched from the stored graph (callgraph._patch): written first, while that graph is still readable;
+        # both are short (the changed rows, the changed items), so one process does both
+        answer = _timed_output(pg, out, dispatch, include_unresolved, keep)
+        save()
+        return answer
     if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES or (
             fp.slot() not in store.unreadable and store.holds(fp)):
         save()
@@ -890,7 +909,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             else:
                 pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                        maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
-                                       store_later=later)
+                                       store_later=later, patch=True)
             if answered is None and out is not None:
                 keep = None
                 if later:

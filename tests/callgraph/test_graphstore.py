@@ -1100,8 +1100,13 @@ def test_contributions_round_trip_worked_out_by_hand():
     resolved with a classpath warning, C failed; the blob's columns as written by hand."""
     import msgpack
 
+    from callgraph._rta import Instantiation, InstantiatedType
+
     contribs, names = _contrib_examples()
-    blob = gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk")
+    inst = {"p.B": InstantiatedType("p.B", frozenset({Instantiation.NEW}), frozenset({"test"})),
+            "p.A": InstantiatedType("p.A", frozenset({Instantiation.STEREOTYPE, Instantiation.NEW}),
+                                    frozenset({"main", "test"}))}
+    blob = gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk", inst)
     v = msgpack.unpackb(blob)
     assert v[:5] == ["pk", 3, ["no receiver type"], ["exact", "unresolved"], ["project", "jdk"]]
     assert (v[5], v[6], v[7]) == (_u32(0, 2, 2, 2), b"\0\1", _u32(3, 1))
@@ -1109,7 +1114,13 @@ def test_contributions_round_trip_worked_out_by_hand():
                                                         _u32(0), ["A.java:7"])
     assert (v[14], v[15], v[16], v[17], v[18]) == (_u32(0, 2, 2, 2), b"\0\1", _u32(2, 2), _u32(0, 1, 1, 1), _u32(2))
     assert len(v[19]) == 48 and v[20] == [[1, [["lib.jar", "bad CRC"]]]] and v[21] == [[2, contribs[2].failed]]
-    assert gs.decode_contributions(blob, 3, names) == ("pk", contribs)
+    # the instantiated types sorted, each kind and source set a bit in the order first seen
+    assert v[22:] == [["p.A", "p.B"], ["new", "stereotype"], _u32(3, 1), ["main", "test"], _u32(3, 2)]
+    cols: list = []
+    assert gs.decode_contributions(blob, 3, names, cols) == ("pk", contribs)
+    assert gs.instantiated_of(cols) == inst
+    assert gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk",
+                                   instantiated_columns=cols) == blob
     assert gs.encode_contributions(contribs, {}, None) == b"" and gs.decode_contributions(b"", 3, names) == (None, None)
 
 
@@ -1142,9 +1153,23 @@ def test_a_bad_contributions_blob_is_refused():
             ("a warning of a file past the graph", forged(20, [[3, [["a", "b"]]]]), 3),
             ("a warning that is no pair", forged(20, [[1, [["a"]]]]), 3),
             ("a failure twice", forged(21, [[2, "x"], [2, "y"]]), 3),
-            ("a column of half words", forged(7, b"\1\0\0"), 3)):
+            ("a column of half words", forged(7, b"\1\0\0"), 3),
+            ("no instantiated types", msgpack.packb(v[:22]), 3)):
         with pytest.raises(gs.StoreError):
             gs.decode_contributions(blob, n_files, names)
+            pytest.fail(why)
+    for why, at, value in (("an unknown kind of instantiation", 23, ["made up"]),
+                           ("a kind bit past the table", 24, _u32(2)),
+                           ("a source-set bit past the table", 26, _u32(2)),
+                           ("a type twice", 22, ["p.A", "p.A"]),
+                           ("one bit word for no type", 22, [])):
+        w = list(v)
+        w[22:] = [["p.A"], ["new"], _u32(1), ["main"], _u32(1)]
+        w[at] = value
+        cols: list = []
+        gs.decode_contributions(msgpack.packb(w), 3, names, cols)
+        with pytest.raises(gs.StoreError):
+            gs.instantiated_of(cols)
             pytest.fail(why)
 
 
