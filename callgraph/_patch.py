@@ -173,6 +173,14 @@ class OutView:
         self.edited = parts["edited_ids"]
         self.edited_files = parts["edited_files"]
 
+    def nodes_data(self):
+        """``(id, attributes)`` of every node in order, the methods' as ``{"kind": "method"}`` only (what a
+        frame reads of them: qare._outpatch)."""
+        apis, n = self._p["apis"], self.n_methods
+        method = {"kind": "method"}
+        for i, v in enumerate(self.names):
+            yield v, (method if i < n else apis.attrs(i - n))
+
     def api_kinds(self):
         """``(id, kind)`` of every API node, in node order."""
         apis, n = self._p["apis"], self.n_methods

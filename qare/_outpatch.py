@@ -42,10 +42,11 @@ def frame(pg, skip) -> str | None:
     if not pkey:
         return None
     h = hashlib.sha256(f"{FRAME_FORMAT}\0{pkey}\0".encode())
-    g = pg.graph
     ids = []
     apis = []
-    for n, d in g.nodes(data=True):
+    # a patched graph (callgraph._patch) without building networkx: its nodes from the stored tables
+    view = pg.out_view() if hasattr(pg, "out_view") else None
+    for n, d in (view.nodes_data() if view is not None else pg.graph.nodes(data=True)):
         ids.append(n)
         if d.get("kind") != "method":
             apis.append(repr((n, sorted(d.items(), key=lambda kv: kv[0]))))
@@ -131,7 +132,8 @@ class _GraphView:
 
 
 def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None:
-    """``(pieces, counts)``: the pieces (bytes or views of ``body``) whose concatenation is the
+    """``(pieces, counts)``: the pieces (``bytes``, or ``(start, end)``
+    stretches of ``body``) whose concatenation is the
     node-link JSON of ``g`` without the nodes ``skip``, made from ``body``
     (the same text of the previous graph, whose counts were ``counts``) by
     replacing the nodes of the methods of ``files`` and their out-edges;
@@ -147,7 +149,7 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
 
     n_at = body.find(_NODES)
     e_at = body.find(_EDGES_HEAD)
-    if n_at < 0 or e_at < n_at or not body.endswith(_TAIL):
+    if n_at < 0 or e_at < n_at or body[len(body) - len(_TAIL):] != _TAIL:
         return None
     e_first = e_at + len(_EDGES_HEAD)  # the first edge item (the edges section is not empty: checked below)
     e_close = len(body) - len(_TAIL)  # just after the last edge item's "}"
@@ -156,7 +158,6 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
     if view.n_nodes - len(skip) != counts[0] or len(skip) != counts[2]:
         return None
     strings: dict = {}
-    mem = memoryview(body)  # the copied stretches are views: no second copy of a 250 MB body
     edited = [n for n in view.edited if n not in skip]
     if not edited or view.edited_files != files:
         return None  # an edited file without a method node here: nothing ties its edits to nodes
@@ -172,12 +173,12 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
         start = body.rfind(_ITEM, cur, hit) + 1
         if start <= 0:
             return None
-        pieces.append(mem[cur:start])
+        pieces.append((cur, start))  # a stretch of the body, copied as it is (by the kernel: qare._outcache)
         pieces.append(_item_text(view.node_attrs(n), (("id", n),), strings).encode("utf-8"))
         cur = hit + len(pat)
     if cur > e_at:
         return None
-    pieces.append(mem[cur:e_first])
+    pieces.append((cur, e_first))
     cur = e_first
     n_edges = counts[1]
 
@@ -202,7 +203,7 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
             end = body.rfind(_ITEM, cur - 1, hit) + 1 if hit >= 0 else 0
             if end <= 0:
                 return None
-            got = _replace_run(body, mem, run, cur, _after(body, before, cur, end, e_first), end, items_of,
+            got = _replace_run(body, run, cur, _after(body, before, cur, end, e_first), end, items_of,
                                edited_enc, pieces, True)
             if got is None:
                 return None
@@ -210,14 +211,14 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
             run = []
         before = u
     if run:
-        got = _replace_run(body, mem, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
+        got = _replace_run(body, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
                            edited_enc, pieces, False)
         if got is None:
             return None
         n_edges += got
         cur = e_close
-    pieces.append(mem[cur:])
-    return pieces, (counts[0], n_edges, counts[2])
+    pieces.append((cur, len(body)))
+    return [p for p in pieces if type(p) is not tuple or p[1] > p[0]], (counts[0], n_edges, counts[2])
 
 
 _TARGET = b'",\n   "target": '
@@ -232,7 +233,7 @@ def _find_source(body, u, lo, hi, backward=False) -> int:
     n = len(pat)
     while True:
         hit = body.rfind(pat, lo, hi) if backward else body.find(pat, lo, hi)
-        if hit < 0 or body.startswith(_TARGET, hit + n):
+        if hit < 0 or body[hit + n:hit + n + len(_TARGET)] == _TARGET:
             return hit
         if backward:
             hi = hit + n - 1
@@ -253,7 +254,7 @@ def _after(body, before, lo, end, e_first) -> int:
     return -1 if close < 0 else close + 4 + (2 if close + 4 < end else 0)
 
 
-def _replace_run(body, view, run, lo, start, end, items_of, edited_enc, pieces, before_copied):
+def _replace_run(body, run, lo, start, end, items_of, edited_enc, pieces, before_copied):
     """Replace the old edge items of the edited sources ``run``,
     ``body[start:end]`` (``end``: the first item of the next copied block, or
     the close of the section when ``before_copied`` is False), by their new
@@ -273,22 +274,22 @@ def _replace_run(body, view, run, lo, start, end, items_of, edited_enc, pieces, 
         at = body.find(b'"source": ', stop, end)
     new = [t for u in run for t in items_of(u)]
     if before_copied:
-        pieces.append(view[lo:start])
+        pieces.append((lo, start))
         pieces.append(b"".join(t + b",\n" for t in new))
         return len(new) - removed
     # at the end of the section: the items are joined by ",\n", none after the last
     if start == end:  # nothing of the run was there: append after the last item
-        pieces.append(view[lo:end])
+        pieces.append((lo, end))
         if new:
             pieces.append(b",\n" + b",\n".join(new))
         return len(new)
     if body[start - 2:start] != b",\n":
         return None  # the run held the section's first item: an emptied section is written in full
     if new:
-        pieces.append(view[lo:start])
+        pieces.append((lo, start))
         pieces.append(b",\n".join(new))
     else:
-        pieces.append(view[lo:start - 2])
+        pieces.append((lo, start - 2))
     return len(new) - removed
 
 
@@ -313,11 +314,11 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
     if view is not None:
         skip = frozenset(n for n, kind in view.api_kinds() if kind == "api" and _unknown_owner(n))
         if not files or files != view.edited_files:
-            return None, None
-        got = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), None)
-        if got is None:
-            return None, None
-        body, counts, fr = got
+            return None, frame(pg, skip)
+        body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), None)
+        if body is None:  # no entry to patch: written in full (networkx built), its frame worked out
+            return None, frame(pg, skip)
+        fr = body.frame
         g = view
     else:
         g = pg.graph
@@ -327,16 +328,18 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
             return None, None
         if not files or _merged(pg, files):
             return None, fr
-        got = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
-        if got is None:
+        body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
+        if body is None:
             return None, fr
-        body, counts, _fr = got
     try:
-        made = patch(body, g, files, skip, counts)
-    except UnicodeEncodeError:  # a lone surrogate: the full writer says so
-        return None, fr
-    if made is None:
-        return None, fr
-    pieces, counts = made
-    oc.publish_pieces(key, pieces, out, counts, fr)
+        try:
+            made = patch(body.data, g, files, skip, body.counts)
+        except UnicodeEncodeError:  # a lone surrogate: the full writer says so
+            return None, fr
+        if made is None:
+            return None, fr
+        pieces, counts = made
+        oc.publish_pieces(key, pieces, out, counts, fr, source=body)
+    finally:
+        body.close()
     return counts, fr

@@ -120,6 +120,14 @@ def _assert_same_build(pg, cold) -> None:
     theirs = gs.encode_graph(cold)
     for f in ("names", "apis", "rtas", "refs", "adj", "contrib", "row_bytes"):
         assert getattr(mine, f) == getattr(theirs, f), f
+    if cold.project_key is not None:  # --out's frame: from the stored tables for a patched graph, no networkx
+        from qare._outpatch import frame
+        from qare.cmd_callgraph import _unresolved_nodes
+
+        skip = frozenset(_unresolved_nodes(cold.graph))
+        assert pg.instantiated == cold.instantiated
+        view_frame = frame(pg, skip)
+        assert view_frame == frame(cold, skip) and view_frame is not None
 
 
 @pytest.fixture()
