@@ -236,7 +236,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # start-up ends where the inputs' discovery began (the caller may have found
     # them before asking the store): the discover and classpath phases follow it
     startup = inputs.startup
-    t_fp = time.perf_counter()
+    t_fp, c_fp = time.perf_counter(), time.process_time()
     fp = previous = stored = None
     if store is not None:
         from callgraph._graphstore import fingerprint
@@ -251,7 +251,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         from callgraph._build import remember_digests
 
         remember_digests(fp.files, fp.taken_ns, _MAX_FILE_BYTES)
-    t_fp = time.perf_counter() - t_fp
+    t_fp, c_fp = time.perf_counter() - t_fp, time.process_time() - c_fp
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
     pg = None
@@ -290,7 +290,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     phases["startup"] = round(startup, 3)
     if store is not None:
         def save() -> None:
-            t_store = time.perf_counter()
+            t_store, c_store = time.perf_counter(), time.process_time()
             release = getattr(pg, "release", None)
             if release is not None:
                 release()  # a patched graph's stored one: its read transaction ends before the write
@@ -299,6 +299,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
             with _gc_paused():
                 store.save(fp, pg)
             phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
+            phases["store_cpu"] = round(c_fp + time.process_time() - c_store, 3)
 
         if store_later is None:
             save()
@@ -694,13 +695,14 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
     """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
     import time
 
-    t_out = time.perf_counter()
+    t_out, c_out = time.perf_counter(), time.process_time()
     try:
         return _output(pg, out, dispatch, include_unresolved, keep)
     except (OSError, ValueError) as e:
         return str(e)
     finally:
         pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
+        pg.summary.phases["output_cpu"] = round(time.process_time() - c_out, 3)
 
 
 #: The forked writer runs only while twice this process's resident memory
@@ -777,6 +779,9 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         finally:
             os._exit(code)
     os.close(w)
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         save()
         t_wait = time.perf_counter()
@@ -785,6 +790,8 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     finally:
         _, status = os.waitpid(pid, 0)
     pg.summary.phases["output"] = round(time.perf_counter() - t_wait, 3)
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)  # the writer's CPU, reaped now
+    pg.summary.phases["output_cpu"] = round(done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, 3)
     try:
         answer = json.loads(text) if text else {}
     except ValueError:
