@@ -16,7 +16,7 @@ from hashlib import blake2b
 
 import msgpack
 
-__all__ = ["FileContribution", "contribution", "failed", "made_digest", "aggregate"]
+__all__ = ["FileContribution", "contribution", "share", "failed", "made_digest", "aggregate", "top_reasons"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,8 @@ class FileContribution:
     Attributes
     ----------
     counts : tuple[tuple[Resolution, int], ...]
-        Call sites per resolution, in the resolver's order.
+        Call sites per resolution (sorted by value, as the other tables by
+        their first item: :func:`contribution`).
     reasons : tuple[tuple[str, int], ...]
     examples : tuple[tuple[str, str], ...]
         ``(reason, "file:line")``, the file's first site of each reason.
@@ -65,10 +66,34 @@ def made_digest(made) -> bytes:
     return blake2b(msgpack.packb(doc, use_bin_type=True), digest_size=16).digest()
 
 
+def share(fr, warnings) -> FileContribution:
+    """What a resolved file adds to the summary only (no RTA digest: a build without the cache keeps no
+    contributions), sorted as :func:`contribution` sorts it."""
+    return FileContribution(tuple(sorted(fr.counts, key=_value_of)), tuple(sorted(fr.reasons)),
+                            tuple(sorted(fr.examples)), tuple(sorted(fr.sites)), tuple(tuple(w) for w in warnings))
+
+
 def contribution(fr, made, warnings) -> FileContribution:
-    """The contribution of a resolved file (``FileResult``, RTA facts, warnings)."""
-    return FileContribution(tuple(fr.counts), tuple(fr.reasons), tuple(fr.examples), tuple(fr.sites),
-                            tuple(tuple(w) for w in warnings), tuple(a.id for a in fr.apis), made_digest(made))
+    """The contribution of a resolved file (``FileResult``, RTA facts,
+    warnings), its counts, reasons, examples, site types and API nodes
+    sorted: the resolver's order of them depends on what its memos held when
+    it ran (a file resolved after others in a process, or alone after a body
+    edit), and nothing summed from them may (:func:`aggregate`, :func:`top_reasons`)."""
+    return FileContribution(tuple(sorted(fr.counts, key=_value_of)), tuple(sorted(fr.reasons)),
+                            tuple(sorted(fr.examples)), tuple(sorted(fr.sites)),
+                            tuple(tuple(w) for w in warnings), tuple(sorted({a.id for a in fr.apis})),
+                            made_digest(made))
+
+
+def _value_of(count) -> str:
+    return getattr(count[0], "value", count[0])
+
+
+def top_reasons(reasons, n: int = 10) -> tuple:
+    """The ``n`` most frequent reasons, ``(reason, count)`` by count then
+    reason (not by first seen: that order is the resolver's, see
+    :func:`contribution`)."""
+    return tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:n])
 
 
 def failed(err: str) -> FileContribution:
@@ -78,8 +103,7 @@ def failed(err: str) -> FileContribution:
 
 def aggregate(contribs, warnings: list, seen: set):
     """``(counts, reasons, site types, examples)`` of a build from its
-    files' contributions in file order, as the graph step sums them:
-    Counters in first-seen order (``top_reasons`` breaks ties by it), each
+    files' contributions in file order, as the graph step sums them: each
     reason's example from the first file that has one. Each file's
     classpath warnings not in ``seen`` are appended to ``warnings`` (and
     added to ``seen``)."""

@@ -536,11 +536,34 @@ def encode_adjacency(methods: list, infos, succ, index: dict, rtas: dict) -> byt
             counts.append(len(ls))
             lines += ls
         offsets.append(len(targets))
+    return pack_adjacency(len(index), list(files), list(sets), file_at, set_at, loc, offsets, targets, kinds,
+                          witnessed, counts, lines)
+
+
+def method_columns(infos) -> tuple:
+    """``(files, source sets, file_at, set_at, loc)`` of the adjacency blob
+    for the ``MethodInfo`` of every method, in method order."""
+    files: dict = {}
+    sets: dict = {}
+    file_at, loc, set_at = [], [], bytearray()
+    for mi in infos:
+        file_at.append(files.setdefault(mi.file, len(files)))
+        set_at.append(sets.setdefault(mi.source_set, len(sets)))
+        loc.append(mi.loc)
+    return list(files), list(sets), file_at, set_at, loc
+
+
+def pack_adjacency(n_nodes: int, files: list, sets: list, file_at, set_at, loc, offsets, targets, kinds, rta,
+                   counts, lines) -> bytes:
+    """The adjacency blob (the format above) of columns already made:
+    :func:`encode_adjacency`'s, a graph kept as arrays
+    (``callgraph._compact``) or one patched from the stored one. Raises
+    ``OverflowError`` for a value beyond 32 bits or more than 256 source sets."""
     if len(sets) > 256:
         raise OverflowError("more than 256 source sets")
-    return msgpack.packb([len(index), list(files), list(sets), _u32(file_at), bytes(set_at), _u32(loc),
-                          _u32(offsets), _u32(targets), bytes(kinds), _u32(witnessed), _u32(counts), _u32(lines)],
-                         use_bin_type=True)
+    return msgpack.packb([n_nodes, files, sets, _u32(file_at), bytes(set_at), _u32(loc), _u32(offsets),
+                          _u32(targets), bytes(kinds), _u32(rta), _u32(counts), _u32(lines)], use_bin_type=True)
+
 
 
 class _Adjacency:
@@ -603,19 +626,25 @@ class _Adjacency:
 
 
 def _encode_apis(g, apis: list) -> bytes:
-    """The API nodes' attributes as columns: ``[libraries, kinds, third_party
-    bytes (0/1), library index uint32 (0 = None, else 1 + index), kind bytes]``."""
+    """The API nodes' attributes as columns (:func:`encode_api_columns`)."""
+    nodes = g.nodes
+    ds = [nodes[n] for n in apis]
+    return encode_api_columns([d.get("third_party") for d in ds], [d.get("library") for d in ds],
+                              [d.get("kind", "api") for d in ds])
+
+
+def encode_api_columns(third_party, library, kind) -> bytes:
+    """The API nodes' attributes (one value per node of each list) as
+    columns: ``[libraries, kinds, third_party bytes (0/1), library index
+    uint32 (0 = None, else 1 + index), kind bytes]``."""
     libs: dict = {}
     kinds: dict = {}
-    tp, lib, kind = bytearray(), [], bytearray()
-    nodes = g.nodes
-    for n in apis:
-        d = nodes[n]
-        tp.append(1 if d.get("third_party") else 0)
-        name = d.get("library")
+    tp, lib, kd = bytearray(), [], bytearray()
+    for t, name, k in zip(third_party, library, kind):
+        tp.append(1 if t else 0)
         lib.append(0 if name is None else libs.setdefault(name, len(libs) + 1))
-        kind.append(kinds.setdefault(d.get("kind", "api"), len(kinds)))
-    return msgpack.packb([list(libs), list(kinds), bytes(tp), _u32(lib), bytes(kind)], use_bin_type=True)
+        kd.append(kinds.setdefault(k, len(kinds)))
+    return msgpack.packb([list(libs), list(kinds), bytes(tp), _u32(lib), bytes(kd)], use_bin_type=True)
 
 
 class _ApiColumns:
@@ -1184,14 +1213,16 @@ class GraphStore(PrivateSQLite):
             self.touch(row[0])
         return same
 
-    def save(self, inputs: Inputs, pg) -> bool:
+    def save(self, inputs: Inputs, pg, encoded: "EncodedGraph | None" = None) -> bool:
         """Store ``pg`` (a built ``ProjectGraph``, or one patched from this
         store: ``callgraph._patch``) as the graph of ``inputs.slot()``,
         replacing the slot's previous graph, then apply the size bound;
         nothing is written when the slot already holds a graph of the same
         inputs (:meth:`holds`) that decoded (a slot in :attr:`unreadable` is
         always rewritten). False when it could not be written (costs the next
-        run its speed, never this one).
+        run its speed, never this one). ``encoded``: ``encode_graph(pg)``
+        when the caller made it already (``qare graph`` hands it to the
+        ``--out`` writer too).
 
         Every row is encoded before the write transaction starts (a patched
         graph brings its own encoding: only its changed rows), then inserted
@@ -1202,7 +1233,7 @@ class GraphStore(PrivateSQLite):
         if own is None and inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
         try:
-            enc = own() if own is not None else encode_graph(pg)
+            enc = encoded if encoded is not None else own() if own is not None else encode_graph(pg)
             blobs = (inputs.to_blob(), enc.names, enc.apis, enc.rtas, enc.summary, enc.refs, enc.adj, enc.contrib)
         except (OverflowError, KeyError, TypeError, ValueError):
             self.last_error = "a graph this format cannot hold (an index or line beyond 32 bits)"

@@ -30,7 +30,7 @@ from itertools import accumulate
 import msgpack
 
 from . import _contrib
-from ._graph import ProjectGraph
+from ._compact import CompactGraph, OutView
 from ._graphstore import (_KIND_AT, _KINDS, _U32, EncodedGraph, StoreError, _decode_info, _encode_info,
                           _encode_summary, _row_key, _u32, decode_contributions,
                           encode_contributions, instantiated_of)
@@ -40,8 +40,8 @@ __all__ = ["PatchedGraph", "patch"]
 _CHA = _KIND_AT["cha"]
 
 
-class PatchedGraph(ProjectGraph):
-    """A ``ProjectGraph`` made by :func:`patch`: the stored graph with the
+class PatchedGraph(CompactGraph):
+    """A ``CompactGraph`` made by :func:`patch`: the stored graph with the
     edited files' methods replaced.
 
     ``summary``, ``project_key`` and ``contributions`` are a whole build's;
@@ -54,13 +54,12 @@ class PatchedGraph(ProjectGraph):
     :meth:`release`."""
 
     def __init__(self, summary, root: str, dispatch: str, parts: dict):
-        super().__init__(None, summary, _Infos(parts), root, dispatch=dispatch)
-        self._parts = parts
-        self._graph = None
+        super().__init__(summary, _Infos(parts), root, dispatch, parts)
         self.edited = parts["edited_ids"]
         self.edited_files = parts["edited_files"]
         self.project_key = parts["pkey"]
         self.contributions = parts["contribs"]
+        self._instantiated = None
 
     @property
     def instantiated(self) -> dict:
@@ -73,15 +72,8 @@ class PatchedGraph(ProjectGraph):
     def instantiated(self, value):
         self._instantiated = value or None
 
-    @property
-    def graph(self):
-        if self._graph is None:
-            self._graph = _networkx(self._parts)
-        return self._graph
-
-    @graph.setter
-    def graph(self, value):
-        self._graph = value
+    def _info_at(self, idxs) -> dict:
+        return _read_infos(self._parts, list(idxs))
 
     def release(self) -> None:
         """Close the stored graph this one was patched from (its read transaction)."""
@@ -96,8 +88,9 @@ class PatchedGraph(ProjectGraph):
                             p["refs"], p["adj_blob"], p["contrib_blob"], p["row_bytes"], base_crc=p["base_crc"],
                             grow=p["grow"], less=p["less"])
 
-    def out_view(self) -> "OutView":
-        return OutView(self._parts)
+    def out_view(self, files=None) -> OutView:
+        p = self._parts
+        return OutView(p, p["edited_ids"], p["edited_files"], p["edited_infos"].__getitem__)
 
 
 class _Infos(dict):
@@ -158,56 +151,6 @@ def _read_infos(p: dict, idxs) -> dict:
                 raise StoreError(f"no method row for {p['names'][i]}")
             out[i] = _decode_info(rows[i], p["names"][i])
     return out
-
-
-class OutView:
-    """What ``qare._outpatch`` reads of a patched graph (as of a
-    ``networkx`` graph there): the node order, the edited methods' node
-    attributes and out-edges, which nodes have out-edges."""
-
-    def __init__(self, parts: dict):
-        self._p = parts
-        self.names = parts["names"]
-        self.n_methods = parts["n_methods"]
-        self.n_nodes = len(self.names)
-        self.edited = parts["edited_ids"]
-        self.edited_files = parts["edited_files"]
-
-    def nodes_data(self):
-        """``(id, attributes)`` of every node in order, the methods' as ``{"kind": "method"}`` only (what a
-        frame reads of them: qare._outpatch)."""
-        apis, n = self._p["apis"], self.n_methods
-        method = {"kind": "method"}
-        for i, v in enumerate(self.names):
-            yield v, (method if i < n else apis.attrs(i - n))
-
-    def api_kinds(self):
-        """``(id, kind)`` of every API node, in node order."""
-        apis, n = self._p["apis"], self.n_methods
-        return [(v, apis.kinds[apis.kind[i - n]]) for i, v in enumerate(self.names[n:], n)]
-
-    def node_attrs(self, mid: str) -> dict:
-        from ._graphstore import _method_attrs
-
-        return _method_attrs(self._p["edited_infos"][mid])
-
-    def out_edges(self, mid: str) -> dict:
-        """``{target id: edge attributes}`` of an edited method, as a whole build's graph holds them."""
-        return self._p["new_out"][mid]
-
-    def nodes(self, skip):
-        """``(id, has an out-edge to a node not in skip)`` of every node not in ``skip``, in order."""
-        off, targets, names = self._p["offsets"], self._p["targets"], self.names
-        n = self.n_methods
-        skip_at = {i for i, v in enumerate(names[n:], n) if v in skip} if skip else set()
-        for i, u in enumerate(names):
-            if i in skip_at:
-                continue
-            if i >= n:
-                yield u, False  # an API node: no out-edges
-                continue
-            s, e = off[i], off[i + 1]
-            yield u, e > s and (not skip_at or any(t not in skip_at for t in targets[s:e]))
 
 
 def patch(stored, *, pkey: str, code: str, kept, kept_files, fkeys, changed: dict, idx, skipped: list,
@@ -333,7 +276,6 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
             witness_at[t] = w
         return w
 
-    new_out: dict = {}
     pieces = []  # (method index, targets, kinds, rta, counts, lines) of each edited method
     cha_delta = rta_delta = 0
     witnessed = [False] + [bool(w) for w in rtas]
@@ -344,26 +286,21 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
                 cha_delta -= 1
                 rta_delta -= witnessed[rta[j]]
         es = sorted(rows[mid], key=lambda x: x[1])
-        out: dict = {}
         tg, kd, wt, ct, ls = [], bytearray(), [], [], []
         for _s, d, kind, lns in es:
             t = index[d]
             k = _KIND_AT[kind.value]
-            lst = list(lns)
             if k == _CHA:
                 w = witness(t)
                 cha_delta += 1
                 rta_delta += witnessed[w]
-                out[d] = {"lines": lst, "resolution": _KINDS[k], "rta": rtas[w - 1] if w else ()}
             else:
                 w = 0
-                out[d] = {"lines": lst, "resolution": _KINDS[k]}
             tg.append(t)
             kd.append(k)
             wt.append(w)
-            ct.append(len(lst))
-            ls += lst
-        new_out[mid] = out
+            ct.append(len(lns))
+            ls += lns
         pieces.append((i, tg, kd, wt, ct, ls))
     # the arrays with the edited methods' slices replaced
     n_targets, n_kinds, n_rta, n_counts, n_lines = array(_U32), bytearray(), array(_U32), array(_U32), array(_U32)
@@ -434,7 +371,7 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
     phases, seconds = finish()
     summary = BuildSummary(
         files=len(kept), lines=lines, methods=n, call_sites=sum(counts_.values()), resolved=resolved,
-        unresolved=counts_.get("unresolved", 0), top_reasons=tuple(reasons.most_common(10)),
+        unresolved=counts_.get("unresolved", 0), top_reasons=_contrib.top_reasons(reasons),
         cha_edges=summary0.cha_edges + cha_delta, rta_edges=summary0.rta_edges + rta_delta,
         instantiated_types=summary0.instantiated_types,
         parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
@@ -443,9 +380,10 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
         seconds=seconds, examples=examples, phases={kk: round(v, 3) for kk, v in phases.items()},
         notes=tuple(idx.module_duplicates), cache=dict(stats),
         site_types={kk: site_types.get(kk, 0) for kk in SITE_TYPES})
-    parts = {"stored": sg, "names": names, "n_methods": n, "apis": apis, "edited_ids": edited_ids,
+    parts = {"stored": sg, "names": names, "n_methods": n, "api_attrs": apis.attrs,
+             "api_kind": lambda i: apis.kinds[apis.kind[i]], "edited_ids": edited_ids,
              "edited_at": set(edited_at), "edited_infos": {m: infos[m] for m in edited_ids},
-             "edited_files": rels, "new_out": new_out, "offsets": n_off, "targets": n_targets, "kinds": n_kinds,
+             "edited_files": rels, "offsets": n_off, "targets": n_targets, "kinds": n_kinds,
              "rta": n_rta, "counts": n_counts, "lines": n_lines, "rtas": table, "pkey": pkey,
              "contribs": tuple(contribs), "names_blob": sg.raw["names"], "apis_blob": sg.raw["apis"],
              "rtas_blob": rtas_blob, "refs": bytes(refs), "adj_blob": adj_blob,
@@ -477,44 +415,3 @@ def _summed(contribs, cp, cp_warnings: list):
     from ._build import _summed as summed  # the whole build's own sum (one definition)
 
     return summed(contribs, cp, cp_warnings)
-
-
-def _networkx(p: dict):
-    """The patched graph as the ``networkx.DiGraph`` a whole build makes
-    (callgraph._build's graph step: nodes in order, each edge's attribute
-    dict in the ``_succ``/``_pred`` dicts), every method's ``MethodInfo``
-    read from the stored rows."""
-    import networkx as nx
-
-    from ._graphstore import _method_attrs
-
-    names, n = p["names"], p["n_methods"]
-    infos = _read_infos(p, range(n))
-    g = nx.DiGraph()
-    nodes, succ, pred = g._node, g._succ, g._pred
-    for i in range(n):
-        nodes[names[i]] = _method_attrs(infos[i])
-        succ[names[i]] = {}
-        pred[names[i]] = {}
-    apis = p["apis"]
-    for i in range(n, len(names)):
-        nodes[names[i]] = apis.attrs(i - n)
-        succ[names[i]] = {}
-        pred[names[i]] = {}
-    off, targets, kinds, rta, counts, lines = p["offsets"], p["targets"], p["kinds"], p["rta"], p["counts"], p["lines"]
-    starts = list(accumulate(counts, initial=0))
-    rtas = p["rtas"]
-    for i in range(n):
-        u = names[i]
-        out = succ[u]
-        for j in range(off[i], off[i + 1]):
-            v = names[targets[j]]
-            k = kinds[j]
-            ls = lines[starts[j]:starts[j + 1]].tolist()
-            if k == _CHA:
-                d = {"lines": ls, "resolution": _KINDS[k], "rta": rtas[rta[j] - 1] if rta[j] else ()}
-            else:
-                d = {"lines": ls, "resolution": _KINDS[k]}
-            out[v] = d
-            pred[v][u] = d
-    return g

@@ -364,6 +364,17 @@ class OutputCache:
         os.replace(tmp, out)
         self._keep(key, body, n, crc, counts, frame)
 
+    def publish_written(self, key: str, body: Path, n: int, crc: int, out: Path, counts, frame=None) -> None:
+        """``body`` (at :meth:`temp_path`, private), written by a writer that
+        also told its size ``n`` and CRC-32 ``crc`` (``qare._jsonout``),
+        becomes ``out`` (copied) and the entry ``key``; checked against the
+        file: a size that differs is an OSError. Raises OSError when ``out``
+        cannot be written."""
+        if type(n) is not int or type(crc) is not int or os.lstat(body).st_size != n:
+            body.unlink(missing_ok=True)
+            raise OSError("the writer's file is not what it said")
+        self._publish(key, body, n, crc, out, counts, frame)
+
     def publish(self, key: str, body: Path, out: Path, counts, frame: str | None = None) -> None:
         """``body`` (written at :meth:`temp_path`) becomes ``out`` (copied)
         and the entry ``key``. Raises OSError when ``out`` cannot be

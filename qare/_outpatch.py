@@ -293,6 +293,16 @@ def _replace_run(body, run, lo, start, end, items_of, edited_enc, pieces, before
     return len(new) - removed
 
 
+def unresolved(pg) -> frozenset:
+    """The API nodes ``--out`` leaves out (``qare.cmd_callgraph._unresolved_nodes``), from the view of a
+    graph kept as arrays when it has one (no networkx graph made)."""
+    from .cmd_callgraph import _unknown_owner, _unresolved_nodes
+
+    if hasattr(pg, "out_view"):
+        return frozenset(n for n, kind in pg.out_view().api_kinds() if kind == "api" and _unknown_owner(n))
+    return frozenset(_unresolved_nodes(pg.graph))
+
+
 def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool):
     """``(counts or None, frame or None)``: ``pg``'s ``--out`` written to
     ``out`` and kept as the output cache ``oc``'s entry ``key``, patched from
@@ -306,23 +316,20 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
     if suffix != ".json" or dispatch != "cha" or include_unresolved:
         return None, None
     from ._outcache import out_key
-    from .cmd_callgraph import _unknown_owner, _unresolved_nodes
 
-    view = pg.out_view() if hasattr(pg, "out_view") else None
     prev = getattr(pg, "previous_inputs", None)
     files = changed_files(prev, getattr(pg, "inputs", None))
-    if view is not None:
-        skip = frozenset(n for n, kind in view.api_kinds() if kind == "api" and _unknown_owner(n))
+    # a graph kept as arrays (callgraph._compact; a patched one too): read through its view, no networkx
+    view = pg.out_view(files) if hasattr(pg, "out_view") else None
+    skip = unresolved(pg)
+    if hasattr(pg, "release"):  # patched from the stored graph: the previous entry's frame, whatever it is
         if not files or files != view.edited_files:
             return None, frame(pg, skip)
         body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), None)
-        if body is None:  # no entry to patch: written in full (networkx built), its frame worked out
+        if body is None:  # no entry to patch: written in full, its frame worked out
             return None, frame(pg, skip)
         fr = body.frame
-        g = view
     else:
-        g = pg.graph
-        skip = frozenset(_unresolved_nodes(g))
         fr = frame(pg, skip)
         if fr is None:
             return None, None
@@ -331,6 +338,7 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
         body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
         if body is None:
             return None, fr
+    g = view if view is not None else pg.graph
     try:
         try:
             made = patch(body.data, g, files, skip, body.counts)

@@ -262,7 +262,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
                 project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
                 progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
                 offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES,
-                sources=(inputs.files, inputs.skipped), previous=stored)
+                sources=(inputs.files, inputs.skipped), previous=stored, compact=patch)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -289,7 +289,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     failed = _report_build(pg, classpath, quiet)
     phases["startup"] = round(startup, 3)
     if store is not None:
-        def save() -> None:
+        def save(encoded=None) -> None:
             t_store, c_store = time.perf_counter(), time.process_time()
             release = getattr(pg, "release", None)
             if release is not None:
@@ -297,7 +297,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
             # the store write makes no cyclic garbage; a full collection over
             # java.base's graph cost it 1.4 of its ~4 CPU-s
             with _gc_paused():
-                store.save(fp, pg)
+                store.save(fp, pg, encoded)
             phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
             phases["store_cpu"] = round(c_fp + time.process_time() - c_store, 3)
 
@@ -655,7 +655,7 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
     the same inputs copies it instead of building (a cache folder that
     cannot take it: written to ``out`` as without the cache)."""
     if keep is None:
-        return _write_out(pg.graph, out, dispatch, include_unresolved)
+        return _write_out(pg, out, dispatch, include_unresolved)
     from ._outpatch import write as write_patched
 
     oc, key = keep
@@ -668,17 +668,29 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
         return counts
     body = oc.temp_path(key, out.suffix.lower())
     try:
-        counts = _write_out(pg.graph, body, dispatch, include_unresolved)
+        counts = _write_out(pg, body, dispatch, include_unresolved)
     except BaseException as e:
         body.unlink(missing_ok=True)
         if not isinstance(e, OSError):
             raise
-        return _write_out(pg.graph, out, dispatch, include_unresolved)
+        return _write_out(pg, out, dispatch, include_unresolved)
     oc.publish(key, body, out, counts, frame)
     return counts
 
 
-def _write_out(g, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+def _write_out(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+    """Write ``pg``'s ``--out`` (``pg`` a ``ProjectGraph``)."""
+    parts = getattr(pg, "_parts", None)
+    if parts is not None and out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+        # kept as arrays (callgraph._compact): written from them, no networkx graph made
+        from records.io import atomic_writer
+
+        from . import _jsonout
+
+        with atomic_writer(out, fsync=False) as fh:  # as before: renamed into place, not fsynced
+            counts, _crc, _size = _jsonout.write(fh.buffer, _jsonout.from_parts(parts, pg._info_at))
+        return counts
+    g = pg.graph
     if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
         # the common case writes the graph as it is, leaving the
         # unresolved nodes out as it goes: no copy of the whole graph
@@ -753,8 +765,14 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         answer = _timed_output(pg, out, dispatch, include_unresolved, keep)
         save()
         return answer
-    if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES or (
-            fp.slot() not in store.unreadable and store.holds(fp)):
+    if fp.slot() not in store.unreadable and store.holds(fp):
+        save()
+        return _timed_output(pg, out, dispatch, include_unresolved, keep)
+    if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+        answer = _spawned_writer(pg, out, keep, save)
+        if answer is not None:
+            return answer
+    if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES:
         save()
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     sys.stdout.flush()
@@ -804,6 +822,104 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         return answer["error"]
     out.with_name(f".{out.name}.{pid}.tmp").unlink(missing_ok=True)
     return f"the writer process ended without finishing (exit status {os.waitstatus_to_exitcode(status)})"
+
+
+def _spawned_writer(pg, out: Path, keep, save):
+    """``--out`` (node-link JSON, the ``cha`` graph without its unresolved
+    nodes) written by a process of its own from the graph as the store
+    encodes it (``qare._jsonout``) while this process stores that same
+    encoding (``save(encoded)``); ``_timed_output``'s answer, or None when
+    the writer could not be started (nothing stored yet: the caller goes on
+    as before). A writer that fails is replaced by the writer of this
+    process, after the store: ``out`` is complete or as it was.
+
+    Spawned, not forked: it shares no page with this process, so the pair
+    holds this process's memory plus the writer's own (~0.3 GB on
+    spring-framework), where a forked writer copied every page of the graph
+    both walked (+0.5 GB there: it was off for such graphs). ``output`` is
+    the wall time beyond the store's, ``output_cpu`` the writer's CPU."""
+    import resource
+    import subprocess
+    import time
+
+    import msgpack
+
+    import qare
+    from callgraph._graphstore import encode_graph
+
+    from . import _jsonout
+
+    phases = pg.summary.phases
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        enc = pg.encoded_for_store() if hasattr(pg, "encoded_for_store") else encode_graph(pg)
+    except (OverflowError, KeyError, TypeError, ValueError):
+        return None  # the store cannot hold it either: said by save() as before
+    refs = enc.refs
+    rows = enc.rows
+    payload = msgpack.packb([_jsonout.FORMAT, enc.names, enc.apis, enc.rtas, enc.adj,
+                             [rows[refs[i:i + 16]][0] for i in range(0, len(refs), 16)]], use_bin_type=True)
+    if keep is not None:
+        oc, key = keep
+        target = oc.temp_path(key, out.suffix.lower())
+    else:
+        target = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    root = str(Path(qare.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + os.environ["PYTHONPATH"]
+                                                if os.environ.get("PYTHONPATH") else "")}
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        if not sys.executable:
+            raise OSError("no interpreter to run the writer")
+        if target.is_symlink() or target.exists():
+            target.unlink()
+        proc = subprocess.Popen([sys.executable, "-m", "qare._jsonout", str(target), "0600" if keep else "0644"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                close_fds=True)
+    except OSError:
+        return None
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except OSError:  # the writer died at once: written here, below
+        pass
+    del payload
+    # encoding the graph is the store's work (the writer reads the same encoding): counted in its phase
+    t_enc, c_enc = time.perf_counter() - t0, time.process_time() - c0
+    save(enc)
+    phases["store"] = round(phases.get("store", 0.0) + t_enc, 3)
+    phases["store_cpu"] = round(phases.get("store_cpu", 0.0) + c_enc, 3)
+    del enc, rows
+    t_wait, c_wait = time.perf_counter(), time.process_time()
+    fr = None
+    if keep is not None:  # worked out while the writer writes
+        from ._outpatch import frame, unresolved
+
+        fr = frame(pg, unresolved(pg))
+    text = proc.stdout.read()
+    proc.wait()
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        answer = json.loads(text) if text else {}
+    except ValueError:
+        answer = {}
+    counts = answer.get("counts")
+    if proc.returncode != 0 or type(counts) is not list or len(counts) != 3:
+        target.unlink(missing_ok=True)
+        return _timed_output(pg, out, "cha", False, keep)  # the writer failed: this process writes it
+    try:
+        if keep is not None:
+            oc.publish_written(key, target, answer.get("size"), answer.get("crc32"), out, tuple(counts), fr)
+        else:
+            os.replace(target, out)
+        return tuple(counts)
+    except OSError as e:
+        target.unlink(missing_ok=True)
+        return str(e)
+    finally:
+        phases["output"] = round(time.perf_counter() - t_wait, 3)
+        phases["output_cpu"] = round(time.process_time() - c_wait + done.ru_utime + done.ru_stime
+                                     - kids.ru_utime - kids.ru_stime, 3)
 
 
 def _from_store(project, out, dispatch: str, include_unresolved: bool, store, inputs, loc_mode: str,
