@@ -1423,16 +1423,34 @@ class GraphStore(PrivateSQLite):
             return None
 
     # ------------------------------------------------------------- read
-    def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
+    def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
+               previous: list | None = None):
         """``(StoredGraph or None, why not)``: the stored graph of this
         project, when built from exactly these inputs. The graph stays
-        readable (one read transaction) until :meth:`StoredGraph.close`."""
+        readable (one read transaction) until :meth:`StoredGraph.close`.
+        With a list ``previous``, a stored graph whose inputs changed is
+        appended to it, read all the same (what :meth:`previous` answers:
+        a build after body edits patches it, and the row is read once)."""
         with gc_paused():  # the inputs' 9,000 file rows, the string table's 100,000 ids
-            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes)
+            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes, previous)
 
-    def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
-        return self._read(slot_key(str(root), loc_mode, max_file_bytes),
-                          lambda stored: _unchanged(stored, root, files, skipped, classpath, jdk_home))
+    def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
+                previous: list | None = None):
+        why: list = []
+
+        def check(stored):
+            w = _unchanged(stored, root, files, skipped, classpath, jdk_home)
+            if w is not None and previous is not None:
+                why.append(w)
+                return None  # read on, for the caller's patch
+            return w
+
+        sg, w = self._read(slot_key(str(root), loc_mode, max_file_bytes), check)
+        if sg is not None and why:
+            sg.touch_on_close = False
+            previous.append(sg)
+            return None, why[0]
+        return sg, w
 
     def previous(self, root, loc_mode: str, max_file_bytes: int):
         """The slot's stored graph whatever its inputs (``StoredGraph`` or

@@ -77,11 +77,15 @@ class _Unreadable(Exception):
     """The entry could not be read while copied (not an error of ``--out``)."""
 
 
-def _crc(view) -> int:
-    """CRC-32 of a buffer (an ``mmap`` or a view of one), a MiB at a time."""
+def _crc(view, chunk: int = _CHUNK) -> int:
+    """CRC-32 of a buffer (an ``mmap`` or a view of one), ``chunk`` bytes at a time."""
     crc = 0
-    for at in range(0, len(view), _CHUNK):
-        crc = zlib.crc32(view[at:at + _CHUNK], crc)
+    mv = memoryview(view)
+    try:
+        for at in range(0, len(mv), chunk):
+            crc = zlib.crc32(mv[at:at + chunk], crc)
+    finally:
+        mv.release()
     return crc
 
 
@@ -108,7 +112,7 @@ class Body:
             self.fd = -1
 
 
-def _checked(fd: int, size: int, crc: int) -> bool:
+def _checked(fd: int, size: int, crc: int, chunk: int = _CHUNK) -> bool:
     """Does the open file hold ``size`` bytes whose CRC-32 is ``crc``?"""
     try:
         if os.fstat(fd).st_size != size:
@@ -116,7 +120,7 @@ def _checked(fd: int, size: int, crc: int) -> bool:
         if not size:
             return crc == 0
         with mmap.mmap(fd, size, prot=mmap.PROT_READ) as m:
-            return _crc(m) == crc
+            return _crc(m, chunk) == crc
     except (OSError, ValueError):
         return False
 
@@ -194,6 +198,7 @@ class OutputCache:
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
             raise OSError(f"{self.folder}: not a private folder of this user")
         check_private(self.folder.parent, self.folder)
+        self._prefetched: dict = {}  # key -> (thread, its answer): bodies being checked (prefetch)
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         return self.folder / f"{key}.meta", self.folder / f"{key}.body"
@@ -229,21 +234,63 @@ class OutputCache:
             return None
         return m
 
+    def prefetch(self, key: str) -> None:
+        """Start checking the entry ``key``'s body (its size and CRC-32) in
+        a thread: :meth:`read_body` then takes the answer. CRC-32 runs on
+        the mapped body without the interpreter lock, so the check takes the
+        second core while the build holds the first (the index snapshot's
+        unpickling, ~1.3 s on spring-framework, against ~0.15 s of checking)."""
+        import threading
+
+        m = self._meta(key)
+        if m is None:
+            return
+        _, body_path = self._paths(key)
+        try:
+            fd = _open_regular(body_path)
+        except OSError:
+            return
+        got: dict = {"fd": fd, "meta": m}
+
+        def check():
+            got["ok"] = _checked(fd, m["size"], m["crc32"], chunk=8 << 20)
+
+        t = threading.Thread(target=check, name="qare-out-check", daemon=True)
+        self._prefetched[key] = (t, got)
+        t.start()
+
+    def close(self) -> None:
+        """Let go of the bodies :meth:`prefetch` opened that no one read."""
+        for t, got in self._prefetched.values():
+            t.join()
+            os.close(got["fd"])
+        self._prefetched.clear()
+
     def read_body(self, key: str, frame: str | None):
         """The entry ``key``'s :class:`Body` (mapped; the caller closes it)
         when its meta names this ``frame`` (qare._outpatch; None: whatever
         frame it names, as long as it names one) and the body has the meta's
         size and CRC-32; None otherwise (a body that does not match is
         deleted)."""
-        m = self._meta(key)
-        if m is None or m.get("frame") is None or (frame is not None and m.get("frame") != frame):
-            return None
-        _, body_path = self._paths(key)
-        try:
-            fd = _open_regular(body_path)
-        except OSError:
-            return None
-        if not _checked(fd, m["size"], m["crc32"]):
+        pre = self._prefetched.pop(key, None)
+        if pre is not None:
+            t, got = pre
+            t.join()
+            m, fd, ok = got["meta"], got["fd"], got.get("ok", False)
+            if m.get("frame") is None or (frame is not None and m.get("frame") != frame):
+                os.close(fd)
+                return None
+        else:
+            m = self._meta(key)
+            if m is None or m.get("frame") is None or (frame is not None and m.get("frame") != frame):
+                return None
+            _, body_path = self._paths(key)
+            try:
+                fd = _open_regular(body_path)
+            except OSError:
+                return None
+            ok = _checked(fd, m["size"], m["crc32"])
+        if not ok:
             os.close(fd)
             self._drop(key)
             return None

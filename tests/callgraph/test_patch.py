@@ -345,3 +345,33 @@ def test_qare_graph_after_body_edits_stores_and_answers_as_a_cold_build(tmp_path
             a = _cli(["chain", str(project), m, *common], cache)
             b = _cli(["chain", str(project), m, *common], fresh)
             assert a.exit_code == b.exit_code == 0 and a.stdout == b.stdout, (step, m, a.output, b.output)
+
+
+def test_an_edit_reads_the_stored_graph_once_and_checks_the_previous_output_while_it_builds(tmp_path, project,
+                                                                                            monkeypatch):
+    """``qare graph --out`` after a body edit: the look-up that finds the
+    inputs changed reads the stored graph the patch then uses (one read of
+    its 30 MB row on spring-framework, not two), and the previous output's
+    body is checked in a thread started before the build."""
+    from qare import _outcache
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    common = ["--no-discover-classpath", "-q", "--jobs", "1"]
+    assert _cli(["graph", str(project), "--out", str(tmp_path / "a.json"), *common], cache).exit_code == 0
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    reads, prefetched = [], []
+    real_read, real_prefetch = gs.GraphStore._read, _outcache.OutputCache.prefetch
+    monkeypatch.setattr(gs.GraphStore, "_read", lambda self, *a: reads.append(1) or real_read(self, *a))
+    monkeypatch.setattr(_outcache.OutputCache, "prefetch",
+                        lambda self, key: prefetched.append(key) or real_prefetch(self, key))
+    res = _cli(["graph", str(project), "--out", str(tmp_path / "b.json"), *common], cache)
+    assert res.exit_code == 0, res.output
+    assert reads == [1] and len(prefetched) == 1
+    with sqlite3.connect(cache / "graphs.sqlite") as db:
+        stored = msgpack.unpackb(db.execute("SELECT summary FROM graphs").fetchone()[0], strict_map_key=False)
+    assert stored["cache"].get("graph_patched") == 1
+    fresh = tmp_path / "fresh"
+    fresh.mkdir(mode=0o700)
+    assert _cli(["graph", str(project), "--out", str(tmp_path / "c.json"), *common], fresh).exit_code == 0
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
