@@ -20,8 +20,11 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-#: the writer's input: msgpack ``[FORMAT, names, apis, rtas, adjacency, [method row, …]]``
-FORMAT = "qare-json-writer 1"
+#: the writer's input: msgpack ``[FORMAT, names, apis, rtas, adjacency, method columns]`` — the store's
+#: tables (callgraph._graphstore) and one list per field of METHOD_FIELDS, a value per method in order
+FORMAT = "qare-json-writer 2"
+#: the ``MethodInfo`` fields a method node's attributes take (``callgraph._graphstore._method_attrs``)
+METHOD_FIELDS = ("file", "start_line", "end_line", "loc", "comment", "source_set", "generated_by")
 _FLUSH = 1 << 20
 
 
@@ -72,23 +75,29 @@ class Tables:
 
 
 def decode(doc) -> Tables:
-    """The tables of an encoded graph (``[names, apis, rtas, adjacency, rows]`` blobs, as the
-    store keeps them), decoded and checked by the store's own decoders; ``StoreError`` when one does not
-    decode."""
-    from callgraph._graphstore import (StoreError, _Adjacency, _ApiColumns, _decode_info, _decode_names,
-                                       _decode_rtas, _method_attrs)
+    """The tables of an encoded graph (``[names, apis, rtas, adjacency, method columns]``: the store's blobs
+    and :data:`METHOD_FIELDS` columns), decoded and checked by the store's own decoders; ``StoreError`` when
+    one does not decode."""
+    from callgraph._graphstore import StoreError, _Adjacency, _ApiColumns, _decode_names, _decode_rtas
 
-    names_blob, apis_blob, rtas_blob, adj_blob, rows = doc
+    names_blob, apis_blob, rtas_blob, adj_blob, columns = doc
     ids, names = _decode_names(names_blob)
     n = len(ids)
     apis = _ApiColumns(apis_blob, len(names) - n)
     rtas = _decode_rtas(rtas_blob)
     adj = _Adjacency(adj_blob, n, len(names), len(rtas))
-    if type(rows) is not list or len(rows) != n:
-        raise StoreError("method rows")
-    infos = [_decode_info(r, m) for r, m in zip(rows, ids)]
+    if type(columns) is not list or len(columns) != len(METHOD_FIELDS) or any(
+            type(c) is not list or len(c) != n for c in columns):
+        raise StoreError("method columns")
+    files, starts_, ends, locs, comments, sets, generated = columns
+
+    def method_attrs(i: int) -> dict:  # as _graphstore._method_attrs makes them
+        return {"kind": "method", "file": files[i], "start_line": starts_[i], "end_line": ends[i], "loc": locs[i],
+                "comment": comments[i], "third_party": False, "library": None, "source_set": sets[i],
+                "generated_by": generated[i]}
+
     starts, lines = adj.sites()
-    return Tables(names, n, lambda i: _method_attrs(infos[i]), apis.attrs, lambda i: apis.kinds[apis.kind[i]],
+    return Tables(names, n, method_attrs, apis.attrs, lambda i: apis.kinds[apis.kind[i]],
                   adj.offsets, adj.targets.tolist(), adj.kinds, adj.rta.tolist(), starts, lines, rtas)
 
 
