@@ -360,8 +360,6 @@ class OutputCache:
                         n += len(view)
                         while view:
                             view = view[os.write(fd, view):]
-                with mmap.mmap(fd, n, prot=mmap.PROT_READ) if n else _Empty() as m:
-                    crc = _crc(m)
             finally:
                 os.close(fd)
         except _Unreadable as e:
@@ -370,7 +368,7 @@ class OutputCache:
         except BaseException:
             body.unlink(missing_ok=True)
             raise
-        self._publish(key, body, n, crc, out, counts, frame)
+        self._publish(key, body, n, None, out, counts, frame)
 
     def _write_pieces_to(self, out: Path, pieces, source) -> None:
         tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -391,14 +389,30 @@ class OutputCache:
             raise
         os.replace(tmp, out)
 
-    def _publish(self, key: str, body: Path, n: int, crc: int, out: Path, counts, frame) -> None:
-        """``body`` (``n`` bytes of CRC-32 ``crc``, in this folder) copied to
-        ``out`` and kept as the entry ``key``."""
+    def _publish(self, key: str, body: Path, n: int, crc: int | None, out: Path, counts, frame) -> None:
+        """``body`` (``n`` bytes, in this folder) copied to ``out`` and kept
+        as the entry ``key``, its CRC-32 ``crc`` — or, when None, taken from
+        the body (mapped) in a thread while the kernel copies it to ``out``:
+        neither holds the interpreter lock, so the two take both cores."""
+        import threading
+
         try:
             src = _open_regular(body)
         except OSError:
             body.unlink(missing_ok=True)
             raise
+        got: dict = {}
+        t = None
+        if crc is None:
+            def work():
+                try:
+                    with mmap.mmap(src, n, prot=mmap.PROT_READ) if n else _Empty() as m:
+                        got["crc"] = _crc(m, 8 << 20)
+                except (OSError, ValueError) as e:
+                    got["error"] = e
+
+            t = threading.Thread(target=work, name="qare-out-crc", daemon=True)
+            t.start()
         try:
             tmp = _copy_to_out(src, n, out)
         except BaseException as e:
@@ -407,7 +421,15 @@ class OutputCache:
                 raise OSError(f"cannot read back the written graph: {e}") from None
             raise
         finally:
+            if t is not None:
+                t.join()
             os.close(src)
+        if crc is None:
+            if "error" in got:
+                body.unlink(missing_ok=True)
+                tmp.unlink(missing_ok=True)
+                raise OSError(f"cannot read back the written graph: {got['error']}")
+            crc = got["crc"]
         os.replace(tmp, out)
         self._keep(key, body, n, crc, counts, frame)
 
@@ -436,14 +458,12 @@ class OutputCache:
             # the writer made it with the umask's mode (0644): an entry is private like the rest of the cache
             os.fchmod(src, 0o600)
             n = os.fstat(src).st_size
-            with mmap.mmap(src, n, prot=mmap.PROT_READ) if n else _Empty() as m:
-                crc = _crc(m)
-        except (OSError, ValueError) as e:
+        except OSError as e:
             body.unlink(missing_ok=True)
             raise OSError(f"cannot read back the written graph: {e}") from None
         finally:
             os.close(src)
-        self._publish(key, body, n, crc, out, counts, frame)
+        self._publish(key, body, n, None, out, counts, frame)
 
     def _keep(self, key: str, body: Path, n: int, crc: int, counts, frame) -> None:
         """``body`` (``n`` bytes of CRC-32 ``crc``) becomes the entry ``key``, its meta written after it."""
