@@ -211,7 +211,7 @@ def _report_build(pg, classpath, quiet) -> bool:
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None,
-           patch=False):
+           patch=False, compact=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
@@ -221,7 +221,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     storing it (and timing the ``store`` phase) when the caller chooses.
     With ``patch`` (and a store) a build after body edits may be the stored
     graph patched (``callgraph._patch.PatchedGraph``): it reads the stored
-    graph until ``save()`` (which releases it) — write ``--out`` first."""
+    graph until ``save()`` (which releases it) — write ``--out`` first.
+    With ``compact`` the graph is kept as arrays (``callgraph._compact``:
+    what the store and the JSON writer read; ``networkx`` on demand)."""
     import dataclasses
     import time
 
@@ -274,7 +276,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
                 project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
                 progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
                 offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES,
-                sources=(inputs.files, inputs.skipped), previous=stored, compact=patch)
+                sources=(inputs.files, inputs.skipped), previous=stored, compact=compact)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -1067,7 +1069,10 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             else:
                 pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                        maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
-                                       store_later=later, patch=True)
+                                       store_later=later, patch=True,
+                                       # arrays when nothing needs networkx: no --out, or the JSON of the cha graph
+                                       compact=out is None or (out.suffix.lower() == ".json" and dispatch == "cha"
+                                                               and not include_unresolved))
             if answered is None and out is not None:
                 keep = None
                 if later:
