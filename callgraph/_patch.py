@@ -368,7 +368,8 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
             skipped.append((kept[fi].rel, c.failed))
     resolved = {kd: counts_.get(kd, 0) for kd in ("exact", "arity", "name", "local")}
     stats["graph_patched"] = len(changed)
-    phases, seconds = finish()
+    contrib_blob = encode_contributions(contribs, index, pkey, instantiated_columns=inst_cols)
+    phases, seconds = finish()  # the graph made: its phase ends here (the summary is no part of it)
     summary = BuildSummary(
         files=len(kept), lines=lines, methods=n, call_sites=sum(counts_.values()), resolved=resolved,
         unresolved=counts_.get("unresolved", 0), top_reasons=_contrib.top_reasons(reasons),
@@ -387,7 +388,7 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
              "rta": n_rta, "counts": n_counts, "lines": n_lines, "rtas": table, "pkey": pkey,
              "contribs": tuple(contribs), "names_blob": sg.raw["names"], "apis_blob": sg.raw["apis"],
              "rtas_blob": rtas_blob, "refs": bytes(refs), "adj_blob": adj_blob,
-             "contrib_blob": encode_contributions(contribs, index, pkey, instantiated_columns=inst_cols),
+             "contrib_blob": contrib_blob,
              "row_bytes": row_bytes, "instantiated_columns": inst_cols,
              "base_crc": sg.crc, "grow": tuple(tuple(g) for g in grow.values()),
              "less": tuple((c, h) for h, c in less.items())}
