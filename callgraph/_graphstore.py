@@ -298,7 +298,7 @@ def slot_key(root: str, loc_mode: str, max_file_bytes: int) -> str:
 
 
 def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
-                previous: Inputs | None = None) -> Inputs:
+                previous: Inputs | None = None, probe: dict | None = None) -> Inputs:
     """The :class:`Inputs` of a build about to run on ``files`` (the
     ``discover_sources`` result), ``classpath`` (the final entry list) and
     ``jdk_home``; hashes every file (taken before the build reads them).
@@ -308,9 +308,16 @@ def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_fi
     not racy against its time (callgraph._statsig, the rule
     :meth:`GraphStore.lookup` answers by), keeps that row's digest instead of
     being read and hashed again (spring-framework after one edit: 1.0 of
-    the fingerprint's 1.1 s)."""
+    the fingerprint's 1.1 s).
+
+    ``probe`` (filled by :meth:`GraphStore.lookup` for these very inputs):
+    the signatures, classpath, JDK and ``lombok.config`` rows the look-up
+    took just before, and its time — not taken a second time (9,187
+    ``stat`` calls and the ``lombok.config`` walk on spring-framework)."""
     root = Path(root)
-    taken = time.time_ns()
+    probe = probe if probe and probe.get("complete") and probe.get("files") == len(files) else None
+    taken = probe["taken_ns"] if probe is not None else time.time_ns()
+    sigs = probe["sigs"] if probe is not None else {}
     known: dict = {}
     if previous is not None and previous.max_file_bytes == max_file_bytes:
         before = previous.taken_ns
@@ -319,17 +326,27 @@ def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_fi
                 known[r[0]] = r
     rows = []
     for sf in files:
-        sig = signature(sf.path)
+        sig = sigs.get(sf.path) or signature(sf.path)
         old = known.get(sf.path)
         digest = old[8] if old is not None and old[3:8] == sig else _sha(sf.path, max_file_bytes)
         rows.append((sf.path, sf.rel, sf.source_set, *sig, digest))
+    if probe is not None:
+        cp, jdk, lombok = probe["classpath"], probe["jdk"], probe["lombok"]
+    else:
+        cp, jdk, lombok = (_freeze(_entry_sigs(classpath)), _freeze(_jdk_sigs(jdk_home)),
+                           _freeze(_lombok_configs(root, files)))
     return Inputs(str(os.path.realpath(root)), loc_mode, max_file_bytes, code_version(), taken, tuple(rows),
-                  _freeze([list(map(str, s)) for s in skipped]), _freeze(_entry_sigs(classpath)),
-                  _freeze(_jdk_sigs(jdk_home)), _freeze(_lombok_configs(root, files)))
+                  _freeze([list(map(str, s)) for s in skipped]), cp, jdk, lombok)
 
 
-def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str | None:
-    """None when the stored graph was built from exactly these inputs, else why not."""
+def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home, probe: dict | None = None) -> str | None:
+    """None when the stored graph was built from exactly these inputs, else
+    why not. With ``probe`` (a dict), every signature is taken even past a
+    changed file, and kept there with the classpath, JDK and
+    ``lombok.config`` rows (``probe["complete"]`` when all were), for the
+    build's :func:`fingerprint` that follows."""
+    if probe is not None:
+        probe.update(taken_ns=time.time_ns(), sigs={}, files=len(files), complete=False)
     if stored.code != code_version():
         return "qare's call-graph code changed"
     if len(stored.files) != len(files):
@@ -337,21 +354,35 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
     if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
         return "the skipped files changed"
     written = stored.taken_ns
+    why = None
+    sigs = probe["sigs"] if probe is not None else None
     for row, sf in zip(stored.files, files):
         if row[0] != sf.path or row[1] != sf.rel or row[2] != sf.source_set:
             return "the set of .java files changed"
         now = signature(sf.path)
+        if sigs is not None:
+            sigs[sf.path] = now
+        if why is not None:
+            continue  # only taking the signatures for the fingerprint
         if now == MISSING:
-            return f"{sf.rel} unreadable"
-        if now == row[3:8] and trusted(now, written):
+            why = f"{sf.rel} unreadable"
+        elif now == row[3:8] and trusted(now, written):
             continue  # same inode, size and timestamps, written well before the fingerprint (callgraph._statsig)
-        if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
-            return f"{sf.rel} changed"
-    if _freeze(_entry_sigs(classpath)) != stored.classpath:
+        elif row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
+            why = f"{sf.rel} changed"
+        if why is not None and sigs is None:
+            return why
+    cp, jdk, lombok = (_freeze(_entry_sigs(classpath)), _freeze(_jdk_sigs(jdk_home)),
+                       _freeze(_lombok_configs(Path(root), files)))
+    if probe is not None:
+        probe.update(classpath=cp, jdk=jdk, lombok=lombok, complete=True)
+    if why is not None:
+        return why
+    if cp != stored.classpath:
         return "the classpath changed"
-    if _freeze(_jdk_sigs(jdk_home)) != stored.jdk:
+    if jdk != stored.jdk:
         return "the JDK changed"
-    if _freeze(_lombok_configs(Path(root), files)) != stored.lombok:
+    if lombok != stored.lombok:
         return "a lombok.config changed"
     return None
 
@@ -1424,22 +1455,25 @@ class GraphStore(PrivateSQLite):
 
     # ------------------------------------------------------------- read
     def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
-               previous: list | None = None):
+               previous: list | None = None, probe: dict | None = None):
         """``(StoredGraph or None, why not)``: the stored graph of this
         project, when built from exactly these inputs. The graph stays
         readable (one read transaction) until :meth:`StoredGraph.close`.
         With a list ``previous``, a stored graph whose inputs changed is
         appended to it, read all the same (what :meth:`previous` answers:
-        a build after body edits patches it, and the row is read once)."""
+        a build after body edits patches it, and the row is read once).
+        With a dict ``probe``, what the check took for :func:`fingerprint`
+        (``_unchanged``)."""
         with gc_paused():  # the inputs' 9,000 file rows, the string table's 100,000 ids
-            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes, previous)
+            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes, previous,
+                                probe)
 
     def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
-                previous: list | None = None):
+                previous: list | None = None, probe: dict | None = None):
         why: list = []
 
         def check(stored):
-            w = _unchanged(stored, root, files, skipped, classpath, jdk_home)
+            w = _unchanged(stored, root, files, skipped, classpath, jdk_home, probe)
             if w is not None and previous is not None:
                 why.append(w)
                 return None  # read on, for the caller's patch

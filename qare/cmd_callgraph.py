@@ -168,6 +168,8 @@ class _Inputs:
         #: time and that graph (what ``_build`` patches)
         self.lookup_seconds = self.lookup_cpu = 0.0
         self.previous = None
+        #: what the look-up's check took (``_graphstore._unchanged``): the build's fingerprint reuses it
+        self.probe: dict = {}
 
 
 def _open_graph_store(cache, no_cache):
@@ -262,7 +264,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         # the digests of files unchanged by the stat rule since the slot's last fingerprint are not read again
         previous = stored.inputs if stored is not None else store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                         _MAX_FILE_BYTES, previous=previous)
+                         _MAX_FILE_BYTES, previous=previous, probe=inputs.probe)
         # the warm cache's facts keys take these digests instead of hashing every file again
         from callgraph._build import remember_digests
 
@@ -966,7 +968,7 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
     t0, c0 = time.perf_counter(), time.process_time()
     previous: list = []
     sg, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                            _MAX_FILE_BYTES, previous)
+                            _MAX_FILE_BYTES, previous, inputs.probe)
     if sg is None:
         # the look-up's time is the store's (the build's store phase adds it), the graph it read what a build
         # after body edits patches (read once)
