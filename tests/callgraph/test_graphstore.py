@@ -491,6 +491,47 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
         store.close()
 
 
+def test_a_use_is_kept_beside_the_graph_row_not_in_it(tmp_path, monkeypatch):
+    """A warm answer marks its graph used in the small ``uses`` table: the
+    graph row (30 MB on spring-framework, every page of which SQLite read to
+    set one column of it) is not written; the size bound and ``qare cache``
+    read the later of the two times; a ``uses`` row that is no time is
+    ignored, never a traceback; the uses of an evicted graph go with it."""
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "qare-example", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    path = tmp_path / "c.sqlite.graphs"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    assert _chain([str(b), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE written (n INTEGER)")
+        db.execute("INSERT INTO written VALUES (0)")
+        db.execute("CREATE TRIGGER count_updates AFTER UPDATE ON graphs BEGIN UPDATE written SET n = n + 1; END")
+        stored_a = db.execute("SELECT used FROM graphs WHERE slot LIKE ?", (f"{os.path.realpath(a)}%",)).fetchone()[0]
+    time.sleep(0.01)
+    assert _chain([str(a), "processComment"], cache).exit_code == 0  # from the store: a used now
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT n FROM written").fetchone() == (0,)
+        (touched,) = db.execute("SELECT u.used FROM uses u JOIN graphs g ON g.gid = u.gid "
+                                "WHERE g.slot LIKE ?", (f"{os.path.realpath(a)}%",)).fetchone()
+    assert touched > stored_a
+    store = gs.GraphStore(path)
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["a", "b"]  # a, last used, first
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE uses SET used = 'soon'")
+    store = gs.GraphStore(path)
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["b", "a"]  # by their rows' times again
+        assert store.prune(0) == 2
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM uses").fetchone() == (0,)
+
+
 def _assert_rows_counted(db) -> None:
     """The rows table holds exactly the rows the stored graphs name, each with its count of names."""
     want: dict = {}
