@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from itertools import accumulate
 
+import msgpack
+
 from ._graph import ProjectGraph
-from ._graphstore import (_KIND_AT, _KINDS, EncodedGraph, _encode_info, _encode_names, _encode_summary,
+from ._graphstore import (_KINDS, EncodedGraph, _encode_info, _encode_names, _encode_summary,
                           _method_attrs, _row_key, encode_api_columns, encode_contributions, method_columns,
                           pack_adjacency)
 
 __all__ = ["CompactGraph", "OutView"]
-
-_CHA = _KIND_AT["cha"]
 
 
 class CompactGraph(ProjectGraph):
@@ -83,8 +83,6 @@ class CompactGraph(ProjectGraph):
         attrs = [p["api_attrs"](i) for i in range(n_api)]
         apis = encode_api_columns([d["third_party"] for d in attrs], [d["library"] for d in attrs],
                                   [d["kind"] for d in attrs])
-        import msgpack
-
         adj = pack_adjacency(len(names), *method_columns(infos), p["offsets"], p["targets"], p["kinds"], p["rta"],
                              p["counts"], p["lines"])
         contrib = getattr(self, "contributions", None)

@@ -31,9 +31,8 @@ import msgpack
 
 from . import _contrib
 from ._compact import CompactGraph, OutView
-from ._graphstore import (_KIND_AT, _KINDS, _U32, EncodedGraph, StoreError, _decode_info, _encode_info,
-                          _encode_summary, _row_key, _u32, decode_contributions,
-                          encode_contributions, instantiated_of)
+from ._graphstore import (_KIND_AT, _U32, EncodedGraph, StoreError, _decode_info, _encode_info, _encode_summary,
+                          _row_key, decode_contributions, encode_contributions, instantiated_of, pack_adjacency)
 
 __all__ = ["PatchedGraph", "patch"]
 
@@ -337,9 +336,8 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
     if first != list(range(1, len(first) + 1)):
         renum = {0: 0, **{w: k for k, w in enumerate(first, 1)}}
         n_rta = array(_U32, map(renum.__getitem__, n_rta))
-    adj_blob = msgpack.packb([len(names), list(files), list(a.sets), _u32(a.file_at), bytes(a.set_at), _u32(loc),
-                              _u32(n_off), _u32(n_targets), bytes(n_kinds), _u32(n_rta), _u32(n_counts),
-                              _u32(n_lines)], use_bin_type=True)
+    adj_blob = pack_adjacency(len(names), list(files), list(a.sets), a.file_at, a.set_at, loc, n_off, n_targets,
+                              n_kinds, n_rta, n_counts, n_lines)
     rtas_blob = msgpack.packb([list(w) for w in table], use_bin_type=True) if table != sg.rtas else sg.raw["rtas"]
     # the method rows: the edited methods' MethodInfo rows, the others' kept
     k = 16
