@@ -1164,8 +1164,10 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     cp_failed = False
     why = None
     if store is not None:
+        previous: list = []  # the stored graph when its inputs changed: what a build after body edits patches
         stored, why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
-                                   loc_mode, _MAX_FILE_BYTES)
+                                   loc_mode, _MAX_FILE_BYTES, previous, inputs.probe)
+        inputs.previous = previous[0] if previous else None
         if store.stats["rebuilt"]:
             why = f"{why}; the store file was damaged or of another version and was made anew"
     bad_row = store is not None and bool(store.unreadable)  # said once, after the rebuild replaced it
@@ -1192,12 +1194,30 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                     click.echo(_from_store_line(stored, len(inputs.files)), err=True)
         if stored is None:
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store, patch=True)
             if store is not None:
                 _say_stored(store, why, bad_row, quiet)
+            if hasattr(pg, "release"):
+                # patched from the stored graph and stored (callgraph._patch): answered from the store, on its
+                # arrays, as an unchanged project is; a patch not stored (another process stored meanwhile) is
+                # built whole
+                again, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath,
+                                           inputs.jdk_home, loc_mode, _MAX_FILE_BYTES)
+                if again is not None:
+                    stored = again
+                    pg = stored.project_graph(project, resolution=inputs.resolution)
+                else:
+                    inputs.previous = None
+                    pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache,
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
             mid = _chain_method(pg, method)
             t_chain = time.perf_counter()
-            targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
+            if stored is not None:
+                targets = stored.reach(pg, mid, max_depth=max_depth, dispatch=dispatch,
+                                       include_unresolved=include_unresolved)
+            else:
+                targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch,
+                                   include_unresolved=include_unresolved)
         info = pg.method(mid)
         pg.summary.phases["chain"] = round(time.perf_counter() - t_chain, 3)
     finally:

@@ -375,3 +375,24 @@ def test_an_edit_reads_the_stored_graph_once_and_checks_the_previous_output_whil
     fresh.mkdir(mode=0o700)
     assert _cli(["graph", str(project), "--out", str(tmp_path / "c.json"), *common], fresh).exit_code == 0
     assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+
+
+def test_qare_chain_after_a_body_edit_patches_the_stored_graph_and_answers_from_it(tmp_path, project):
+    """``qare chain`` whose project had a body edited since its graph was
+    stored: the graph is patched and stored, then the answer comes from the
+    store's arrays, as for an unchanged project — the cold build's answer."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    common = ["--no-discover-classpath", "-q", "--jobs", "1"]
+    assert _cli(["chain", str(project), "p.Main.go", *common], cache).exit_code == 0
+    for step, (name, old, new, patched, _why) in enumerate(STEPS[:3]):
+        _edit(project, name, old, new)
+        for m in METHODS:
+            a = _cli(["chain", str(project), m, *common], cache)
+            fresh = tmp_path / f"fresh{step}{m}"
+            fresh.mkdir(mode=0o700)
+            b = _cli(["chain", str(project), m, *common, "--no-cache"], fresh)
+            assert a.exit_code == b.exit_code == 0 and a.stdout == b.stdout, (step, m, a.output, b.output)
+        with sqlite3.connect(cache / "graphs.sqlite") as db:
+            stored = msgpack.unpackb(db.execute("SELECT summary FROM graphs").fetchone()[0], strict_map_key=False)
+        assert ("graph_patched" in stored["cache"]) == patched, (step, stored["cache"])
