@@ -1058,7 +1058,10 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                 except callgraph.NoInputError as e:
                     click.echo(f"error: {e}", err=True)
                     sys.exit(NO_INPUT)
-                answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode, startup)
+                # start-up ends where the inputs' discovery began (their imports made: the time they took is no
+                # phase's but start-up's)
+                answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode,
+                                       max(startup, inputs.startup))
                 if answered is None and out is not None and inputs.previous is not None:
                     # the previous output's body checked (its CRC, read through a mapping) on the second core
                     # while this one builds: what a patch of --out copies from (qare._outpatch)
