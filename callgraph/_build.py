@@ -10,15 +10,13 @@ import multiprocessing as mp
 import os
 import sqlite3
 import time
-from collections import Counter
+from dataclasses import replace
 from operator import itemgetter
 from pathlib import Path
 
-import networkx as nx
-
 from records.codeversion import code_version
 
-from . import _codec, _deps, _facts
+from . import _codec, _contrib, _deps, _facts
 from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
 from ._discover import SourceFile, decode_source, discover_sources
@@ -218,7 +216,7 @@ def _can_fork() -> bool:
 def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk="auto", jobs: int = 1,
                         progress: bool = False, max_file_bytes: int = 2_000_000, loc_mode: str = "physical",
                         cache=None, dispatch: str = DEFAULT_DISPATCH, offline: bool = False,
-                        maven_repo_local=None, sources=None) -> ProjectGraph:
+                        maven_repo_local=None, sources=None, previous=None, compact: bool = False) -> ProjectGraph:
     """Build the call graph of a Java project from its sources.
 
     Parameters
@@ -268,6 +266,19 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         What ``discover_sources(root, max_file_bytes=max_file_bytes)`` returned
         when the caller already walked the project (``qare graph`` keys the
         graph store by those very files): not walked again.
+    previous : StoredGraph, optional
+        The project's graph as the graph store holds it
+        (``GraphStore.previous``). With the warm cache on, when only method
+        bodies changed since it was built (the same project key), the
+        result is that graph patched (``callgraph._patch.PatchedGraph``):
+        only the edited files are resolved, and the graph, summary and
+        stored rows are the whole build's. Read only; the caller closes it
+        (a patched graph reads from it until ``PatchedGraph.release``).
+    compact : bool
+        Keep the graph as arrays (``callgraph._compact.CompactGraph``: the
+        graph store's and the JSON writer's form; ``graph`` makes the
+        ``networkx.DiGraph`` on first use): for a caller that only stores
+        and writes it (``qare graph``).
 
     Returns
     -------
@@ -444,6 +455,51 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         fps = _deps.Fingerprints(rels)
         try:
             pkey = _project_key(ekey, kept_files, kept_digests)
+            changed = _changed_files(previous, kept_files, kept_keys) \
+                if previous is not None and crew is None and len(kept) == len(files) else None
+            if changed:
+                # only method bodies edited (the project key the stored graph was built under): the stored graph
+                # with the edited files' methods replaced, no other file's resolution decoded (callgraph._patch)
+                got = _resolve_changed(changed, store, idx, fps, kept_files, kept_keys, ekey, pkey, rkeys,
+                                       kept_trees, max_file_bytes)
+                mark = (list(clock), dict(phases))
+                lap("resolve")
+
+                def finish():
+                    lap("graph")
+                    phases["total_cpu"] = _cpu() - c0
+                    return phases, time.perf_counter() - t0
+
+                from ._graphstore import code_version as store_code
+                from ._patch import patch
+
+                with _gc_paused():
+                    pg = patch(previous, pkey=pkey, code=store_code(), kept=kept, kept_files=kept_files,
+                               fkeys=kept_keys, changed=got, idx=idx, skipped=list(skipped), cp=cp,
+                               cp_warnings=list(cp_warnings), lines=sum(f.lines for f in kept),
+                               stats=store.stats, finish=finish, root=str(root), dispatch=dispatch)
+                if pg is not None:
+                    t_end, c_end = time.perf_counter(), _cpu()
+                    store.close()
+                    fps.release()
+                    if pending_snapshot is not None:
+                        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot)
+                    pg.resolution = resolution
+                    # the index and the facts are freed now, not as this returns: 2.5 M objects on
+                    # spring-framework, ~0.3 s that no phase held; the graph step's end
+                    snap = idx = pending_snapshot = None
+                    facts = kept = kept_keys = kept_digests = kept_trees = results = None
+                    t_end, c_end = time.perf_counter() - t_end, _cpu() - c_end
+                    ph = pg.summary.phases
+                    for k, v in (("graph", t_end), ("graph_cpu", c_end), ("total_cpu", c_end)):
+                        ph[k] = round(ph.get(k, 0.0) + v, 3)
+                    pg.summary = replace(pg.summary, seconds=pg.summary.seconds + t_end)
+                    return pg
+                # not patched (a global part moved): the whole build goes on, its resolve phase from here
+                clock[:] = mark[0]
+                phases.clear()
+                phases.update(mark[1])
+                store.stats.pop("graph_patched", None)
             with _gc_paused():
                 todo = _cached_resolutions(store, idx, fps, kept_keys, rels, ekey, pkey, rkeys, results, jobs)
         except BaseException:
@@ -510,34 +566,17 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     # set off three full collections over the whole index: 2.8 of this step's
     # 6 CPU-s (load 11), so the collector waits until the graph is built
     with _gc_paused():
-        g = nx.DiGraph()
         infos = {}
         for pms in idx.methods.values():
             for p in pms:
                 infos[p.info.id] = p.info
-        # nodes go straight into networkx's node and adjacency dicts (what
-        # ``add_node`` does, without its keyword dict copied into a second one)
-        nodes, succ, pred = g._node, g._succ, g._pred
-        for mid in sorted(infos):
-            mi = infos[mid]
-            nodes[mid] = {"kind": "method", "file": mi.file, "start_line": mi.start_line, "end_line": mi.end_line,
-                          "loc": mi.loc, "comment": mi.comment, "third_party": False, "library": None,
-                          "source_set": mi.source_set, "generated_by": mi.generated_by}
-            succ[mid] = {}
-            pred[mid] = {}
-        counts: Counter = Counter()
-        reasons: Counter = Counter()
-        site_types: Counter = Counter()
-        examples: dict = {}
         apis: dict = {}
         edge_rows: list = []
         results.sort(key=lambda r: r[0])
-        if cp is not None:  # those raised in this process (index, jobs=1) and by workers, once each
-            seen_w = set(map(tuple, cp_warnings))
-            for w in [*cp.warnings, *(w for r in results if r[1] is not None for w in r[1][2])]:
-                if tuple(w) not in seen_w:
-                    seen_w.add(tuple(w))
-                    cp_warnings.append(tuple(w))
+        # each file's share of the summary, kept by the graph store per file: a graph patched after
+        # a body edit sums the same shares (callgraph._contrib, callgraph._patch)
+        contribs = [_contrib.failed(err) if res is None else _contrib.contribution(res[0], res[1], res[2])
+                    for _fi, res, err in results] if store is not None else None
         made = {}
         for fi, res, err in results:
             if res is None:
@@ -546,58 +585,30 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             fr, inst, _w = res
             if inst is not None:
                 made[fi] = inst
-            counts.update(dict(fr.counts))
-            reasons.update(dict(fr.reasons))
-            site_types.update(dict(fr.sites))
-            for k, v in fr.examples:
-                examples.setdefault(k, v)
             apis.update((a.id, a) for a in fr.apis)
             edge_rows.extend(fr.edges)
-        for aid, a in sorted(apis.items()):
-            if aid not in infos:
-                nodes[aid] = {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
-                              "comment": None, "third_party": bool(a.third_party), "library": a.library,
-                              "source_set": None}
-                succ[aid] = {}
-                pred[aid] = {}
+        counts, reasons, site_types, examples = _summed(
+            contribs if contribs is not None else
+            [_contrib.failed(err) if res is None else _contrib.share(res[0], res[2])
+             for _fi, res, err in results], cp, cp_warnings)
+        api_ids = [aid for aid in sorted(apis) if aid not in infos]
         edge_rows.sort(key=itemgetter(0, 1))
-        # an edge's source is a method of the file that produced it, so rows of
-        # different files never collide; a cha edge gets its rta witnesses as it
-        # is added (one attribute dict per edge, the witnesses once per target).
-        # The rows go straight into the adjacency dicts ``add_edges_from`` fills
-        # (``_succ``/``_pred``, the same dicts in the same order): it made and
-        # copied a second dict per edge, 1.3 of java.base's 2 CPU-s of adding edges
-        cha = 0
-        rta = 0
         instantiated = InstantiatedSet(idx, made)
-        witnesses: dict = {}
-        cha_kind = Resolution.CHA
-        value = VALUE
-        for s, d, kind, lines in edge_rows:
-            if d not in nodes:
-                continue
-            if kind is cha_kind:
-                w = witnesses.get(d)
-                if w is None:
-                    w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
-                cha += 1
-                rta += bool(w)
-                attrs = {"lines": list(lines), "resolution": value[kind], "rta": w}
-            else:
-                attrs = {"lines": list(lines), "resolution": value[kind]}
-            out = succ.get(s)
-            if out is None or d in out:  # a missing source node or a repeated pair: networkx's own merge
-                g.add_edge(s, d, **attrs)
-            else:
-                out[d] = attrs
-                pred[d][s] = attrs
+        # as arrays when asked (callgraph._compact: no networkx graph made), when every edge's source is a
+        # method node (else networkx's own merge adds a node, which only the networkx step reproduces)
+        parts = _compact_edges(infos, api_ids, apis, edge_rows, instantiated) if compact else None
+        if parts is not None:
+            g = None
+            cha, rta = parts.pop("cha"), parts.pop("rta_count")
+        else:
+            g, cha, rta = _networkx_graph(infos, api_ids, apis, edge_rows, instantiated)
     lap("graph")
     phases["total_cpu"] = _cpu() - c0
     resolved = {k: counts.get(k, 0) for k in ("exact", "arity", "name", "local")}
     summary = BuildSummary(
         files=len(kept), lines=sum(f.lines for f in kept), methods=len(infos),
         call_sites=sum(counts.values()), resolved=resolved, unresolved=counts.get("unresolved", 0),
-        top_reasons=tuple(reasons.most_common(10)), cha_edges=cha, rta_edges=rta,
+        top_reasons=_contrib.top_reasons(reasons), cha_edges=cha, rta_edges=rta,
         instantiated_types=len(instantiated.types),
         parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
         decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
@@ -606,13 +617,226 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         phases={k: round(v, 3) for k, v in phases.items()}, notes=tuple(idx.module_duplicates),
         cache=dict(store.stats) if store is not None else ({"refused": cache_refused} if cache_refused else {}),
         site_types={k: site_types.get(k, 0) for k in SITE_TYPES})
-    pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch,
-                      instantiated=instantiated.types)
+    if g is None:
+        from ._compact import CompactGraph
+
+        pg = CompactGraph(summary, infos, str(root), dispatch, parts, instantiated=instantiated.types)
+    else:
+        pg = ProjectGraph(g, summary, infos, str(root), dispatch=dispatch, instantiated=instantiated.types)
     pg.resolution = resolution
     # the warm cache's project key (None without the cache): equal between two builds when no declaration
     # changed, so another file's resolution could not (qare._outpatch patches --out on it)
     pg.project_key = pkey
+    # each kept file's share of the summary, in file order (None without the cache): the graph store keeps them
+    pg.contributions = tuple(contribs) if contribs is not None and len(contribs) == len(kept) else None
+    # the index, the facts and every file's results are freed now, not as this returns (millions of objects,
+    # ~0.5 s on spring-framework that no phase held): the graph step's end
+    t_end, c_end = time.perf_counter(), _cpu()
+    idx = instantiated = results = edge_rows = facts = kept = kept_files = kept_keys = kept_digests = None
+    made = apis = contribs = snap = None
+    _STATE.clear()
+    t_end, c_end = time.perf_counter() - t_end, _cpu() - c_end
+    ph = pg.summary.phases
+    for k, v in (("graph", t_end), ("graph_cpu", c_end), ("total_cpu", c_end)):
+        ph[k] = round(ph.get(k, 0.0) + v, 3)
+    pg.summary = replace(pg.summary, seconds=pg.summary.seconds + t_end)
     return pg
+
+
+def _networkx_graph(infos: dict, api_ids: list, apis: dict, edge_rows: list, instantiated):
+    """``(networkx.DiGraph, cha edges, rta edges)`` of the graph step: the
+    nodes (methods sorted, then API nodes sorted) and the edge rows (sorted
+    by source then target) added straight into networkx's dicts."""
+    import networkx as nx  # only here: a build answered as arrays (callgraph._compact) never imports it
+
+    g = nx.DiGraph()
+    # nodes go straight into networkx's node and adjacency dicts (what
+    # ``add_node`` does, without its keyword dict copied into a second one)
+    nodes, succ, pred = g._node, g._succ, g._pred
+    for mid in sorted(infos):
+        mi = infos[mid]
+        nodes[mid] = {"kind": "method", "file": mi.file, "start_line": mi.start_line, "end_line": mi.end_line,
+                      "loc": mi.loc, "comment": mi.comment, "third_party": False, "library": None,
+                      "source_set": mi.source_set, "generated_by": mi.generated_by}
+        succ[mid] = {}
+        pred[mid] = {}
+    for aid in api_ids:
+        a = apis[aid]
+        nodes[aid] = {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None,
+                      "comment": None, "third_party": bool(a.third_party), "library": a.library,
+                      "source_set": None}
+        succ[aid] = {}
+        pred[aid] = {}
+    # an edge's source is a method of the file that produced it, so rows of
+    # different files never collide; a cha edge gets its rta witnesses as it
+    # is added (one attribute dict per edge, the witnesses once per target).
+    # The rows go straight into the adjacency dicts ``add_edges_from`` fills
+    # (``_succ``/``_pred``, the same dicts in the same order): it made and
+    # copied a second dict per edge, 1.3 of java.base's 2 CPU-s of adding edges
+    cha = 0
+    rta = 0
+    witnesses: dict = {}
+    cha_kind = Resolution.CHA
+    value = VALUE
+    for s, d, kind, lines in edge_rows:
+        if d not in nodes:
+            continue
+        if kind is cha_kind:
+            w = witnesses.get(d)
+            if w is None:
+                w = witnesses[d] = tuple(sorted(instantiated.witness(d)))
+            cha += 1
+            rta += bool(w)
+            attrs = {"lines": list(lines), "resolution": value[kind], "rta": w}
+        else:
+            attrs = {"lines": list(lines), "resolution": value[kind]}
+        out = succ.get(s)
+        if out is None or d in out:  # a missing source node or a repeated pair: networkx's own merge
+            g.add_edge(s, d, **attrs)
+        else:
+            out[d] = attrs
+            pred[d][s] = attrs
+    return g, cha, rta
+
+
+def _compact_edges(infos: dict, api_ids: list, apis: dict, edge_rows: list, instantiated) -> dict | None:
+    """The parts of a ``callgraph._compact.CompactGraph``: the graph
+    :func:`_networkx_graph` makes, as arrays (node ids, each method's
+    out-edges in CSR form, the witness table numbered by first use as the
+    graph store numbers it), plus ``cha``/``rta_count``; None when a row's
+    source is no method node (networkx would add it: that graph is made
+    with networkx)."""
+    from array import array
+
+    from ._graphstore import _KIND_AT, _U32
+
+    methods = sorted(infos)
+    names = methods + api_ids
+    index = dict(zip(names, range(len(names))))
+    n = len(methods)
+    offsets = [0] * (n + 1)
+    targets, rta_at, counts, lines_all = array(_U32), array(_U32), array(_U32), array(_U32)
+    kinds = bytearray()
+    code = {r: _KIND_AT[VALUE[r]] for r in (Resolution.EXACT, Resolution.BY_ARITY, Resolution.CHA,
+                                                 Resolution.GUESSED_BY_NAME)}
+    cha_kind = Resolution.CHA
+    witness_at: dict = {}  # target index -> (witness table index (1-based), witnessed at all)
+    table: dict = {}  # witness tuple -> 1-based index, by first use
+    cha = rta = 0
+    last = (None, None)
+    for s, d, kind, lines in edge_rows:
+        t = index.get(d)
+        if t is None:
+            continue
+        i = index.get(s)
+        if i is None or i >= n:
+            return None
+        if kind is cha_kind:
+            got = witness_at.get(t)
+            if got is None:
+                tup = tuple(sorted(instantiated.witness(d)))
+                w = table.get(tup)
+                if w is None:
+                    w = table[tup] = len(table) + 1
+                got = witness_at[t] = (w, bool(tup))
+            w = got[0]
+            cha += 1
+            rta += got[1]
+        else:
+            w = 0
+        if (s, d) == last:  # a repeated pair (two modules' rows): networkx's merge, the later row's values
+            j = len(targets) - 1
+            kinds[j] = code[kind]
+            if w:
+                rta_at[j] = w
+            start = len(lines_all) - counts[j]
+            del lines_all[start:]
+            counts[j] = len(lines)
+            lines_all.extend(lines)
+            continue
+        last = (s, d)
+        offsets[i + 1] += 1
+        targets.append(t)
+        kinds.append(code[kind])
+        rta_at.append(w)
+        counts.append(len(lines))
+        lines_all.extend(lines)
+    for i in range(n):
+        offsets[i + 1] += offsets[i]
+    rtas = list(table)
+
+    def api_attrs(i: int) -> dict:  # as _networkx_graph makes an API node's
+        a = apis[api_ids[i]]
+        return {"kind": "api", "file": None, "start_line": None, "end_line": None, "loc": None, "comment": None,
+                "third_party": bool(a.third_party), "library": a.library, "source_set": None}
+
+    return {"names": names, "n_methods": n, "offsets": offsets, "targets": targets, "kinds": bytes(kinds),
+            "rta": rta_at, "counts": counts, "lines": lines_all, "rtas": rtas, "cha": cha, "rta_count": rta,
+            "api_attrs": api_attrs, "api_kind": lambda i: "api"}
+
+
+def _changed_files(previous, kept_files, kept_keys) -> list | None:
+    """The indices of the files whose bytes differ from those the stored
+    graph ``previous`` was built from (its inputs' SHA-256 against each
+    facts key's), when the files are the same ones in the same order; None
+    when they are not (or a file could not be read)."""
+    inputs = getattr(previous, "inputs", None)
+    if inputs is None or len(inputs.files) != len(kept_files):
+        return None
+    out = []
+    for fi, (row, sf, fk) in enumerate(zip(inputs.files, kept_files, kept_keys)):
+        if fk is None or row[1] != sf.rel or row[2] != sf.source_set:
+            return None
+        if row[8] != fk.partition(":")[0]:
+            out.append(fi)
+    return out
+
+
+def _resolve_changed(changed: list, store, idx, fps, kept_files, kept_keys, ekey: str, pkey: str, rkeys: list,
+                     trees: dict, max_bytes: int) -> dict:
+    """``{file index: (FileResult, RTA facts, warnings) or an error}`` of the
+    ``changed`` files: the warm cache's row when it was stored under this
+    project key, else resolved here (and stored, with its look-ups)."""
+    rels = [sf.rel for sf in kept_files]
+    _STATE.update(index=idx, paths=[sf.path for sf in kept_files], rels=rels, fingerprints=fps,
+                  max_bytes=max_bytes, trees={fi: trees[fi] for fi in changed if fi in trees})
+    out: dict = {}
+    try:
+        for fi in changed:
+            rkeys[fi] = f"{kept_keys[fi]}:{ekey}"
+            row = store.get_resolved(rkeys[fi])
+            if row is not None and row[2] == pkey:
+                try:
+                    out[fi] = _codec.decode_resolution(row[0])
+                    store.stats["resolved_hits"] += 1
+                    continue
+                except _codec.CodecError:
+                    pass
+            _fi, res, blob, err, deps = _pass2_cached(fi)
+            store.stats["resolved_misses"] += 1
+            if res is None:
+                out[fi] = err
+                continue
+            store.put_resolved(rkeys[fi], blob, deps, pkey)
+            out[fi] = res
+    finally:
+        _STATE.clear()
+    return out
+
+
+def _summed(contribs, cp, cp_warnings: list):
+    """``(counts, reasons, site types, examples)`` of the files'
+    contributions (``_contrib.aggregate``); the classpath warnings raised in
+    this process (index, one job) and then by each file, once each, are
+    appended to ``cp_warnings``."""
+    seen_w = set(map(tuple, cp_warnings))
+    if cp is not None:
+        for w in cp.warnings:
+            if tuple(w) not in seen_w:
+                seen_w.add(tuple(w))
+                cp_warnings.append(tuple(w))
+        return _contrib.aggregate(contribs, cp_warnings, seen_w)
+    return _contrib.aggregate(contribs, [], set())
 
 
 class _nullpool:

@@ -28,17 +28,20 @@ The fingerprint is taken *before* the build reads the files: a file edited
 while the build runs leaves a fingerprint that no longer matches, so the
 next run rebuilds (never the other way round).
 
-Rows (format 3): ``rows`` holds each distinct method row — a project
-method's :class:`~callgraph._index.MethodInfo` fields and its out-edges
-(target, resolution, call-site lines, RTA witnesses) — keyed by the digest
-of its bytes and shared by every graph that holds it; the ``graphs`` row
-holds the node ids (the sorted method ids serve
+Rows (format 3; format 5 without edges): ``rows`` holds each distinct
+method row — a project method's :class:`~callgraph._index.MethodInfo`
+fields — keyed by the digest of its bytes and shared by every graph that
+holds it; the ``graphs`` row holds the node ids (the sorted method ids serve
 :meth:`ProjectGraph.find_methods`), the API nodes' attributes, the build
 summary, the inputs and ``refs``, the key of each method's row. A rebuild
 writes only the rows new to its slot (docs/callgraph.md "Graph store").
 Format 4 adds the graph row's *adjacency* blob: every method's out-edges
 in compressed-sparse-row arrays and the method attributes ``reach`` reads
-(:func:`encode_adjacency`), decoded and checked once per query.
+(:func:`encode_adjacency`), decoded and checked once per query; format 5
+drops the edges the rows still carried (no query read them: the store
+encoded every edge twice) and adds each file's *contributions* to the
+summary (:func:`encode_contributions`), from which a graph patched after a
+body edit (``callgraph._patch``) takes its summary.
 :meth:`StoredGraph.reach` answers ``qare chain`` on those arrays (the
 answer of :meth:`ProjectGraph.reach` on the whole graph; one method row
 read, the query's); :meth:`StoredGraph.reachable` loads the reachable part
@@ -81,8 +84,9 @@ from ._statsig import MISSING, RACY_NS, signature, signature_of, trusted  # noqa
 
 _MAGIC = "qare-graph-store"
 # 2: string table, uint32 edge arrays, CRC-32 per row (s5); 3: rows shared by content (s6);
-# 4: the graph row's adjacency blob, what a query reads instead of one row per reached method (s7)
-_VERSION = "4"
+# 4: the graph row's adjacency blob, what a query reads instead of one row per reached method (s7);
+# 5: method rows without their edges (the adjacency holds them), each file's contributions (s8)
+_VERSION = "5"
 FORMAT = f"{_MAGIC} {_VERSION}"
 DEFAULT_MAX_BYTES = 2 << 30
 MAX_GRAPHS = 64
@@ -294,7 +298,7 @@ def slot_key(root: str, loc_mode: str, max_file_bytes: int) -> str:
 
 
 def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
-                previous: Inputs | None = None) -> Inputs:
+                previous: Inputs | None = None, probe: dict | None = None) -> Inputs:
     """The :class:`Inputs` of a build about to run on ``files`` (the
     ``discover_sources`` result), ``classpath`` (the final entry list) and
     ``jdk_home``; hashes every file (taken before the build reads them).
@@ -304,9 +308,16 @@ def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_fi
     not racy against its time (callgraph._statsig, the rule
     :meth:`GraphStore.lookup` answers by), keeps that row's digest instead of
     being read and hashed again (spring-framework after one edit: 1.0 of
-    the fingerprint's 1.1 s)."""
+    the fingerprint's 1.1 s).
+
+    ``probe`` (filled by :meth:`GraphStore.lookup` for these very inputs):
+    the signatures, classpath, JDK and ``lombok.config`` rows the look-up
+    took just before, and its time — not taken a second time (9,187
+    ``stat`` calls and the ``lombok.config`` walk on spring-framework)."""
     root = Path(root)
-    taken = time.time_ns()
+    probe = probe if probe and probe.get("complete") and probe.get("files") == len(files) else None
+    taken = probe["taken_ns"] if probe is not None else time.time_ns()
+    sigs = probe["sigs"] if probe is not None else {}
     known: dict = {}
     if previous is not None and previous.max_file_bytes == max_file_bytes:
         before = previous.taken_ns
@@ -315,17 +326,27 @@ def fingerprint(root, files, skipped, classpath, jdk_home, loc_mode: str, max_fi
                 known[r[0]] = r
     rows = []
     for sf in files:
-        sig = signature(sf.path)
+        sig = sigs.get(sf.path) or signature(sf.path)
         old = known.get(sf.path)
         digest = old[8] if old is not None and old[3:8] == sig else _sha(sf.path, max_file_bytes)
         rows.append((sf.path, sf.rel, sf.source_set, *sig, digest))
+    if probe is not None:
+        cp, jdk, lombok = probe["classpath"], probe["jdk"], probe["lombok"]
+    else:
+        cp, jdk, lombok = (_freeze(_entry_sigs(classpath)), _freeze(_jdk_sigs(jdk_home)),
+                           _freeze(_lombok_configs(root, files)))
     return Inputs(str(os.path.realpath(root)), loc_mode, max_file_bytes, code_version(), taken, tuple(rows),
-                  _freeze([list(map(str, s)) for s in skipped]), _freeze(_entry_sigs(classpath)),
-                  _freeze(_jdk_sigs(jdk_home)), _freeze(_lombok_configs(root, files)))
+                  _freeze([list(map(str, s)) for s in skipped]), cp, jdk, lombok)
 
 
-def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str | None:
-    """None when the stored graph was built from exactly these inputs, else why not."""
+def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home, probe: dict | None = None) -> str | None:
+    """None when the stored graph was built from exactly these inputs, else
+    why not. With ``probe`` (a dict), every signature is taken even past a
+    changed file, and kept there with the classpath, JDK and
+    ``lombok.config`` rows (``probe["complete"]`` when all were), for the
+    build's :func:`fingerprint` that follows."""
+    if probe is not None:
+        probe.update(taken_ns=time.time_ns(), sigs={}, files=len(files), complete=False)
     if stored.code != code_version():
         return "qare's call-graph code changed"
     if len(stored.files) != len(files):
@@ -333,40 +354,48 @@ def _unchanged(stored: Inputs, root, files, skipped, classpath, jdk_home) -> str
     if _freeze([list(map(str, s)) for s in skipped]) != stored.skipped:
         return "the skipped files changed"
     written = stored.taken_ns
+    why = None
+    sigs = probe["sigs"] if probe is not None else None
     for row, sf in zip(stored.files, files):
         if row[0] != sf.path or row[1] != sf.rel or row[2] != sf.source_set:
             return "the set of .java files changed"
         now = signature(sf.path)
+        if sigs is not None:
+            sigs[sf.path] = now
+        if why is not None:
+            continue  # only taking the signatures for the fingerprint
         if now == MISSING:
-            return f"{sf.rel} unreadable"
-        if now == row[3:8] and trusted(now, written):
+            why = f"{sf.rel} unreadable"
+        elif now == row[3:8] and trusted(now, written):
             continue  # same inode, size and timestamps, written well before the fingerprint (callgraph._statsig)
-        if row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
-            return f"{sf.rel} changed"
-    if _freeze(_entry_sigs(classpath)) != stored.classpath:
+        elif row[8] is None or _sha(sf.path, stored.max_file_bytes) != row[8]:
+            why = f"{sf.rel} changed"
+        if why is not None and sigs is None:
+            return why
+    cp, jdk, lombok = (_freeze(_entry_sigs(classpath)), _freeze(_jdk_sigs(jdk_home)),
+                       _freeze(_lombok_configs(Path(root), files)))
+    if probe is not None:
+        probe.update(classpath=cp, jdk=jdk, lombok=lombok, complete=True)
+    if why is not None:
+        return why
+    if cp != stored.classpath:
         return "the classpath changed"
-    if _freeze(_jdk_sigs(jdk_home)) != stored.jdk:
+    if jdk != stored.jdk:
         return "the JDK changed"
-    if _freeze(_lombok_configs(Path(root), files)) != stored.lombok:
+    if lombok != stored.lombok:
         return "a lombok.config changed"
     return None
 
 
 # ------------------------------------------------------------------ rows
 #
-# Format 2, kept in 3 (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
+# Format 2, kept since (docs/callgraph.md "Graph store", "Rows"): a graph's node ids are
 # one string table (project methods first, sorted, then API nodes, sorted);
 # everything else names a node by its index in it. A project method's row
-# holds its MethodInfo fields (msgpack, without the id) and its out-edges as
-# one little-endian uint32 array
-#
-#     [E, target × E, kind × E, rta × E, line count × E, lines ...]
-#
-# (kind: index in _KINDS; rta: 0 = no ``rta`` attribute, else 1 + index in
-# the graph's table of witness tuples), decoded in bulk by ``array`` and
-# checked by a few C-level passes (max, min, sum) instead of per-value
-# Python checks. A row's key is the digest of its bytes and the graph row
-# carries a CRC-32: a damaged row is a miss, not an answer from wrong indices.
+# holds its MethodInfo fields (msgpack, without the id; format 5: nothing
+# else, its out-edges are the adjacency blob's). A row's key is the digest
+# of its bytes and the graph row carries a CRC-32: a damaged row is a miss,
+# not an answer from wrong indices.
 
 _CLS: list = []
 
@@ -480,65 +509,6 @@ def _u32_of(blob, what: str):
     return a
 
 
-def _encode_edges(out: dict, index: dict, rtas: dict) -> bytes:
-    """One method's out-edges (``{target: attrs}``) as the uint32 array above;
-    ``rtas`` (witness tuple → 1-based index) grows with new witness tuples."""
-    vals = out.values()
-    lines = [d["lines"] for d in vals]
-    words = [len(out)]
-    words += map(index.__getitem__, out)
-    kind_at = _KIND_AT
-    words += [kind_at[d["resolution"]] for d in vals]
-    witnessed = [d.get("rta") for d in vals]
-    for w in witnessed:
-        if w is None:
-            words.append(0)
-        else:
-            w = tuple(w)
-            i = rtas.get(w)
-            if i is None:
-                i = rtas[w] = len(rtas) + 1
-            words.append(i)
-    words += map(len, lines)
-    words += chain.from_iterable(lines)
-    return _u32(words)
-
-
-def _decode_edges(blob, names: list, rtas: list, follow, found: list | None = None) -> dict:
-    """``{target id: attrs}`` of the edges of kinds ``follow`` (indices in
-    ``_KINDS``) in a stored edge array, and their targets' indices appended
-    to ``found``; ``StoreError`` when it is not one (length, an index out of
-    range, a kind unknown, an edge without a line)."""
-    a = _u32_of(blob, "edges").tolist()  # one C call; list slices below cost less than array slices + tolist
-    if not a:
-        raise StoreError("edges")
-    e = a[0]
-    first = 1 + 4 * e
-    if len(a) < first:
-        raise StoreError("edges")
-    if not e:
-        if len(a) != 1:
-            raise StoreError("edges")
-        return {}
-    targets, kinds, rta, counts = a[1:1 + e], a[1 + e:1 + 2 * e], a[1 + 2 * e:1 + 3 * e], a[1 + 3 * e:first]
-    if (max(targets) >= len(names) or max(kinds) >= len(_KINDS) or max(rta) > len(rtas) or min(counts) < 1
-            or sum(counts) != len(a) - first):
-        raise StoreError("edges")
-    out = {}
-    pos = first
-    kind_names = _KINDS
-    for v, k, r, c in zip(targets, kinds, rta, counts):
-        if k in follow:  # reach skips the other kinds first thing: never loaded
-            d = {"lines": a[pos:pos + c], "resolution": kind_names[k]}
-            if r:
-                d["rta"] = rtas[r - 1]
-            out[names[v]] = d
-            if found is not None:
-                found.append(v)
-        pos += c
-    return out
-
-
 # ------------------------------------------------------------------ adjacency (format 4)
 #
 # One blob per stored graph (the ``adj`` column of its ``graphs`` row), what
@@ -597,11 +567,34 @@ def encode_adjacency(methods: list, infos, succ, index: dict, rtas: dict) -> byt
             counts.append(len(ls))
             lines += ls
         offsets.append(len(targets))
+    return pack_adjacency(len(index), list(files), list(sets), file_at, set_at, loc, offsets, targets, kinds,
+                          witnessed, counts, lines)
+
+
+def method_columns(infos) -> tuple:
+    """``(files, source sets, file_at, set_at, loc)`` of the adjacency blob
+    for the ``MethodInfo`` of every method, in method order."""
+    files: dict = {}
+    sets: dict = {}
+    file_at, loc, set_at = [], [], bytearray()
+    for mi in infos:
+        file_at.append(files.setdefault(mi.file, len(files)))
+        set_at.append(sets.setdefault(mi.source_set, len(sets)))
+        loc.append(mi.loc)
+    return list(files), list(sets), file_at, set_at, loc
+
+
+def pack_adjacency(n_nodes: int, files: list, sets: list, file_at, set_at, loc, offsets, targets, kinds, rta,
+                   counts, lines) -> bytes:
+    """The adjacency blob (the format above) of columns already made:
+    :func:`encode_adjacency`'s, a graph kept as arrays
+    (``callgraph._compact``) or one patched from the stored one. Raises
+    ``OverflowError`` for a value beyond 32 bits or more than 256 source sets."""
     if len(sets) > 256:
         raise OverflowError("more than 256 source sets")
-    return msgpack.packb([len(index), list(files), list(sets), _u32(file_at), bytes(set_at), _u32(loc),
-                          _u32(offsets), _u32(targets), bytes(kinds), _u32(witnessed), _u32(counts), _u32(lines)],
-                         use_bin_type=True)
+    return msgpack.packb([n_nodes, files, sets, _u32(file_at), bytes(set_at), _u32(loc), _u32(offsets),
+                          _u32(targets), bytes(kinds), _u32(rta), _u32(counts), _u32(lines)], use_bin_type=True)
+
 
 
 class _Adjacency:
@@ -664,19 +657,25 @@ class _Adjacency:
 
 
 def _encode_apis(g, apis: list) -> bytes:
-    """The API nodes' attributes as columns: ``[libraries, kinds, third_party
-    bytes (0/1), library index uint32 (0 = None, else 1 + index), kind bytes]``."""
+    """The API nodes' attributes as columns (:func:`encode_api_columns`)."""
+    nodes = g.nodes
+    ds = [nodes[n] for n in apis]
+    return encode_api_columns([d.get("third_party") for d in ds], [d.get("library") for d in ds],
+                              [d.get("kind", "api") for d in ds])
+
+
+def encode_api_columns(third_party, library, kind) -> bytes:
+    """The API nodes' attributes (one value per node of each list) as
+    columns: ``[libraries, kinds, third_party bytes (0/1), library index
+    uint32 (0 = None, else 1 + index), kind bytes]``."""
     libs: dict = {}
     kinds: dict = {}
-    tp, lib, kind = bytearray(), [], bytearray()
-    nodes = g.nodes
-    for n in apis:
-        d = nodes[n]
-        tp.append(1 if d.get("third_party") else 0)
-        name = d.get("library")
+    tp, lib, kd = bytearray(), [], bytearray()
+    for t, name, k in zip(third_party, library, kind):
+        tp.append(1 if t else 0)
         lib.append(0 if name is None else libs.setdefault(name, len(libs) + 1))
-        kind.append(kinds.setdefault(d.get("kind", "api"), len(kinds)))
-    return msgpack.packb([list(libs), list(kinds), bytes(tp), _u32(lib), bytes(kind)], use_bin_type=True)
+        kd.append(kinds.setdefault(k, len(kinds)))
+    return msgpack.packb([list(libs), list(kinds), bytes(tp), _u32(lib), bytes(kd)], use_bin_type=True)
 
 
 class _ApiColumns:
@@ -749,6 +748,204 @@ def _decode_rtas(blob) -> list:
     if type(v) is not list or not all(type(w) is list and all(type(x) is str for x in w) for w in v):
         raise StoreError("rta witnesses")
     return [tuple(w) for w in v]
+
+
+# ------------------------------------------------------------------ contributions (format 5)
+#
+# What each file adds to the graph besides its edges (callgraph._contrib):
+# msgpack ``[project key, n_files, labels, kinds, site types, count offsets,
+# count kinds, counts, reason offsets, reason labels, reason counts, example
+# offsets, example labels, example texts, site offsets, site type indices,
+# site counts, api offsets, api nodes, made digests, warnings, failures]`` —
+# one row per file in the graph's file order (its ``files`` in the inputs), then
+# the program's instantiated types ``[types, hows, how bits, source sets, set
+# bits]`` (the RTA witnesses of a ``cha`` edge a patch adds: callgraph._rta);
+# ``labels`` the reasons (and example keys), ``kinds`` resolution values;
+# each ``… offsets`` has one word more than there are files (file ``i``'s
+# items are ``offsets[i] .. offsets[i+1]``); ``api nodes`` indices in the
+# string table; ``made digests`` 16 bytes per file; ``warnings`` and
+# ``failures`` ``[file index, …]`` pairs for the few files that have them.
+# Decoded and checked like the adjacency (:func:`decode_contributions`);
+# covered by the graph row's CRC-32. Empty (no contributions) when the graph
+# was built without the warm cache: such a graph is never patched.
+
+_MADE = 16
+
+
+def encode_contributions(contribs, index: dict, pkey, instantiated: dict | None = None,
+                         instantiated_columns: list | None = None) -> bytes:
+    """The contributions blob of ``contribs`` (one ``FileContribution`` per
+    file, in file order) for a graph whose string table is ``index``
+    (node id → index), built under warm-cache project key ``pkey``, whose
+    program instantiates ``instantiated`` (``ProjectGraph.instantiated``:
+    type → ``InstantiatedType``; or, as :func:`decode_contributions` gave
+    them, ``instantiated_columns``); b"" without a key (nothing to patch from)."""
+    if not pkey:
+        return b""
+    if instantiated_columns is None:
+        instantiated_columns = _instantiated_columns(instantiated or {})
+    labels: dict = {}
+    kinds: dict = {}
+    stypes: dict = {}
+    c_off, c_n, r_off, r_at, r_n, e_off, e_at, e_text = [0], [], [0], [], [], [0], [], []
+    s_off, s_n, a_off, a_at = [0], [], [0], []
+    c_at, s_at, made = bytearray(), bytearray(), bytearray()
+    warnings, failures = [], []
+    label = labels.setdefault
+    for fi, c in enumerate(contribs):
+        for k, n in c.counts:
+            c_at.append(kinds.setdefault(getattr(k, "value", k), len(kinds)))
+            c_n.append(n)
+        for r, n in c.reasons:
+            r_at.append(label(r, len(labels)))
+            r_n.append(n)
+        for r, text in c.examples:
+            e_at.append(label(r, len(labels)))
+            e_text.append(text)
+        for t, n in c.sites:
+            s_at.append(stypes.setdefault(t, len(stypes)))
+            s_n.append(n)
+        a_at += map(index.__getitem__, c.apis)
+        c_off.append(len(c_n))
+        r_off.append(len(r_n))
+        e_off.append(len(e_text))
+        s_off.append(len(s_n))
+        a_off.append(len(a_at))
+        if len(c.made) != _MADE:
+            raise ValueError("a made digest of another size")
+        made += c.made
+        if c.warnings:
+            warnings.append([fi, [list(w) for w in c.warnings]])
+        if c.failed is not None:
+            failures.append([fi, c.failed])
+    if len(kinds) > 256 or len(stypes) > 256:
+        raise OverflowError("more than 256 resolution kinds or site types")
+    return msgpack.packb([pkey, len(contribs), list(labels), list(kinds), list(stypes), _u32(c_off), bytes(c_at),
+                          _u32(c_n), _u32(r_off), _u32(r_at), _u32(r_n), _u32(e_off), _u32(e_at), e_text,
+                          _u32(s_off), bytes(s_at), _u32(s_n), _u32(a_off), _u32(a_at), bytes(made), warnings,
+                          failures, *instantiated_columns], use_bin_type=True)
+
+
+def _instantiated_columns(instantiated: dict) -> list:
+    """``[types, hows, how bits, source sets, set bits]`` of the instantiated types."""
+    hows: dict = {}
+    sets: dict = {}
+    types, how_bits, set_bits = [], [], []
+    for t in sorted(instantiated):  # sorted throughout: the same bytes in every process (sets hash by seed)
+        v = instantiated[t]
+        types.append(t)
+        how_bits.append(sum(1 << hows.setdefault(h, len(hows)) for h in sorted(getattr(x, "value", x) for x in v.how)))
+        set_bits.append(sum(1 << sets.setdefault(x, len(sets)) for x in sorted(v.source_sets)))
+    if len(hows) > 32 or len(sets) > 32:
+        raise OverflowError("more than 32 kinds of instantiation or source sets")
+    return [types, list(hows), _u32(how_bits), list(sets), _u32(set_bits)]
+
+
+def _offsets(blob, n: int, total: int, what: str) -> list:
+    off = _u32_of(blob, what).tolist()
+    if len(off) != n + 1 or off[0] != 0 or off[-1] != total or off != sorted(off):
+        raise StoreError(what)
+    return off
+
+
+def _contrib_doc(blob, n_files: int) -> list:
+    """The contributions blob unpacked, its columns' types and the file count checked."""
+    try:
+        v = msgpack.unpackb(blob, raw=False, use_list=True)
+    except Exception:
+        raise StoreError("contributions") from None
+    if not (type(v) is list and len(v) == 27 and type(v[0]) is str and type(v[1]) is int and v[1] == n_files
+            and all(type(v[i]) is list for i in (2, 3, 4, 13, 20, 21, 22, 23, 25))
+            and all(type(v[i]) is bytes for i in (5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 24, 26))):
+        raise StoreError("contributions")
+    return v
+
+
+def decode_contributions(blob, n_files: int, names: list, columns: list | None = None):
+    """``(project key, [FileContribution] in file order)`` from a
+    contributions blob of a graph of ``n_files`` files whose string table is
+    ``names``; ``StoreError`` unless it is what :func:`encode_contributions`
+    writes (every column's type and length, offsets, every index inside its
+    table, resolution kinds known). An empty blob is ``(None, None)``. The
+    instantiated types' columns, not decoded yet, are appended to the list
+    ``columns`` when given (:func:`instantiated_of` decodes them)."""
+    from ._callsite import Resolution
+    from ._contrib import FileContribution
+
+    if blob == b"":
+        return None, None
+    v = _contrib_doc(blob, n_files)
+    pkey, n, labels, kinds, stypes = v[0], v[1], v[2], v[3], v[4]
+    if not all(type(x) is str for x in (*labels, *kinds, *stypes, *v[13])):
+        raise StoreError("contributions: tables")
+    values = {r.value: r for r in Resolution}
+    if not all(k in values for k in kinds):
+        raise StoreError("contributions: kinds")
+    kinds = [values[k] for k in kinds]
+    c_at, s_at = v[6], v[15]
+    c_n, r_at, r_n, e_at, s_n, a_at = (_u32_of(v[i], "contributions").tolist() for i in (7, 9, 10, 12, 16, 18))
+    e_text = v[13]
+    c_off = _offsets(v[5], n, len(c_n), "contributions: counts")
+    r_off = _offsets(v[8], n, len(r_n), "contributions: reasons")
+    e_off = _offsets(v[11], n, len(e_text), "contributions: examples")
+    s_off = _offsets(v[14], n, len(s_n), "contributions: sites")
+    a_off = _offsets(v[17], n, len(a_at), "contributions: apis")
+    if not (len(c_at) == len(c_n) and len(r_at) == len(r_n) and len(e_at) == len(e_text) and len(s_at) == len(s_n)):
+        raise StoreError("contributions: columns")
+    if (c_at and max(c_at) >= len(kinds)) or (s_at and max(s_at) >= len(stypes)) \
+            or (r_at and max(r_at) >= len(labels)) or (e_at and max(e_at) >= len(labels)) \
+            or (a_at and max(a_at) >= len(names)):
+        raise StoreError("contributions: an index past its table")
+    made = v[19]
+    if len(made) != _MADE * n:
+        raise StoreError("contributions: made")
+    extra: dict = {}
+    for what, rows, item in (("warnings", v[20], lambda x: type(x) is list and all(
+            type(w) is list and len(w) == 2 and type(w[0]) is str and type(w[1]) is str for w in x)),
+                             ("failures", v[21], lambda x: type(x) is str)):
+        got = {}
+        for r in rows:
+            if not (type(r) is list and len(r) == 2 and type(r[0]) is int and 0 <= r[0] < n and r[0] not in got
+                    and item(r[1])):
+                raise StoreError(f"contributions: {what}")
+            got[r[0]] = r[1]
+        extra[what] = got
+    warn, fail = extra["warnings"], extra["failures"]
+    out = []
+    for i in range(n):
+        w = warn.get(i)
+        out.append(FileContribution(
+            tuple(zip(map(kinds.__getitem__, c_at[c_off[i]:c_off[i + 1]]), c_n[c_off[i]:c_off[i + 1]])),
+            tuple(zip(map(labels.__getitem__, r_at[r_off[i]:r_off[i + 1]]), r_n[r_off[i]:r_off[i + 1]])),
+            tuple(zip(map(labels.__getitem__, e_at[e_off[i]:e_off[i + 1]]), e_text[e_off[i]:e_off[i + 1]])),
+            tuple(zip(map(stypes.__getitem__, s_at[s_off[i]:s_off[i + 1]]), s_n[s_off[i]:s_off[i + 1]])),
+            tuple(tuple(x) for x in w) if w else (), tuple(map(names.__getitem__, a_at[a_off[i]:a_off[i + 1]])),
+            made[_MADE * i:_MADE * i + _MADE], fail.get(i)))
+    if columns is not None:
+        columns.extend(v[22:])
+    return pkey, out
+
+
+def instantiated_of(cols) -> dict:
+    """The instantiated types (``{type: InstantiatedType}``, as
+    ``ProjectGraph.instantiated``) of a contributions blob's last five
+    columns (:func:`decode_contributions`); ``StoreError`` unless they are
+    what :func:`encode_contributions` writes."""
+    from ._rta import Instantiation, InstantiatedType
+
+    types, hows, how_bits, sets, set_bits = cols
+    how_bits, set_bits = _u32_of(how_bits, "contributions").tolist(), _u32_of(set_bits, "contributions").tolist()
+    values = {r.value: r for r in Instantiation}
+    if not (all(type(t) is str for t in types) and all(h in values for h in hows)
+            and all(type(x) is str for x in sets) and len(how_bits) == len(set_bits) == len(types)
+            and len(set(types)) == len(types) and len(hows) <= 32 and len(sets) <= 32):
+        raise StoreError("contributions: instantiated types")
+    if types and (max(how_bits) >> len(hows) or max(set_bits) >> len(sets)):
+        raise StoreError("contributions: instantiated types")
+    hows = [values[h] for h in hows]
+    return {t: InstantiatedType(t, frozenset(h for k, h in enumerate(hows) if hb >> k & 1),
+                                frozenset(x for k, x in enumerate(sets) if sb >> k & 1))
+            for t, hb, sb in zip(types, how_bits, set_bits)}
 
 
 def _encode_summary(s) -> bytes:
@@ -892,19 +1089,89 @@ class _MethodTable(dict):
         return [(m, self[m]) for m in self._ids]
 
 
+# ------------------------------------------------------------------ a whole graph encoded
+
+@dataclass(frozen=True, slots=True)
+class EncodedGraph:
+    """A graph as the store keeps it: the ``graphs`` row's blobs (all but
+    the inputs, which :meth:`GraphStore.save` adds) and its method rows.
+
+    ``rows``: ``{digest: [info blob, how many methods have it]}``, every row
+    of the graph (:func:`encode_graph`). A graph patched from the stored one
+    (``callgraph._patch``) has ``base_crc``, the CRC of the ``graphs`` row
+    it was made from, and only its changes: ``grow`` ``(digest, info, n)``,
+    ``less`` ``(n, digest)``. ``row_bytes``: the size of all its method rows
+    (the size bound counts them)."""
+
+    names: bytes
+    apis: bytes
+    rtas: bytes
+    summary: bytes
+    refs: bytes
+    adj: bytes
+    contrib: bytes
+    row_bytes: int
+    rows: dict | None = None
+    base_crc: int | None = None
+    grow: tuple = ()
+    less: tuple = ()
+
+
+def encode_graph(pg) -> EncodedGraph:
+    """``pg`` (a built ``ProjectGraph``) encoded for the store; raises
+    ``OverflowError``/``ValueError`` for what the format cannot hold."""
+    g = pg.graph
+    infos = pg._infos
+    methods = sorted(infos)
+    known = set(methods)
+    apis = sorted(n for n in g.nodes if n not in known)
+    names = methods + apis
+    index = dict(zip(names, range(len(names))))
+    # networkx's own dicts when there are (its adjacency views cost a Python call per item)
+    succ = getattr(g, "_succ", None)
+    if not isinstance(succ, dict):
+        succ = g.adj
+    rtas: dict = {}
+    rows: dict = {}  # digest -> [info, how many of this graph's methods have it]
+    refs = bytearray()  # the digest of each method's row, in method order
+    size = 0
+    for mid in methods:
+        info = _encode_info(infos[mid])
+        h = _row_key(info)
+        refs += h
+        r = rows.get(h)
+        if r is None:
+            rows[h] = [info, 1]
+        else:
+            r[1] += 1
+        size += len(info)
+    adjacency = encode_adjacency(methods, infos, succ, index, rtas)  # before the witness table is packed
+    contrib = getattr(pg, "contributions", None)
+    return EncodedGraph(_encode_names(names, len(methods)), _encode_apis(g, apis),
+                        msgpack.packb([list(w) for w in rtas], use_bin_type=True), _encode_summary(pg.summary),
+                        bytes(refs), adjacency,
+                        b"" if contrib is None else encode_contributions(contrib, index,
+                                                                         getattr(pg, "project_key", None),
+                                                                         pg.instantiated),
+                        size, rows=rows)
+
+
 # ------------------------------------------------------------------ the store
 
 _GRAPHS_COLUMNS = (("gid", "INTEGER PRIMARY KEY AUTOINCREMENT"), ("slot", "TEXT UNIQUE NOT NULL"),
                    ("inputs", "BLOB"), ("names", "BLOB"), ("apis", "BLOB"), ("rtas", "BLOB"), ("summary", "BLOB"),
-                   ("refs", "BLOB"), ("adj", "BLOB"), ("crc", "INTEGER"), ("bytes", "INTEGER"), ("used", "REAL"))
-_ROWS_COLUMNS = (("h", "BLOB PRIMARY KEY"), ("info", "BLOB"), ("edges", "BLOB"), ("refs", "INTEGER"))
+                   ("refs", "BLOB"), ("adj", "BLOB"), ("contrib", "BLOB"), ("crc", "INTEGER"), ("bytes", "INTEGER"),
+                   ("used", "REAL"))
+_ROWS_COLUMNS = (("h", "BLOB PRIMARY KEY"), ("info", "BLOB"), ("refs", "INTEGER"))
+_USES_COLUMNS = (("gid", "INTEGER PRIMARY KEY"), ("used", "REAL"))
+# a graph's last use: the later of its row's ``used`` (when it was stored) and its ``uses`` row (touch)
+_USED = "SELECT g.gid, g.slot, g.bytes, g.used, u.used FROM graphs g LEFT JOIN uses u ON u.gid = g.gid"
 _KEY_BYTES = 16
 
 
-def _row_key(info: bytes, edges: bytes) -> bytes:
-    """A method row's key: BLAKE2b-128 of its two blobs (the first's length
-    first, so no other split of the same bytes has this key)."""
-    return blake2b(len(info).to_bytes(4, "little") + info + edges, digest_size=_KEY_BYTES).digest()
+def _row_key(info: bytes) -> bytes:
+    """A method row's key: BLAKE2b-128 of its bytes."""
+    return blake2b(info, digest_size=_KEY_BYTES).digest()
 
 
 def _ref_counts(refs) -> dict | None:
@@ -955,7 +1222,8 @@ class GraphStore(PrivateSQLite):
             self.db.close()
             self.db = None
 
-    COLUMNS = {"graphs": [c[0] for c in _GRAPHS_COLUMNS], "rows": [c[0] for c in _ROWS_COLUMNS]}
+    COLUMNS = {"graphs": [c[0] for c in _GRAPHS_COLUMNS], "rows": [c[0] for c in _ROWS_COLUMNS],
+               "uses": [c[0] for c in _USES_COLUMNS]}
     AUTO_VACUUM = True
 
     def _make_tables(self, db) -> None:
@@ -963,6 +1231,9 @@ class GraphStore(PrivateSQLite):
         # one row per distinct method row (its MethodInfo fields and its out-edges, module notes
         # "rows"), keyed by its content digest and shared by every graph that holds it
         db.execute(f"CREATE TABLE rows ({', '.join(' '.join(c) for c in _ROWS_COLUMNS)}) WITHOUT ROWID")
+        # when a stored graph was last used, beside its row (format 5): setting a column of the graph row
+        # made SQLite read and compare every page of it (33 MB on spring-framework, 0.2 s a warm answer)
+        db.execute(f"CREATE TABLE uses ({', '.join(' '.join(c) for c in _USES_COLUMNS)})")
 
     # ------------------------------------------------------------- write
     def holds(self, inputs: Inputs) -> bool:
@@ -980,55 +1251,33 @@ class GraphStore(PrivateSQLite):
             self.touch(row[0])
         return same
 
-    def save(self, inputs: Inputs, pg) -> bool:
-        """Store ``pg`` (a built ``ProjectGraph``) as the graph of
-        ``inputs.slot()``, replacing the slot's previous graph, then apply the
-        size bound; nothing is written when the slot already holds a graph of
-        the same inputs (:meth:`holds`) that decoded (a slot in
-        :attr:`unreadable` is always rewritten). False when it could not be
-        written (costs the next run its speed, never this one).
+    def save(self, inputs: Inputs, pg, encoded: "EncodedGraph | None" = None) -> bool:
+        """Store ``pg`` (a built ``ProjectGraph``, or one patched from this
+        store: ``callgraph._patch``) as the graph of ``inputs.slot()``,
+        replacing the slot's previous graph, then apply the size bound;
+        nothing is written when the slot already holds a graph of the same
+        inputs (:meth:`holds`) that decoded (a slot in :attr:`unreadable` is
+        always rewritten). False when it could not be written (costs the next
+        run its speed, never this one). ``encoded``: ``encode_graph(pg)``
+        when the caller made it already (``qare graph`` hands it to the
+        ``--out`` writer too).
 
-        Every row is encoded before the write transaction starts, then
-        inserted with one ``executemany`` (module notes on the format)."""
+        Every row is encoded before the write transaction starts (a patched
+        graph brings its own encoding: only its changed rows), then inserted
+        with one ``executemany`` (module notes on the format)."""
         self.last_error = None
-        if inputs.slot() not in self.unreadable and self.holds(inputs):
+        own = getattr(pg, "encoded_for_store", None)
+        # a patched graph's inputs differ from the stored graph's (an edited file): nothing to compare
+        if own is None and inputs.slot() not in self.unreadable and self.holds(inputs):
             return True
-        g = pg.graph
-        infos = pg._infos
-        methods = sorted(infos)
-        known = set(methods)
-        apis = sorted(n for n in g.nodes if n not in known)
-        names = methods + apis
-        index = dict(zip(names, range(len(names))))
-        # networkx's own dicts when there are (its adjacency views cost a Python call per item)
-        succ = getattr(g, "_succ", None)
-        if not isinstance(succ, dict):
-            succ = g.adj
-        rtas: dict = {}
-        rows: dict = {}  # digest -> [info, edges, how many of this graph's methods have it]
-        refs = bytearray()  # the digest of each method's row, in method order
-        size = 0
-        empty: dict = {}
         try:
-            for mid in methods:
-                info = _encode_info(infos[mid])
-                edges = _encode_edges(succ[mid] if mid in succ else empty, index, rtas)
-                h = _row_key(info, edges)
-                refs += h
-                r = rows.get(h)
-                if r is None:
-                    rows[h] = [info, edges, 1]
-                else:
-                    r[2] += 1
-                size += len(info) + len(edges)
-            adjacency = encode_adjacency(methods, infos, succ, index, rtas)  # before the witness table is packed
-            blobs = (inputs.to_blob(), _encode_names(names, len(methods)),
-                     _encode_apis(g, apis), msgpack.packb([list(w) for w in rtas], use_bin_type=True),
-                     _encode_summary(pg.summary), bytes(refs), adjacency)
+            enc = encoded if encoded is not None else own() if own is not None else encode_graph(pg)
+            blobs = (inputs.to_blob(), enc.names, enc.apis, enc.rtas, enc.summary, enc.refs, enc.adj, enc.contrib)
         except (OverflowError, KeyError, TypeError, ValueError):
             self.last_error = "a graph this format cannot hold (an index or line beyond 32 bits)"
             return False
         crc = 0
+        size = enc.row_bytes
         for b in blobs:
             crc = zlib.crc32(b, crc)
             size += len(b)
@@ -1036,21 +1285,33 @@ class GraphStore(PrivateSQLite):
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")
-            old = db.execute("SELECT gid, refs FROM graphs WHERE slot = ?", (slot,)).fetchone()
-            old_counts = None
-            if old is not None:
-                old_counts = _ref_counts(old[1])
+            old = db.execute("SELECT gid, refs, crc FROM graphs WHERE slot = ?", (slot,)).fetchone()
+            if enc.base_crc is not None:
+                # a patch of the graph this slot held when it was read: still that graph, else not stored
+                if old is None or old[2] != enc.base_crc or slot in self.unreadable:
+                    db.execute("ROLLBACK")
+                    self.last_error = "the stored graph changed while this one was patched from it"
+                    return False
                 db.execute("DELETE FROM graphs WHERE gid = ?", (old[0],))
-            lost = old is not None and old_counts is None
-            # a slot that failed to decode: its rows are written again even where unchanged (a
-            # damaged row keeps its key, so an upsert of the same key must replace its bytes)
-            self._write_rows(rows, old_counts or {}, lost or slot in self.unreadable)
+                self._write_delta(enc.grow, enc.less)
+                lost = False
+            else:
+                old_counts = None
+                if old is not None:
+                    old_counts = _ref_counts(old[1])
+                    db.execute("DELETE FROM graphs WHERE gid = ?", (old[0],))
+                lost = old is not None and old_counts is None
+                # a slot that failed to decode: its rows are written again even where unchanged (a
+                # damaged row keeps its key, so an upsert of the same key must replace its bytes)
+                self._write_rows(enc.rows, old_counts or {}, lost or slot in self.unreadable)
             self.unreadable.discard(slot)
-            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, adj, crc, bytes, "
-                             "used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (slot, *blobs, crc, size, time.time()))
+            cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, adj, contrib, crc, "
+                             "bytes, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (slot, *blobs, crc, size, time.time()))
             if lost:  # the old graph's references unknown: every count recounted from the graphs' own lists
                 self._sweep()
             self._evict(keep=cur.lastrowid)
+            db.execute("DELETE FROM uses WHERE gid NOT IN (SELECT gid FROM graphs)")  # the uses of graphs gone
             db.execute("COMMIT")
         except sqlite3.DatabaseError as e:
             try:
@@ -1066,23 +1327,31 @@ class GraphStore(PrivateSQLite):
         self.last_error = None
         return True
 
+    def _write_delta(self, grow: list, less: list) -> None:
+        """A patched graph's rows: ``grow`` ``(digest, info, n)`` gain ``n``
+        references (inserted when new), ``less`` ``(n, digest)`` lose them."""
+        grow = sorted(grow)
+        self.db.executemany("INSERT INTO rows (h, info, refs) VALUES (?, ?, ?) ON CONFLICT (h) DO UPDATE "
+                            "SET refs = refs + excluded.refs", grow)
+        self._release(less)
+
     def _write_rows(self, rows: dict, old_counts: dict, rewrite: bool) -> None:
-        """Make the rows table hold ``rows`` (digest → [info, edges, count])
-        for a graph replacing one that held ``old_counts`` (digest → count):
-        only rows new to the slot are written (all when ``rewrite``), each
-        row's ``refs`` (how many stored methods name it) moves by the
-        difference, and a row no method names any more is deleted."""
+        """Make the rows table hold ``rows`` (digest → [info, count]) for a
+        graph replacing one that held ``old_counts`` (digest → count): only
+        rows new to the slot are written (all when ``rewrite``), each row's
+        ``refs`` (how many stored methods name it) moves by the difference,
+        and a row no method names any more is deleted."""
         get = old_counts.get
         if rewrite:
-            grow = [(h, info, edges, n) for h, (info, edges, n) in rows.items()]
+            grow = [(h, info, n) for h, (info, n) in rows.items()]
             less = [(n, h) for h, n in old_counts.items()]
         else:
-            grow = [(h, info, edges, n - get(h, 0)) for h, (info, edges, n) in rows.items() if n > get(h, 0)]
-            less = [(get(h) - n, h) for h, (_i, _e, n) in rows.items() if n < get(h, 0)]
+            grow = [(h, info, n - get(h, 0)) for h, (info, n) in rows.items() if n > get(h, 0)]
+            less = [(get(h) - n, h) for h, (_i, n) in rows.items() if n < get(h, 0)]
             less += [(n, h) for h, n in old_counts.items() if h not in rows]
         grow.sort()  # in key order: B-tree appends, not inserts at random pages (keys are digests)
-        self.db.executemany("INSERT INTO rows (h, info, edges, refs) VALUES (?, ?, ?, ?) ON CONFLICT (h) DO UPDATE "
-                            "SET info = excluded.info, edges = excluded.edges, refs = refs + excluded.refs", grow)
+        self.db.executemany("INSERT INTO rows (h, info, refs) VALUES (?, ?, ?) ON CONFLICT (h) DO UPDATE "
+                            "SET info = excluded.info, refs = refs + excluded.refs", grow)
         self._release(less)
 
     def _release(self, counts) -> None:
@@ -1114,6 +1383,7 @@ class GraphStore(PrivateSQLite):
         if row is None:
             return  # already gone (a sweep dropped it)
         self.db.execute("DELETE FROM graphs WHERE gid = ?", (gid,))
+        self.db.execute("DELETE FROM uses WHERE gid = ?", (gid,))
         counts = _ref_counts(row[0])
         if counts is None:
             self._sweep()
@@ -1142,11 +1412,11 @@ class GraphStore(PrivateSQLite):
         no valid ``bytes``/``used`` (a negative or non-integer size would
         otherwise switch the bound off; such a row is not this version's)."""
         cap = max_bytes() if cap is None else cap
-        rows = self.db.execute("SELECT gid, bytes, used FROM graphs").fetchall()
+        rows = self.db.execute(_USED).fetchall()
         good = []
-        for gid, size, used in rows:
+        for gid, _slot, size, used, touched in rows:
             if _row_problem(size, used) is None:
-                good.append((used, gid, size))
+                good.append((_last_use(used, touched), gid, size))
             elif gid != keep:
                 self._delete(gid)
                 self.stats["dropped"] += 1
@@ -1167,8 +1437,9 @@ class GraphStore(PrivateSQLite):
         use), ``problem`` (None, or why the row is not valid: then ``bytes``
         is 0 and ``used`` 0.0, and the next write deletes the row)."""
         out = []
-        for slot, size, used in self.db.execute("SELECT slot, bytes, used FROM graphs"):
+        for _gid, slot, size, used, touched in self.db.execute(_USED):
             problem = _row_problem(size, used)
+            used = _last_use(used, touched) if problem is None else used
             if type(slot) is not str:
                 problem, slot = "the slot is not text", str(slot)
             root, _, rest = slot.partition("\0")
@@ -1193,36 +1464,76 @@ class GraphStore(PrivateSQLite):
             return None
 
     # ------------------------------------------------------------- read
-    def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
+    def lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
+               previous: list | None = None, probe: dict | None = None):
         """``(StoredGraph or None, why not)``: the stored graph of this
         project, when built from exactly these inputs. The graph stays
-        readable (one read transaction) until :meth:`StoredGraph.close`."""
+        readable (one read transaction) until :meth:`StoredGraph.close`.
+        With a list ``previous``, a stored graph whose inputs changed is
+        appended to it, read all the same (what :meth:`previous` answers:
+        a build after body edits patches it, and the row is read once).
+        With a dict ``probe``, what the check took for :func:`fingerprint`
+        (``_unchanged``)."""
         with gc_paused():  # the inputs' 9,000 file rows, the string table's 100,000 ids
-            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes)
+            return self._lookup(root, files, skipped, classpath, jdk_home, loc_mode, max_file_bytes, previous,
+                                probe)
 
-    def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int):
+    def _lookup(self, root, files, skipped, classpath, jdk_home, loc_mode: str, max_file_bytes: int,
+                previous: list | None = None, probe: dict | None = None):
+        why: list = []
+
+        def check(stored):
+            w = _unchanged(stored, root, files, skipped, classpath, jdk_home, probe)
+            if w is not None and previous is not None:
+                why.append(w)
+                return None  # read on, for the caller's patch
+            return w
+
+        sg, w = self._read(slot_key(str(root), loc_mode, max_file_bytes), check)
+        if sg is not None and why:
+            sg.touch_on_close = False
+            previous.append(sg)
+            return None, why[0]
+        return sg, w
+
+    def previous(self, root, loc_mode: str, max_file_bytes: int):
+        """The slot's stored graph whatever its inputs (``StoredGraph`` or
+        None when there is none or it does not decode): what a build after
+        body edits patches (``callgraph._patch``). Readable until
+        :meth:`StoredGraph.close`; not marked used."""
+        with gc_paused():
+            sg, _why = self._read(slot_key(str(root), loc_mode, max_file_bytes), None)
+        if sg is not None:
+            # its use is the save that replaces it: marking it used would rewrite nothing but read
+            # (and compare) every page of its row, 0.2 s on spring-framework's
+            sg.touch_on_close = False
+        return sg
+
+    def _read(self, slot: str, check):
+        """``(StoredGraph or None, why not)`` for ``slot``: the graph row read
+        in a read transaction, its CRC-32 and slot checked, ``check(inputs)``
+        (None: no check) saying why its inputs do not hold, the tables decoded."""
         db = self.db
-        slot = slot_key(str(root), loc_mode, max_file_bytes)
         try:
             db.execute("BEGIN")
-            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, adj, crc FROM graphs "
-                             "WHERE slot = ?", (slot,)).fetchone()
+            row = db.execute("SELECT gid, inputs, names, apis, rtas, summary, refs, adj, contrib, crc, bytes "
+                             "FROM graphs WHERE slot = ?", (slot,)).fetchone()
             if row is None:
                 db.execute("COMMIT")
                 return None, "no stored graph"
             crc = 0
-            for b in row[1:8]:
+            for b in row[1:9]:
                 if type(b) is not bytes:
                     raise StoreError("graph row")
                 crc = zlib.crc32(b, crc)
-            if crc != row[8]:
+            if crc != row[9]:
                 raise StoreError("graph row: checksum")
             stored = Inputs.from_blob(row[1])
             # the slot column is outside the checksum: a row moved under another
             # slot (the same project's other LOC mode) is not this slot's graph
             if stored.slot() != slot:
                 raise StoreError("graph row: stored under another slot")
-            why = _unchanged(stored, root, files, skipped, classpath, jdk_home)
+            why = check(stored) if check is not None else None
             if why is not None:
                 db.execute("COMMIT")
                 return None, why
@@ -1241,6 +1552,11 @@ class GraphStore(PrivateSQLite):
             return None, f"stored graph in {self.path} unreadable ({e})"
         sg = StoredGraph(self, row[0], ids, names, apis, rtas, summary, slot, row[6], stored.taken_ns, row[7])
         sg.inputs = stored  # what it was built from: the output cache's key (qare._outcache)
+        # what a patch reuses as it is (callgraph._patch): the tables' bytes, the row's CRC, the size of
+        # its method rows (the row's size less its blobs: what the size bound counts)
+        sg.raw = {"names": row[2], "apis": row[3], "rtas": row[4], "contrib": row[8]}
+        sg.crc = row[9]
+        sg.row_bytes = row[10] - sum(map(len, row[1:9])) if type(row[10]) is int else None
         return sg, None
 
     def touch(self, gid: int) -> None:
@@ -1248,7 +1564,7 @@ class GraphStore(PrivateSQLite):
         # a short wait only: a warm answer must not queue behind another process storing a graph
         try:
             self.db.execute("PRAGMA busy_timeout = 200")
-            self.db.execute("UPDATE graphs SET used = ? WHERE gid = ?", (time.time(), gid))
+            self.db.execute("INSERT OR REPLACE INTO uses (gid, used) VALUES (?, ?)", (gid, time.time()))
         except sqlite3.DatabaseError:
             pass
         finally:
@@ -1279,9 +1595,13 @@ class StoredGraph:
         self.infos = _MethodTable(ids, self._load_info)
         self.inputs = None  # the stored Inputs (set by lookup)
         self._open = True
+        self.raw: dict = {}  # the graph row's blobs a patch keeps as they are (set by GraphStore._read)
+        self.crc: int | None = None
+        self.row_bytes: int | None = None
+        self.touch_on_close = True  # marked used (for the size bound) when closed
 
     def _rows(self, idxs):
-        """``{index: (info blob, edges blob)}`` of the given method indices, each row's key (its content digest) checked."""
+        """``{index: info blob}`` of the given method indices, each row's key (its content digest) checked."""
         db = self.store.db
         out = {}
         refs = self.refs
@@ -1290,12 +1610,12 @@ class StoredGraph:
             at: dict = {}
             for i in chunk:
                 at.setdefault(refs[k * i:k * i + k], []).append(i)
-            q = f"SELECT h, info, edges FROM rows WHERE h IN ({','.join('?' * len(at))})"
-            for h, info, edges in db.execute(q, tuple(at)):
-                if type(info) is not bytes or type(edges) is not bytes or _row_key(info, edges) != h:
+            q = f"SELECT h, info FROM rows WHERE h IN ({','.join('?' * len(at))})"
+            for h, info in db.execute(q, tuple(at)):
+                if type(info) is not bytes or _row_key(info) != h:
                     raise StoreError("method row: checksum")
                 for i in at.get(h, ()):
-                    out[i] = (info, edges)
+                    out[i] = info
         return out
 
     def _load_info(self, mid: str):
@@ -1306,7 +1626,7 @@ class StoredGraph:
             row = self._rows([i]).get(i)
             if row is None:
                 raise StoreError(f"no method row for {mid}")
-            return _decode_info(row[0], mid)
+            return _decode_info(row, mid)
         except StoreError as e:
             self.store.unreadable.add(self.slot)
             raise StoreError(f"stored graph in {self.store.path} unreadable ({e})") from None
@@ -1448,7 +1768,7 @@ class StoredGraph:
         row = self._rows([i0]).get(i0)
         if row is None:
             raise StoreError(f"no method row for {mid}")
-        dict.__setitem__(self.infos, mid, _decode_info(row[0], mid))
+        dict.__setitem__(self.infos, mid, _decode_info(row, mid))
         a = self.adjacency()
         offsets, targets, kinds, witnesses = a.offsets, a.targets, a.kinds, a.rta
         starts, lines = a.sites()
@@ -1492,7 +1812,15 @@ class StoredGraph:
                 self.store.db.execute("COMMIT")
             except sqlite3.Error:
                 pass
-            self.store.touch(self.gid)
+            if self.touch_on_close:
+                self.store.touch(self.gid)
+
+
+def _last_use(used, touched) -> float:
+    """A graph's last use: its row's time, or the later ``uses`` time when that one is a time at all."""
+    if type(touched) in (int, float) and 0 <= touched < 1e11 and touched > used:
+        return float(touched)
+    return used
 
 
 def _row_problem(size, used) -> str | None:

@@ -1,4 +1,4 @@
-from qare.cli import main
+from qare.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

@@ -42,10 +42,11 @@ def frame(pg, skip) -> str | None:
     if not pkey:
         return None
     h = hashlib.sha256(f"{FRAME_FORMAT}\0{pkey}\0".encode())
-    g = pg.graph
     ids = []
     apis = []
-    for n, d in g.nodes(data=True):
+    # a patched graph (callgraph._patch) without building networkx: its nodes from the stored tables
+    view = pg.out_view() if hasattr(pg, "out_view") else None
+    for n, d in (view.nodes_data() if view is not None else pg.graph.nodes(data=True)):
         ids.append(n)
         if d.get("kind") != "method":
             apis.append(repr((n, sorted(d.items(), key=lambda kv: kv[0]))))
@@ -104,30 +105,61 @@ _EDGES_HEAD = b'\n ],\n "edges": [\n'
 _TAIL = b"\n ]\n}"
 
 
+class _GraphView:
+    """What :func:`patch` reads of a ``networkx`` graph: the node order, the
+    edited files' method nodes and their out-edges."""
+
+    def __init__(self, g, files: set, skip):
+        self._nodes = g._node if isinstance(getattr(g, "_node", None), dict) else dict(g.nodes(data=True))
+        self._succ = g._succ if isinstance(getattr(g, "_succ", None), dict) else {u: dict(g.adj[u]) for u in g}
+        self.n_nodes = g.number_of_nodes()
+        self.edited = [n for n, d in self._nodes.items()
+                       if n not in skip and d.get("kind") == "method" and d.get("file") in files]
+        self.edited_files = {self._nodes[n]["file"] for n in self.edited}
+
+    def node_attrs(self, n):
+        return self._nodes[n]
+
+    def out_edges(self, u) -> dict:
+        return self._succ[u]
+
+    def nodes(self, skip):
+        """``(id, has an out-edge to a node not in skip)`` of every node not in ``skip``, in order."""
+        succ = self._succ
+        for u in self._nodes:
+            if u not in skip:
+                yield u, any(v not in skip for v in succ[u])
+
+
 def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None:
-    """``(pieces, counts)``: the pieces (bytes or views of ``body``) whose concatenation is the
+    """``(pieces, counts)``: the pieces (``bytes``, or ``(start, end)``
+    stretches of ``body``) whose concatenation is the
     node-link JSON of ``g`` without the nodes ``skip``, made from ``body``
     (the same text of the previous graph, whose counts were ``counts``) by
     replacing the nodes of the methods of ``files`` and their out-edges;
-    None when ``body`` is not what that needs (then write it all)."""
+    None when ``body`` is not what that needs (then write it all). ``g``: a
+    ``networkx`` graph, or a patched graph's ``out_view()``
+    (callgraph._patch), which names its edited methods itself."""
+    view = g if hasattr(g, "edited_files") else _GraphView(g, files, skip)
+    return _patch_body(body, view, files, skip, counts)
+
+
+def _patch_body(body: bytes, view, files: set, skip, counts):
     from .cmd_callgraph import _edge_text, _item_text
 
     n_at = body.find(_NODES)
     e_at = body.find(_EDGES_HEAD)
-    if n_at < 0 or e_at < n_at or not body.endswith(_TAIL):
+    if n_at < 0 or e_at < n_at or body[len(body) - len(_TAIL):] != _TAIL:
         return None
     e_first = e_at + len(_EDGES_HEAD)  # the first edge item (the edges section is not empty: checked below)
     e_close = len(body) - len(_TAIL)  # just after the last edge item's "}"
     if body[e_first:e_first + 4] != b"  {\n":
         return None
-    if g.number_of_nodes() - len(skip) != counts[0] or len(skip) != counts[2]:
+    if view.n_nodes - len(skip) != counts[0] or len(skip) != counts[2]:
         return None
-    nodes = g._node if isinstance(getattr(g, "_node", None), dict) else dict(g.nodes(data=True))
-    succ = g._succ if isinstance(getattr(g, "_succ", None), dict) else {u: dict(g.adj[u]) for u in g}
     strings: dict = {}
-    view = memoryview(body)  # the copied stretches are views: no second copy of a 250 MB body
-    edited = [n for n, d in nodes.items() if n not in skip and d.get("kind") == "method" and d.get("file") in files]
-    if {nodes[n]["file"] for n in edited} != files:
+    edited = [n for n in view.edited if n not in skip]
+    if not edited or view.edited_files != files:
         return None  # an edited file without a method node here: nothing ties its edits to nodes
     edited_set = set(edited)
     pieces: list = []
@@ -141,18 +173,18 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
         start = body.rfind(_ITEM, cur, hit) + 1
         if start <= 0:
             return None
-        pieces.append(view[cur:start])
-        pieces.append(_item_text(nodes[n], (("id", n),), strings).encode("utf-8"))
+        pieces.append((cur, start))  # a stretch of the body, copied as it is (by the kernel: qare._outcache)
+        pieces.append(_item_text(view.node_attrs(n), (("id", n),), strings).encode("utf-8"))
         cur = hit + len(pat)
     if cur > e_at:
         return None
-    pieces.append(view[cur:e_first])
+    pieces.append((cur, e_first))
     cur = e_first
     n_edges = counts[1]
 
     def items_of(u):
         return [_edge_text(d, (("source", u), ("target", v)), strings).encode("utf-8")
-                for v, d in succ[u].items() if v not in skip]
+                for v, d in view.out_edges(u).items() if v not in skip]
 
     edited_enc = {_enc(u) for u in edited}
     # edges: runs of edited sources between the copied blocks of the sources around them (A before, B after);
@@ -160,20 +192,18 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
     # backward from there (a short way: only the run's old items lie between)
     run: list = []
     before = None  # the last copied source with edges (A)
-    for u in nodes:
-        if u in skip:
-            continue
+    for u, has_out in view.nodes(skip):
         if u in edited_set:
             run.append(u)
             continue
-        if not any(v not in skip for v in succ[u]):
+        if not has_out:
             continue
         if run:
             hit = _find_source(body, u, cur, e_close)
             end = body.rfind(_ITEM, cur - 1, hit) + 1 if hit >= 0 else 0
             if end <= 0:
                 return None
-            got = _replace_run(body, view, run, cur, _after(body, before, cur, end, e_first), end, items_of,
+            got = _replace_run(body, run, cur, _after(body, before, cur, end, e_first), end, items_of,
                                edited_enc, pieces, True)
             if got is None:
                 return None
@@ -181,14 +211,14 @@ def patch(body: bytes, g, files: set, skip, counts) -> tuple[list, tuple] | None
             run = []
         before = u
     if run:
-        got = _replace_run(body, view, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
+        got = _replace_run(body, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
                            edited_enc, pieces, False)
         if got is None:
             return None
         n_edges += got
         cur = e_close
-    pieces.append(view[cur:])
-    return pieces, (counts[0], n_edges, counts[2])
+    pieces.append((cur, len(body)))
+    return [p for p in pieces if type(p) is not tuple or p[1] > p[0]], (counts[0], n_edges, counts[2])
 
 
 _TARGET = b'",\n   "target": '
@@ -203,7 +233,7 @@ def _find_source(body, u, lo, hi, backward=False) -> int:
     n = len(pat)
     while True:
         hit = body.rfind(pat, lo, hi) if backward else body.find(pat, lo, hi)
-        if hit < 0 or body.startswith(_TARGET, hit + n):
+        if hit < 0 or body[hit + n:hit + n + len(_TARGET)] == _TARGET:
             return hit
         if backward:
             hi = hit + n - 1
@@ -224,7 +254,7 @@ def _after(body, before, lo, end, e_first) -> int:
     return -1 if close < 0 else close + 4 + (2 if close + 4 < end else 0)
 
 
-def _replace_run(body, view, run, lo, start, end, items_of, edited_enc, pieces, before_copied):
+def _replace_run(body, run, lo, start, end, items_of, edited_enc, pieces, before_copied):
     """Replace the old edge items of the edited sources ``run``,
     ``body[start:end]`` (``end``: the first item of the next copied block, or
     the close of the section when ``before_copied`` is False), by their new
@@ -244,23 +274,33 @@ def _replace_run(body, view, run, lo, start, end, items_of, edited_enc, pieces, 
         at = body.find(b'"source": ', stop, end)
     new = [t for u in run for t in items_of(u)]
     if before_copied:
-        pieces.append(view[lo:start])
+        pieces.append((lo, start))
         pieces.append(b"".join(t + b",\n" for t in new))
         return len(new) - removed
     # at the end of the section: the items are joined by ",\n", none after the last
     if start == end:  # nothing of the run was there: append after the last item
-        pieces.append(view[lo:end])
+        pieces.append((lo, end))
         if new:
             pieces.append(b",\n" + b",\n".join(new))
         return len(new)
     if body[start - 2:start] != b",\n":
         return None  # the run held the section's first item: an emptied section is written in full
     if new:
-        pieces.append(view[lo:start])
+        pieces.append((lo, start))
         pieces.append(b",\n".join(new))
     else:
-        pieces.append(view[lo:start - 2])
+        pieces.append((lo, start - 2))
     return len(new) - removed
+
+
+def unresolved(pg) -> frozenset:
+    """The API nodes ``--out`` leaves out (``qare.cmd_callgraph._unresolved_nodes``), from the view of a
+    graph kept as arrays when it has one (no networkx graph made)."""
+    from .cmd_callgraph import _unknown_owner, _unresolved_nodes
+
+    if hasattr(pg, "out_view"):
+        return frozenset(n for n, kind in pg.out_view().api_kinds() if kind == "api" and _unknown_owner(n))
+    return frozenset(_unresolved_nodes(pg.graph))
 
 
 def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool):
@@ -269,32 +309,45 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
     the entry of the previous build of the slot (``pg.previous_inputs``, set
     by ``qare graph`` with ``pg.inputs``) when it can be (module docstring);
     counts None when not (nothing written: the caller writes it all, and the
-    frame goes into the new entry's meta). Raises OSError when ``out``
-    cannot be written."""
+    frame goes into the new entry's meta). A graph patched from the stored
+    one (``callgraph._patch``) has the stored graph's frame by construction
+    (no node, API attribute or instantiated type moved): the previous
+    entry's, whatever it is. Raises OSError when ``out`` cannot be written."""
     if suffix != ".json" or dispatch != "cha" or include_unresolved:
         return None, None
     from ._outcache import out_key
-    from .cmd_callgraph import _unresolved_nodes
 
-    g = pg.graph
-    skip = frozenset(_unresolved_nodes(g))
-    fr = frame(pg, skip)
-    if fr is None:
-        return None, None
     prev = getattr(pg, "previous_inputs", None)
     files = changed_files(prev, getattr(pg, "inputs", None))
-    if not files or _merged(pg, files):
-        return None, fr
-    got = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
-    if got is None:
-        return None, fr
-    body, counts = got
+    # a graph kept as arrays (callgraph._compact; a patched one too): read through its view, no networkx
+    view = pg.out_view(files) if hasattr(pg, "out_view") else None
+    skip = unresolved(pg)
+    if hasattr(pg, "release"):  # patched from the stored graph: the previous entry's frame, whatever it is
+        if not files or files != view.edited_files:
+            return None, frame(pg, skip)
+        body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), None)
+        if body is None:  # no entry to patch: written in full, its frame worked out
+            return None, frame(pg, skip)
+        fr = body.frame
+    else:
+        fr = frame(pg, skip)
+        if fr is None:
+            return None, None
+        if not files or _merged(pg, files):
+            return None, fr
+        body = oc.read_body(out_key(prev, suffix, dispatch, include_unresolved), fr)
+        if body is None:
+            return None, fr
+    g = view if view is not None else pg.graph
     try:
-        made = patch(body, g, files, skip, counts)
-    except UnicodeEncodeError:  # a lone surrogate: the full writer says so
-        return None, fr
-    if made is None:
-        return None, fr
-    pieces, counts = made
-    oc.publish_pieces(key, pieces, out, counts, fr)
+        try:
+            made = patch(body.data, g, files, skip, body.counts)
+        except UnicodeEncodeError:  # a lone surrogate: the full writer says so
+            return None, fr
+        if made is None:
+            return None, fr
+        pieces, counts = made
+        oc.publish_pieces(key, pieces, out, counts, fr, source=body)
+    finally:
+        body.close()
     return counts, fr

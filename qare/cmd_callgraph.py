@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from callgraph._gcpause import survivors_frozen
+
 from ._options import deprecated_alias, jobs_option, quiet_option
 from .exitcodes import FATAL, NO_INPUT, PARTIAL, epilog
 
@@ -162,6 +164,12 @@ class _Inputs:
         # Maven runs in a child process: its CPU reaches _cpu (RUSAGE_CHILDREN) once it is reaped, here
         self.classpath_cpu = _cpu() - c1
         self.jdk_home = find_jdk("auto")
+        #: set by ``_from_store`` when the store's graph was read but its inputs changed: the look-up's
+        #: time and that graph (what ``_build`` patches)
+        self.lookup_seconds = self.lookup_cpu = 0.0
+        self.previous = None
+        #: what the look-up's check took (``_graphstore._unchanged``): the build's fingerprint reuses it
+        self.probe: dict = {}
 
 
 def _open_graph_store(cache, no_cache):
@@ -207,23 +215,33 @@ def _report_build(pg, classpath, quiet) -> bool:
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
-           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None):
+           maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None,
+           patch=False, compact=False):
     """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
     ``inputs`` (an ``_Inputs``, found now when not given) fingerprinted
     before the build reads a file; with a list ``store_later`` it is not
     stored yet: ``(store, inputs fingerprint, save)`` is appended, ``save()``
-    storing it (and timing the ``store`` phase) when the caller chooses."""
+    storing it (and timing the ``store`` phase) when the caller chooses.
+    With ``patch`` (and a store) a build after body edits may be the stored
+    graph patched (``callgraph._patch.PatchedGraph``): it reads the stored
+    graph until ``save()`` (which releases it) — write ``--out`` first.
+    With ``compact`` the graph is kept as arrays (``callgraph._compact``:
+    what the store and the JSON writer read; ``networkx`` on demand)."""
     import dataclasses
     import time
 
+    t_imports = time.perf_counter()
     import callgraph
-    from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up)
+    from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up, below)
     from queries._progress import Heartbeat
+
+    t_imports = time.perf_counter() - t_imports
 
     repo_local = repo_local_of(maven_repo_local, user_m2)
     on_terminal = sys.stderr.isatty()
+    inputs_found_first = inputs is not None
     try:
         if inputs is None:
             inputs = _Inputs(project, classpath, discover_classpath, quiet, offline, repo_local)
@@ -233,22 +251,33 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # start-up ends where the inputs' discovery began (the caller may have found
     # them before asking the store): the discover and classpath phases follow it
     startup = inputs.startup
-    t_fp = time.perf_counter()
-    fp = previous = None
+    t_fp, c_fp = time.perf_counter(), time.process_time()
+    fp = previous = stored = None
     if store is not None:
         from callgraph._graphstore import fingerprint
 
+        # the slot's stored graph: what a build after body edits patches (callgraph._patch); read by the
+        # look-up already when there was one
+        stored = getattr(inputs, "previous", None)
+        if stored is None and patch:
+            stored = store.previous(project, loc_mode, _MAX_FILE_BYTES)
+        elif stored is not None and not patch:
+            stored.close()
+            stored = None
         # the digests of files unchanged by the stat rule since the slot's last fingerprint are not read again
-        previous = store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
+        previous = stored.inputs if stored is not None else store.stored_inputs(project, loc_mode, _MAX_FILE_BYTES)
         fp = fingerprint(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                         _MAX_FILE_BYTES, previous=previous)
+                         _MAX_FILE_BYTES, previous=previous, probe=inputs.probe)
         # the warm cache's facts keys take these digests instead of hashing every file again
         from callgraph._build import remember_digests
 
         remember_digests(fp.files, fp.taken_ns, _MAX_FILE_BYTES)
-    t_fp = time.perf_counter() - t_fp
+    t_fp, c_fp = time.perf_counter() - t_fp, time.process_time() - c_fp
+    t_fp += getattr(inputs, "lookup_seconds", 0.0)  # the look-up that found the inputs changed
+    c_fp += getattr(inputs, "lookup_cpu", 0.0)
     # bars on a terminal; elsewhere (a log, nohup) one plain line every ~10 s
     beat = Heartbeat(f"qare: call graph of {project}", enabled=not quiet and not on_terminal)
+    pg = None
     try:
         with beat:
             # the files and classpath found above, not walked or resolved again: the store's key is what was built
@@ -256,7 +285,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
                 project, classpath=inputs.classpath, auto_classpath=False, jobs=jobs,
                 progress=not quiet and on_terminal, loc_mode=loc_mode, cache=None if no_cache else (cache or "auto"),
                 offline=offline, maven_repo_local=repo_local, max_file_bytes=_MAX_FILE_BYTES,
-                sources=(inputs.files, inputs.skipped))
+                sources=(inputs.files, inputs.skipped), previous=stored, compact=compact)
     except callgraph.NoInputError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(NO_INPUT)
@@ -264,6 +293,9 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
         from callgraph._build import forget_digests
 
         forget_digests()
+        # a patched graph reads the stored one until it is saved; nothing else does
+        if stored is not None and not hasattr(pg, "release"):
+            stored.close()
     pg.resolution = inputs.resolution
     # what --out is patched from after body edits (qare._outpatch): this build's inputs and the slot's last
     pg.inputs, pg.previous_inputs = fp, previous
@@ -278,15 +310,20 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     pg.summary = dataclasses.replace(pg.summary,
                                      seconds=pg.summary.seconds + inputs.discover_seconds + inputs.classpath_seconds)
     failed = _report_build(pg, classpath, quiet)
-    phases["startup"] = round(startup, 3)
+    # the imports above, made after the inputs were found when the graph store was asked first
+    phases["startup"] = round(startup + (t_imports if inputs_found_first else 0.0), 3)
     if store is not None:
-        def save() -> None:
-            t_store = time.perf_counter()
+        def save(encoded=None) -> None:
+            t_store, c_store = time.perf_counter(), time.process_time()
+            release = getattr(pg, "release", None)
+            if release is not None:
+                release()  # a patched graph's stored one: its read transaction ends before the write
             # the store write makes no cyclic garbage; a full collection over
             # java.base's graph cost it 1.4 of its ~4 CPU-s
             with _gc_paused():
-                store.save(fp, pg)
+                store.save(fp, pg, encoded)
             phases["store"] = round(t_fp + time.perf_counter() - t_store, 3)
+            phases["store_cpu"] = round(c_fp + time.process_time() - c_store, 3)
 
         if store_later is None:
             save()
@@ -642,7 +679,7 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
     the same inputs copies it instead of building (a cache folder that
     cannot take it: written to ``out`` as without the cache)."""
     if keep is None:
-        return _write_out(pg.graph, out, dispatch, include_unresolved)
+        return _write_out(pg, out, dispatch, include_unresolved)
     from ._outpatch import write as write_patched
 
     oc, key = keep
@@ -655,17 +692,29 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
         return counts
     body = oc.temp_path(key, out.suffix.lower())
     try:
-        counts = _write_out(pg.graph, body, dispatch, include_unresolved)
+        counts = _write_out(pg, body, dispatch, include_unresolved)
     except BaseException as e:
         body.unlink(missing_ok=True)
         if not isinstance(e, OSError):
             raise
-        return _write_out(pg.graph, out, dispatch, include_unresolved)
+        return _write_out(pg, out, dispatch, include_unresolved)
     oc.publish(key, body, out, counts, frame)
     return counts
 
 
-def _write_out(g, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+def _write_out(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
+    """Write ``pg``'s ``--out`` (``pg`` a ``ProjectGraph``)."""
+    parts = getattr(pg, "_parts", None)
+    if parts is not None and out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+        # kept as arrays (callgraph._compact): written from them, no networkx graph made
+        from records.io import atomic_writer
+
+        from . import _jsonout
+
+        with atomic_writer(out, fsync=False) as fh:  # as before: renamed into place, not fsynced
+            counts, _crc, _size = _jsonout.write(fh.buffer, _jsonout.from_parts(parts, pg._info_at))
+        return counts
+    g = pg.graph
     if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
         # the common case writes the graph as it is, leaving the
         # unresolved nodes out as it goes: no copy of the whole graph
@@ -682,13 +731,14 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
     """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
     import time
 
-    t_out = time.perf_counter()
+    t_out, c_out = time.perf_counter(), time.process_time()
     try:
         return _output(pg, out, dispatch, include_unresolved, keep)
     except (OSError, ValueError) as e:
         return str(e)
     finally:
         pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
+        pg.summary.phases["output_cpu"] = round(time.process_time() - c_out, 3)
 
 
 #: The forked writer runs only while twice this process's resident memory
@@ -733,8 +783,20 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     if not later:
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     store, fp, save = later[0]
-    if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES or (
-            fp.slot() not in store.unreadable and store.holds(fp)):
+    if hasattr(pg, "release"):
+        # patched from the stored graph (callgraph._patch): written first, while that graph is still readable;
+        # both are short (the changed rows, the changed items), so one process does both
+        answer = _timed_output(pg, out, dispatch, include_unresolved, keep)
+        save()
+        return answer
+    if fp.slot() not in store.unreadable and store.holds(fp):
+        save()
+        return _timed_output(pg, out, dispatch, include_unresolved, keep)
+    if out.suffix.lower() == ".json" and dispatch == "cha" and not include_unresolved:
+        answer = _spawned_writer(pg, out, keep, save)
+        if answer is not None:
+            return answer
+    if not hasattr(os, "fork") or 2 * _resident_bytes() > FORK_WRITER_MAX_BYTES:
         save()
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
     sys.stdout.flush()
@@ -759,6 +821,9 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         finally:
             os._exit(code)
     os.close(w)
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         save()
         t_wait = time.perf_counter()
@@ -767,6 +832,8 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     finally:
         _, status = os.waitpid(pid, 0)
     pg.summary.phases["output"] = round(time.perf_counter() - t_wait, 3)
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)  # the writer's CPU, reaped now
+    pg.summary.phases["output_cpu"] = round(done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, 3)
     try:
         answer = json.loads(text) if text else {}
     except ValueError:
@@ -779,6 +846,112 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
         return answer["error"]
     out.with_name(f".{out.name}.{pid}.tmp").unlink(missing_ok=True)
     return f"the writer process ended without finishing (exit status {os.waitstatus_to_exitcode(status)})"
+
+
+def _spawned_writer(pg, out: Path, keep, save):
+    """``--out`` (node-link JSON, the ``cha`` graph without its unresolved
+    nodes) written by a process of its own from the graph as the store
+    encodes it (``qare._jsonout``) while this process stores that same
+    encoding (``save(encoded)``); ``_timed_output``'s answer, or None when
+    the writer could not be started (nothing stored yet: the caller goes on
+    as before). A writer that fails is replaced by the writer of this
+    process, after the store: ``out`` is complete or as it was.
+
+    Spawned, not forked: it shares no page with this process, so the pair
+    holds this process's memory plus the writer's own (~0.3 GB on
+    spring-framework), where a forked writer copied every page of the graph
+    both walked (+0.5 GB there: it was off for such graphs). ``output`` is
+    the wall time beyond the store's, ``output_cpu`` the writer's CPU."""
+    import resource
+    import subprocess
+    import time
+
+    import msgpack
+
+    import qare
+    from callgraph._graphstore import encode_graph
+
+    from . import _jsonout
+
+    phases = pg.summary.phases
+    t0, c0 = time.perf_counter(), time.process_time()
+    if keep is not None:
+        oc, key = keep
+        target = oc.temp_path(key, out.suffix.lower())
+    else:
+        target = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    root = str(Path(qare.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + os.environ["PYTHONPATH"]
+                                                if os.environ.get("PYTHONPATH") else "")}
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # started first: the interpreter's start and imports overlap the encoding below
+    try:
+        if not sys.executable:
+            raise OSError("no interpreter to run the writer")
+        if target.is_symlink() or target.exists():
+            target.unlink()
+        proc = subprocess.Popen([sys.executable, "-m", "qare._jsonout", str(target), "0600" if keep else "0644"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                close_fds=True)
+    except OSError:
+        return None
+    try:
+        enc = pg.encoded_for_store() if hasattr(pg, "encoded_for_store") else encode_graph(pg)
+        parts = getattr(pg, "_parts", None)
+        methods = parts["names"][:parts["n_methods"]] if parts is not None else sorted(pg._infos)
+        infos = [pg._infos[m] for m in methods]
+        # the methods' node attributes as columns (no MethodInfo row to decode there: 0.5 s on spring-framework)
+        columns = [[getattr(mi, f) for mi in infos] for f in _jsonout.METHOD_FIELDS]
+        payload = msgpack.packb([_jsonout.FORMAT, enc.names, enc.apis, enc.rtas, enc.adj, columns],
+                                use_bin_type=True)
+    except (OverflowError, KeyError, TypeError, ValueError):
+        proc.stdin.close()  # the writer reads nothing, says so and ends
+        proc.communicate()
+        target.unlink(missing_ok=True)
+        return None  # the store cannot hold it either: said by save() as before
+    del infos, columns
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except OSError:  # the writer died at once: written here, below
+        pass
+    del payload
+    # encoding the graph is the store's work (the writer reads the same encoding): counted in its phase
+    t_enc, c_enc = time.perf_counter() - t0, time.process_time() - c0
+    save(enc)
+    phases["store"] = round(phases.get("store", 0.0) + t_enc, 3)
+    phases["store_cpu"] = round(phases.get("store_cpu", 0.0) + c_enc, 3)
+    del enc
+    t_wait, c_wait = time.perf_counter(), time.process_time()
+    fr = None
+    if keep is not None:  # worked out while the writer writes
+        from ._outpatch import frame, unresolved
+
+        fr = frame(pg, unresolved(pg))
+    text = proc.stdout.read()
+    proc.wait()
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        answer = json.loads(text) if text else {}
+    except ValueError:
+        answer = {}
+    counts = answer.get("counts")
+    if proc.returncode != 0 or type(counts) is not list or len(counts) != 3:
+        target.unlink(missing_ok=True)
+        return _timed_output(pg, out, "cha", False, keep)  # the writer failed: this process writes it
+    try:
+        if keep is not None:
+            oc.publish_written(key, target, answer.get("size"), answer.get("crc32"), out, tuple(counts), fr)
+        else:
+            os.replace(target, out)
+        return tuple(counts)
+    except OSError as e:
+        target.unlink(missing_ok=True)
+        return str(e)
+    finally:
+        phases["output"] = round(time.perf_counter() - t_wait, 3)
+        phases["output_cpu"] = round(time.process_time() - c_wait + done.ru_utime + done.ru_stime
+                                     - kids.ru_utime - kids.ru_stime, 3)
 
 
 def _from_store(project, out, dispatch: str, include_unresolved: bool, store, inputs, loc_mode: str,
@@ -795,10 +968,15 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
     import dataclasses
     import time
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
+    previous: list = []
     sg, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                            _MAX_FILE_BYTES)
+                            _MAX_FILE_BYTES, previous, inputs.probe)
     if sg is None:
+        # the look-up's time is the store's (the build's store phase adds it), the graph it read what a build
+        # after body edits patches (read once)
+        inputs.lookup_seconds, inputs.lookup_cpu = time.perf_counter() - t0, time.process_time() - c0
+        inputs.previous = previous[0] if previous else None
         return None
     try:
         pg = sg.project_graph(project, resolution=inputs.resolution)
@@ -848,6 +1026,7 @@ _GRAPH_EPILOG = epilog(
               help="Keep API nodes whose declaring type is unknown (e.g. ?.add(*)) in --out, as kind "
                    "'unresolved' (default: left out, with their edges).")
 @_classpath_options
+@survivors_frozen()  # the graph and index stay until the command ends: frozen, not walked by the collector
 def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, discover_classpath, jobs, quiet,
               loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Build the call graph of PROJECT and print its summary.
@@ -869,6 +1048,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
     else:
         store = _open_graph_store(cache, no_cache)
         later: list = []
+        oc = None  # the output cache beside the store (qare._outcache), once opened
         try:
             answered, inputs = None, None
             if store is not None:
@@ -881,7 +1061,19 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                 except callgraph.NoInputError as e:
                     click.echo(f"error: {e}", err=True)
                     sys.exit(NO_INPUT)
-                answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode, startup)
+                # start-up ends where the inputs' discovery began (their imports made: the time they took is no
+                # phase's but start-up's)
+                answered = _from_store(project, out, dispatch, include_unresolved, store, inputs, loc_mode,
+                                       max(startup, inputs.startup))
+                if answered is None and out is not None and inputs.previous is not None:
+                    # the previous output's body checked (its CRC, read through a mapping) on the second core
+                    # while this one builds: what a patch of --out copies from (qare._outpatch)
+                    from ._outcache import open_beside, out_key
+
+                    oc = open_beside(store)
+                    if oc is not None:
+                        oc.prefetch(out_key(inputs.previous.inputs, out.suffix.lower(), dispatch,
+                                            include_unresolved))
             if answered is not None:
                 pg, written, line = answered
                 cp_failed = _report_build(pg, classpath, quiet)
@@ -890,13 +1082,17 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             else:
                 pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                        maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
-                                       store_later=later)
+                                       store_later=later, patch=True,
+                                       # arrays when nothing needs networkx: no --out, or the JSON of the cha graph
+                                       compact=out is None or (out.suffix.lower() == ".json" and dispatch == "cha"
+                                                               and not include_unresolved))
             if answered is None and out is not None:
                 keep = None
                 if later:
                     from ._outcache import open_beside, out_key
 
-                    oc = open_beside(store)
+                    if oc is None:
+                        oc = open_beside(store)
                     if oc is not None:
                         keep = (oc, out_key(later[0][1], out.suffix.lower(), dispatch, include_unresolved))
                 # no collection while the graph is stored and written: none is
@@ -906,6 +1102,8 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             elif later:
                 later[0][2]()
         finally:
+            if oc is not None:
+                oc.close()
             if store is not None:
                 store.close()
     if out is not None:
@@ -941,6 +1139,7 @@ _CHAIN_EPILOG = epilog(
 @click.option("--include-unresolved", is_flag=True, help="Also follow `name` edges (receiver type unknown).")
 @deprecated_alias("--keep-unresolved", "--include-unresolved", "include_unresolved", is_flag=True)
 @_classpath_options
+@survivors_frozen()
 def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, classpath, discover_classpath,
               jobs, quiet, loc_mode, cache, no_cache, offline, maven_repo_local, user_m2):
     """Show every third-party API that METHOD of PROJECT reaches, with depth, chain,
@@ -971,8 +1170,10 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
     cp_failed = False
     why = None
     if store is not None:
+        previous: list = []  # the stored graph when its inputs changed: what a build after body edits patches
         stored, why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
-                                   loc_mode, _MAX_FILE_BYTES)
+                                   loc_mode, _MAX_FILE_BYTES, previous, inputs.probe)
+        inputs.previous = previous[0] if previous else None
         if store.stats["rebuilt"]:
             why = f"{why}; the store file was damaged or of another version and was made anew"
     bad_row = store is not None and bool(store.unreadable)  # said once, after the rebuild replaced it
@@ -999,12 +1200,30 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                     click.echo(_from_store_line(stored, len(inputs.files)), err=True)
         if stored is None:
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store, patch=True)
             if store is not None:
                 _say_stored(store, why, bad_row, quiet)
+            if hasattr(pg, "release"):
+                # patched from the stored graph and stored (callgraph._patch): answered from the store, on its
+                # arrays, as an unchanged project is; a patch not stored (another process stored meanwhile) is
+                # built whole
+                again, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath,
+                                           inputs.jdk_home, loc_mode, _MAX_FILE_BYTES)
+                if again is not None:
+                    stored = again
+                    pg = stored.project_graph(project, resolution=inputs.resolution)
+                else:
+                    inputs.previous = None
+                    pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache,
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
             mid = _chain_method(pg, method)
             t_chain = time.perf_counter()
-            targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch, include_unresolved=include_unresolved)
+            if stored is not None:
+                targets = stored.reach(pg, mid, max_depth=max_depth, dispatch=dispatch,
+                                       include_unresolved=include_unresolved)
+            else:
+                targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch,
+                                   include_unresolved=include_unresolved)
         info = pg.method(mid)
         pg.summary.phases["chain"] = round(time.perf_counter() - t_chain, 3)
     finally:

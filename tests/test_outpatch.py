@@ -240,3 +240,24 @@ def test_an_edited_file_declaring_a_type_of_another_module_is_written_in_full(tm
     fresh.mkdir(mode=0o700)
     assert warm == build("c1.json", "--no-cache", env=fresh)
     assert not log.exists()
+
+
+def test_a_patched_graph_without_an_entry_writes_one_that_the_next_edit_patches(env):
+    """A graph patched from the store (callgraph._patch) whose previous
+    output entry is gone is written in full, with its frame worked out from
+    the stored tables (no networkx graph needed for it): the next body edit
+    patches that entry."""
+    project, run, cache = env
+    run()
+    for p in (cache / "graphs.sqlite.out").iterdir():
+        p.unlink()
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    warm, cold, said = run()
+    _same(warm, cold)
+    assert said == []  # nothing to patch from: written in full
+    (meta,) = _entries(cache)
+    assert json.loads(meta.read_text())["frame"] is not None
+    _edit(project, "Other.java", "        int x = 1;\n", "        int x = 2;\n")
+    warm, cold, said = run()
+    _same(warm, cold)
+    assert said == ["patched"]

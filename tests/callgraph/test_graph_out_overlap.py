@@ -1,6 +1,9 @@
-"""`qare graph --out` writes the file in a forked child while the parent stores
-the graph (qare.cmd_callgraph._write_beside_store): same bytes as the serial
-writer, errors and a dying writer reported with exit 4 and no file left."""
+"""`qare graph --out` writes the file in another process while this one
+stores the graph (qare.cmd_callgraph._write_beside_store): node-link JSON of
+the ``cha`` graph by a spawned writer from the encoded graph
+(``qare._jsonout``), other formats and options by a forked child; same bytes
+as the serial writer, errors and a dying writer reported with exit 4 and no
+file left, a spawned writer that fails replaced by this process's."""
 
 from __future__ import annotations
 
@@ -54,8 +57,11 @@ def cache(tmp_path):
 
 @pytest.fixture()
 def forks(monkeypatch):
-    """Count the forks of this process (the writer's); the memory bound
+    """The writers this process started, in order: 1 per fork (the forked
+    writer's), "spawn" per spawned ``qare._jsonout``; the memory bound
     lifted, so a test process grown large still forks (see the bound's test)."""
+    import subprocess
+
     calls = []
     real = os.fork
     monkeypatch.setattr(cmd_callgraph, "FORK_WRITER_MAX_BYTES", 1 << 62)
@@ -64,7 +70,16 @@ def forks(monkeypatch):
         calls.append(1)
         return real()
 
+    real_popen = subprocess.Popen
+
+    class Popen(real_popen):
+        def __init__(self, args, *a, **k):
+            if "qare._jsonout" in list(args):
+                calls.append("spawn")
+            super().__init__(args, *a, **k)
+
     monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(subprocess, "Popen", Popen)
     return calls
 
 
@@ -73,9 +88,9 @@ def _graph(project, out, *extra):
                                      "--no-discover-classpath", *extra])
 
 
-@pytest.mark.parametrize("name,extra", [("g.json", ()), ("g.json", ("--dispatch", "rta")),
-                                        ("g.json", ("--include-unresolved",)), ("g.graphml", ())])
-def test_forked_writer_writes_the_serial_bytes(project, tmp_path, cache, forks, name, extra):
+@pytest.mark.parametrize("name,extra,writer", [("g.json", (), "spawn"), ("g.json", ("--dispatch", "rta"), 1),
+                                               ("g.json", ("--include-unresolved",), 1), ("g.graphml", (), 1)])
+def test_forked_writer_writes_the_serial_bytes(project, tmp_path, cache, forks, name, extra, writer):
     serial = tmp_path / "serial" / name
     serial.parent.mkdir()
     res = _graph(project, serial, "--no-cache", *extra)  # no store: written here, serially
@@ -84,7 +99,7 @@ def test_forked_writer_writes_the_serial_bytes(project, tmp_path, cache, forks, 
     out = tmp_path / name
     forked = _graph(project, out, "--cache", str(cache), *extra)  # a new store entry: written by the child
     assert forked.exit_code == 0, forked.output
-    assert forks == [1]
+    assert forks == [writer]
     assert out.read_bytes() == serial.read_bytes()
 
     def counts(r):  # "graph: N nodes, M edges → OUT": the counts the child sent back
@@ -94,14 +109,14 @@ def test_forked_writer_writes_the_serial_bytes(project, tmp_path, cache, forks, 
     # the store now holds these inputs: nothing to store, so no child
     res = _graph(project, out, "--cache", str(cache), *extra)
     assert res.exit_code == 0, res.output
-    assert forks == [1]
+    assert forks == [writer]
     assert out.read_bytes() == serial.read_bytes()
 
 
 def test_the_stored_graph_is_written_while_the_child_writes(project, tmp_path, cache, forks):
     res = _graph(project, tmp_path / "g.json", "--cache", str(cache))
     assert res.exit_code == 0, res.output
-    assert forks == [1]
+    assert forks == ["spawn"]
     # qare chain answers from the graph the parent stored: the build is never called
     import callgraph
 
@@ -119,13 +134,35 @@ def test_the_stored_graph_is_written_while_the_child_writes(project, tmp_path, c
     assert "org.lib.Text.isBlank" in res.output
 
 
-def test_an_unwritable_out_is_exit_4_from_the_child(project, tmp_path, cache, forks):
+@pytest.mark.parametrize("extra,writer", [((), "spawn"), (("--dispatch", "rta"), 1)])
+def test_an_unwritable_out_is_exit_4_from_the_child(project, tmp_path, cache, forks, extra, writer):
     out = tmp_path / "missing-folder" / "g.json"
-    res = _graph(project, out, "--cache", str(cache))
-    assert forks == [1]
+    res = _graph(project, out, "--cache", str(cache), *extra)
+    assert forks == [writer]
     assert res.exit_code == FATAL
     assert f"error: cannot write {out}" in res.output
     assert not out.parent.exists()
+    assert not [p for p in (tmp_path / "cache").rglob("*") if ".new" in p.name]  # no writer's file left
+
+
+def test_a_spawned_writer_that_fails_is_replaced_by_this_process(project, tmp_path, cache, forks, monkeypatch):
+    """The writer's interpreter writes half a file and dies: this process
+    writes ``--out`` itself after storing the graph, the same bytes; nothing
+    of the dead writer is left."""
+    serial = tmp_path / "serial.json"
+    assert _graph(project, serial, "--no-cache").exit_code == 0
+    fake = tmp_path / "python-that-dies"
+    fake.write_text("#!/bin/sh\nfor last; do :; done\nfor f; do case $f in */*) printf '{\"half' > \"$f\";; esac; done\n"
+                    "cat > /dev/null\nexit 9\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr("sys.executable", str(fake))
+    out = tmp_path / "g.json"
+    res = _graph(project, out, "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    assert forks == ["spawn"]
+    assert out.read_bytes() == serial.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["cache", "proj", "serial.json", fake.name, "g.json"])
+    assert not [p for p in (tmp_path / "cache").rglob("*") if ".new" in p.name]
 
 
 def test_a_writer_that_dies_leaves_no_file(project, tmp_path, cache, forks, monkeypatch):
@@ -138,7 +175,7 @@ def test_a_writer_that_dies_leaves_no_file(project, tmp_path, cache, forks, monk
 
     monkeypatch.setattr(cmd_callgraph, "write_node_link_json", dies_half_way)
     out = tmp_path / "g.json"
-    res = _graph(project, out, "--cache", str(cache))
+    res = _graph(project, out, "--cache", str(cache), "--dispatch", "rta")
     assert forks == [1]
     assert res.exit_code == FATAL
     assert "the writer process ended without finishing (exit status 9)" in res.output
@@ -151,7 +188,7 @@ def test_a_writer_bug_is_reported_not_hidden(project, tmp_path, cache, forks, mo
 
     monkeypatch.setattr(cmd_callgraph, "write_node_link_json", broken)
     out = tmp_path / "g.json"
-    res = _graph(project, out, "--cache", str(cache))
+    res = _graph(project, out, "--cache", str(cache), "--dispatch", "rta")
     assert res.exit_code == FATAL
     assert "the writer failed: KeyError" in res.output
     assert not out.exists()
@@ -163,13 +200,13 @@ def test_a_process_too_large_to_copy_writes_after_storing(project, tmp_path, cac
     the store is written, then the file, with the bytes the forked writer
     writes and the counts it tells."""
     forked = tmp_path / "forked.json"
-    res = _graph(project, forked, "--cache", str(cache))
+    res = _graph(project, forked, "--cache", str(cache), "--dispatch", "rta")
     assert res.exit_code == 0, res.output
     assert forks == [1]
     monkeypatch.setattr(cmd_callgraph, "_resident_bytes", lambda: 1 << 30)
     monkeypatch.setattr(cmd_callgraph, "FORK_WRITER_MAX_BYTES", (2 << 30) - 1)
     serial = tmp_path / "serial.json"
-    res2 = _graph(project, serial, "--cache", str(tmp_path / "cache" / "other.sqlite"))
+    res2 = _graph(project, serial, "--cache", str(tmp_path / "cache" / "other.sqlite"), "--dispatch", "rta")
     assert res2.exit_code == 0, res2.output
     assert forks == [1]  # no second fork
     assert serial.read_bytes() == forked.read_bytes()
@@ -180,7 +217,8 @@ def test_a_process_too_large_to_copy_writes_after_storing(project, tmp_path, cac
 
     monkeypatch.setattr(callgraph, "build_project_graph",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("rebuilt: not stored")))
-    res3 = _graph(project, tmp_path / "again.json", "--cache", str(tmp_path / "cache" / "other.sqlite"))
+    res3 = _graph(project, tmp_path / "again.json", "--cache", str(tmp_path / "cache" / "other.sqlite"),
+                  "--dispatch", "rta")
     assert res3.exit_code == 0, res3.output
     assert (tmp_path / "again.json").read_bytes() == forked.read_bytes()
 

@@ -286,22 +286,21 @@ def test_symlinked_store_is_refused(tmp_path):
     assert target.read_bytes() == b""
 
 
-def _set_rows(db_path, edges=None, info=None, crc=True):
-    """Rewrite every method row's ``edges``/``info``: with ``crc`` each row
-    gets the key of its new bytes and every graph's references follow (a
-    crafted row); without, the key stays (a damaged row)."""
+def _set_rows(db_path, info=None, crc=True):
+    """Rewrite every method row's ``info``: with ``crc`` each row gets the
+    key of its new bytes and every graph's references follow (a crafted
+    row); without, the key stays (a damaged row)."""
     with sqlite3.connect(db_path) as db:
         new: dict = {}
         moved: dict = {}
-        for h, old_info, old_edges, refs in db.execute("SELECT h, info, edges, refs FROM rows").fetchall():
-            i = old_info if info is None else info
-            e = old_edges if edges is None else edges(old_edges) if callable(edges) else edges
-            k = gs._row_key(i, e) if crc else h
+        for h, old_info, refs in db.execute("SELECT h, info, refs FROM rows").fetchall():
+            i = old_info if info is None else info(old_info) if callable(info) else info
+            k = gs._row_key(i) if crc else h
             moved[h] = k
-            n = new.setdefault(k, [i, e, 0])
-            n[2] += refs
+            n = new.setdefault(k, [i, 0])
+            n[1] += refs
         db.execute("DELETE FROM rows")
-        db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", [(k, i, e, n) for k, (i, e, n) in new.items()])
+        db.executemany("INSERT INTO rows VALUES (?, ?, ?)", [(k, i, n) for k, (i, n) in new.items()])
         for gid, refs in db.execute("SELECT gid, refs FROM graphs").fetchall():
             at = [refs[j:j + 16] for j in range(0, len(refs), 16)]
             _set_graph_blob(db, "refs", b"".join(moved[h] for h in at), gid)
@@ -309,7 +308,7 @@ def _set_rows(db_path, edges=None, info=None, crc=True):
 
 def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
     """A row is found by the digest of its bytes: rows swapped between
-    methods, unchanged, are bad rows — not another method's edges and lines
+    methods, unchanged, are bad rows — not another method's lines and LOC
     (the tester's swap of ``pkg.A.m()``'s and ``pkg.B.run``'s rows answered
     with B's lines and APIs, exit 0); so is the graph's list of row keys
     rotated (the graph row's CRC)."""
@@ -318,10 +317,10 @@ def test_a_row_moved_to_another_method_is_a_miss(tmp_path):
     store = tmp_path / "c.sqlite.graphs"
     good = _chain([root, "processComment"], cache)
     with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT h, info, edges FROM rows ORDER BY h").fetchall()
+        rows = db.execute("SELECT h, info FROM rows ORDER BY h").fetchall()
         assert len(rows) > 1
-        for (h, *_), (_h, info, edges) in zip(rows, rows[1:] + rows[:1]):  # each one place on
-            db.execute("UPDATE rows SET info = ?, edges = ? WHERE h = ?", (info, edges, h))
+        for (h, _), (_h, info) in zip(rows, rows[1:] + rows[:1]):  # each one place on
+            db.execute("UPDATE rows SET info = ? WHERE h = ?", (info, h))
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout, r.output
     assert "checksum" in r.stderr, r.stderr
@@ -363,7 +362,7 @@ def test_a_graph_moved_to_another_slot_is_a_miss(tmp_path):
     assert "another slot" in r.stderr, r.stderr
 
 
-_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs", "adj")
+_GRAPH_BLOBS = ("inputs", "names", "apis", "rtas", "summary", "refs", "adj", "contrib")
 
 
 def _set_graph_blob(db_or_path, column, value, gid=None):
@@ -396,14 +395,8 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
     import msgpack
 
     n_nodes = msgpack.unpackb(sqlite3.connect(store).execute("SELECT names FROM graphs").fetchone()[0])[1]
-    # a row's own edge array is no longer what a query reads (format 4: the graph's adjacency blob,
-    # test_a_bad_adjacency_blob_is_a_miss): crafted ones with a valid key change nothing
-    for bad in (_u32(1, n_nodes, 0, 0, 1, 5), _u32(1, 0, 4, 0, 1, 5)):
-        _set_rows(store, edges=bad)
-        r = _chain([root, "processComment"], cache)
-        assert r.exit_code == 0 and r.stdout == good.stdout and r.stderr == "", (bad, r.output)
-    # one damaged byte (the CRC no longer matches): a miss, not an answer from another index
-    _set_rows(store, edges=lambda e: e[:-1] + bytes([e[-1] ^ 1]), crc=False)
+    # one damaged byte (the key no longer matches): a miss, not an answer from another row
+    _set_rows(store, info=lambda i: i[:-1] + bytes([i[-1] ^ 1]), crc=False)
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout and "checksum" in r.stderr, r.output
     # a method row of the wrong shape
@@ -432,27 +425,6 @@ def test_bad_rows_are_a_miss_never_a_wrong_answer(tmp_path, monkeypatch):
         db.execute("UPDATE graphs SET crc = crc + 1")
     r = _chain([root, "processComment"], cache)
     assert r.exit_code == 0 and r.stdout == good.stdout and "unreadable (graph row: checksum)" in r.stderr
-
-
-def test_edge_arrays_decode_to_the_stored_edges():
-    """The uint32 edge array, worked out by hand: 2 edges, to node 1 (cha, witnessed by rta tuple 1,
-    lines 7 and 9) and to node 0 (exact, line 3)."""
-    names, rtas = ["p.A.m()", "p.B.n()"], [("main",)]
-    blob = _u32(2, 1, 0, 2, 0, 1, 0, 2, 1, 7, 9, 3)
-    assert gs._decode_edges(blob, names, rtas, {0, 1, 2, 3}) == {
-        "p.B.n()": {"lines": [7, 9], "resolution": "cha", "rta": ("main",)},
-        "p.A.m()": {"lines": [3], "resolution": "exact"}}
-    found: list = []
-    assert gs._decode_edges(blob, names, rtas, {0}, found) == {"p.A.m()": {"lines": [3], "resolution": "exact"}}
-    assert found == [0]
-    index = {n: i for i, n in enumerate(names)}
-    out = {"p.B.n()": {"lines": [7, 9], "resolution": "cha", "rta": ("main",)},
-           "p.A.m()": {"lines": [3], "resolution": "exact"}}
-    assert gs._encode_edges(out, index, {}) == blob
-    assert gs._decode_edges(_u32(0), names, rtas, {0}) == {}
-    for bad in (b"", _u32(0, 0), _u32(1, 0, 0, 2, 1, 3), b"\x01\x00\x00"):  # rta index 2 of 1 tuple
-        with pytest.raises(gs.StoreError):
-            gs._decode_edges(bad, names, rtas, {0})
 
 
 def test_method_rows_are_checked_field_by_field():
@@ -487,7 +459,7 @@ def test_pickle_is_never_loaded(tmp_path):
     with pytest.raises(gs.StoreError):
         gs._decode_info(pickle.dumps(Boom()), "x")
     with pytest.raises(gs.StoreError):
-        gs._decode_edges(pickle.dumps(Boom()), [], [], {0})
+        gs.decode_contributions(pickle.dumps(Boom()), 0, [])
     with pytest.raises(gs.StoreError):
         gs._decode_names(pickle.dumps(Boom()))
     assert not marker.exists()
@@ -517,6 +489,47 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
             _assert_rows_counted(db)
     finally:
         store.close()
+
+
+def test_a_use_is_kept_beside_the_graph_row_not_in_it(tmp_path, monkeypatch):
+    """A warm answer marks its graph used in the small ``uses`` table: the
+    graph row (30 MB on spring-framework, every page of which SQLite read to
+    set one column of it) is not written; the size bound and ``qare cache``
+    read the later of the two times; a ``uses`` row that is no time is
+    ignored, never a traceback; the uses of an evicted graph go with it."""
+    a = _copy(FIXTURES / "qare-example", tmp_path / "a")
+    b = _copy(FIXTURES / "qare-example", tmp_path / "b")
+    cache = tmp_path / "c.sqlite"
+    path = tmp_path / "c.sqlite.graphs"
+    assert _chain([str(a), "processComment"], cache).exit_code == 0
+    assert _chain([str(b), "processComment"], cache).exit_code == 0
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE written (n INTEGER)")
+        db.execute("INSERT INTO written VALUES (0)")
+        db.execute("CREATE TRIGGER count_updates AFTER UPDATE ON graphs BEGIN UPDATE written SET n = n + 1; END")
+        stored_a = db.execute("SELECT used FROM graphs WHERE slot LIKE ?", (f"{os.path.realpath(a)}%",)).fetchone()[0]
+    time.sleep(0.01)
+    assert _chain([str(a), "processComment"], cache).exit_code == 0  # from the store: a used now
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT n FROM written").fetchone() == (0,)
+        (touched,) = db.execute("SELECT u.used FROM uses u JOIN graphs g ON g.gid = u.gid "
+                                "WHERE g.slot LIKE ?", (f"{os.path.realpath(a)}%",)).fetchone()
+    assert touched > stored_a
+    store = gs.GraphStore(path)
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["a", "b"]  # a, last used, first
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE uses SET used = 'soon'")
+    store = gs.GraphStore(path)
+    try:
+        assert [Path(g["project"]).name for g in store.graphs()] == ["b", "a"]  # by their rows' times again
+        assert store.prune(0) == 2
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM uses").fetchone() == (0,)
 
 
 def _assert_rows_counted(db) -> None:
@@ -737,16 +750,17 @@ def test_chain_exits_1_on_an_unreadable_classpath_entry_fresh_and_stored(tmp_pat
 
 # ------------------------------------------------------------------ format versions (s5)
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, version):
     """A format-1 file (text keys, one msgpack document per row, no checksums), format-2
-    file (one row per method and graph, CRC seeded by its index) or format-3 file (rows
-    shared by content, no adjacency blob), tables as that version created them, holding a
-    graph of this very project: never read, replaced by an empty store of this format, even
-    at a named --cache (it is qare's own older file)."""
+    file (one row per method and graph, CRC seeded by its index), format-3 file (rows
+    shared by content, no adjacency blob) or format-4 file (rows with their edges, no
+    contributions), tables as that version created them, holding a graph of this very
+    project: never read, replaced by an empty store of this format, even at a named
+    --cache (it is qare's own older file)."""
     import msgpack
 
-    assert gs.FORMAT == "qare-graph-store 4"
+    assert gs.FORMAT == "qare-graph-store 5"
     root = str(FIXTURES / "qare-example")
     old = tmp_path / "c.sqlite.graphs"
     slot = gs.slot_key(root, "physical", 2_000_000)
@@ -767,6 +781,13 @@ def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, ver
             db.execute("CREATE TABLE rows (h BLOB PRIMARY KEY, info BLOB, edges BLOB, refs INTEGER) WITHOUT ROWID")
             db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, ?, ?, ?, 0, 10, ?)",
                        (slot, b"\x90", b"\x90", b"\x90", b"\x90", b"\x80", b"", time.time()))
+        elif version == 4:
+            db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
+                       "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, refs BLOB, adj BLOB, "
+                       "crc INTEGER, bytes INTEGER, used REAL)")
+            db.execute("CREATE TABLE rows (h BLOB PRIMARY KEY, info BLOB, edges BLOB, refs INTEGER) WITHOUT ROWID")
+            db.execute("INSERT INTO graphs VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 10, ?)",
+                       (slot, b"\x90", b"\x90", b"\x90", b"\x90", b"\x80", b"", b"", time.time()))
         else:
             db.execute("CREATE TABLE graphs (gid INTEGER PRIMARY KEY AUTOINCREMENT, slot TEXT UNIQUE NOT NULL, "
                        "inputs BLOB, names BLOB, apis BLOB, rtas BLOB, summary BLOB, crc INTEGER, bytes INTEGER, "
@@ -781,7 +802,7 @@ def test_an_older_format_store_is_rebuilt_not_misread(tmp_path, monkeypatch, ver
     assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
     assert "not used" not in r.stderr and "unreadable" not in r.stderr, r.stderr  # replaced, never read
     with sqlite3.connect(old) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 4",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("qare-graph-store 5",)
         assert db.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('adj', 'nodes')").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM graphs").fetchone() == (1,)  # the graph just built
     _no_build(monkeypatch)
@@ -891,32 +912,42 @@ def test_an_answer_from_the_store_says_so_in_one_line(tmp_path, monkeypatch):
 
 
 def test_a_body_edit_writes_only_the_rows_that_changed(tmp_path):
-    """Rows are shared by content: after one method body gains a call (same
-    lines), the rebuild's write adds exactly that method's row and drops its
-    old one; every other row is kept as it was, each counted once, and the
+    """Rows are shared by content and hold a method's ``MethodInfo`` only
+    (format 5: its edges are in the adjacency blob): a body gaining a call
+    on the same lines writes no row at all; a line added to it writes
+    exactly the rows of the methods whose lines moved and drops their old
+    ones; every other row is kept as it was, each counted once, and the
     answer is a cold build's."""
     root = _copy(FIXTURES / "qare-example", tmp_path / "p")
     cache = tmp_path / "c.sqlite"
     _chain([str(root), "processComment"], cache)
     rows = lambda: dict(sqlite3.connect(f"{cache}.graphs").execute("SELECT h, info FROM rows").fetchall())  # noqa: E731
+    written = lambda: sqlite3.connect(f"{cache}.graphs").execute("SELECT n FROM written").fetchone()[0]  # noqa: E731
     before = rows()
     with sqlite3.connect(f"{cache}.graphs") as db:  # counts every row written (inserted, or its bytes rewritten)
         db.execute("CREATE TABLE written (n INTEGER)")
         db.execute("INSERT INTO written VALUES (0)")
-        for event in ("INSERT", "UPDATE OF info, edges"):
+        for event in ("INSERT", "UPDATE OF info"):
             db.execute(f"CREATE TRIGGER count_{event[:6]} AFTER {event} ON rows BEGIN "
                        "UPDATE written SET n = n + 1; END")
     src = root / "src/main/java/com/acme/CommentService.java"
     src.write_text(src.read_text().replace("        return true;\n", "        return count() >= 0;\n"))
+
+    def cold():
+        return CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath",
+                                         "--no-cache", "-q"])
+
     r = _chain([str(root), "processComment"], cache)
-    cold = CliRunner().invoke(main, ["chain", str(root), "processComment", "--no-discover-classpath", "--no-cache",
-                                     "-q"])
-    assert r.exit_code == 0 and r.stdout == cold.stdout, r.output
-    assert sqlite3.connect(f"{cache}.graphs").execute("SELECT n FROM written").fetchone() == (1,)
+    assert r.exit_code == 0 and r.stdout == cold().stdout, r.output
+    assert written() == 0 and rows() == before  # only processComment's edges moved
+    text = src.read_text()
+    at = text.index("        return count() >= 0;\n")
+    src.write_text(text[:at] + "        count();\n" + text[at:])  # one line more: this method and those after it
+    r = _chain([str(root), "processComment"], cache)
+    assert r.exit_code == 0 and r.stdout == cold().stdout, r.output
     after = rows()
     new, gone = set(after) - set(before), set(before) - set(after)
-    assert len(new) == 1 and len(gone) == 1 and len(after) == len(before)
-    assert after[new.pop()] == before[gone.pop()]  # the same MethodInfo: only processComment's edges moved
+    assert written() == len(new) >= 1 and len(gone) == len(new) and len(after) == len(before)
     with sqlite3.connect(f"{cache}.graphs") as db:
         _assert_rows_counted(db)
 
@@ -1088,4 +1119,130 @@ def test_reach_from_the_store_keeps_main_methods_out_of_test_code(tmp_path, comm
                 assert sg.reach(sg.project_graph(pg.root), mid, dispatch=dispatch) == want, (mid, dispatch)
     finally:
         sg.close()
+        store.close()
+
+
+# ------------------------------------------------------------------ contributions (format 5, s8)
+
+def _contrib_examples():
+    from callgraph._callsite import Resolution
+    from callgraph._contrib import FileContribution, made_digest
+
+    a = FileContribution(((Resolution.EXACT, 3), (Resolution.UNRESOLVED, 1)), (("no receiver type", 1),),
+                         (("no receiver type", "A.java:7"),), (("project", 2), ("jdk", 2)), (),
+                         ("x.Api.f()",), made_digest(((("p.A", "new"),), ())))
+    b = FileContribution(warnings=(("lib.jar", "bad CRC"),), made=made_digest(None), failed=None)
+    c = FileContribution(made=made_digest(None), failed="expressions nested too deeply")
+    return [a, b, c], ["p.A.m()", "p.B.n()", "x.Api.f()"]
+
+
+def test_contributions_round_trip_worked_out_by_hand():
+    """Three files: A resolved (counts, a reason with its example, site types, one API), B
+    resolved with a classpath warning, C failed; the blob's columns as written by hand."""
+    import msgpack
+
+    from callgraph._rta import Instantiation, InstantiatedType
+
+    contribs, names = _contrib_examples()
+    inst = {"p.B": InstantiatedType("p.B", frozenset({Instantiation.NEW}), frozenset({"test"})),
+            "p.A": InstantiatedType("p.A", frozenset({Instantiation.STEREOTYPE, Instantiation.NEW}),
+                                    frozenset({"main", "test"}))}
+    blob = gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk", inst)
+    v = msgpack.unpackb(blob)
+    assert v[:5] == ["pk", 3, ["no receiver type"], ["exact", "unresolved"], ["project", "jdk"]]
+    assert (v[5], v[6], v[7]) == (_u32(0, 2, 2, 2), b"\0\1", _u32(3, 1))
+    assert (v[8], v[9], v[10], v[11], v[12], v[13]) == (_u32(0, 1, 1, 1), _u32(0), _u32(1), _u32(0, 1, 1, 1),
+                                                        _u32(0), ["A.java:7"])
+    assert (v[14], v[15], v[16], v[17], v[18]) == (_u32(0, 2, 2, 2), b"\0\1", _u32(2, 2), _u32(0, 1, 1, 1), _u32(2))
+    assert len(v[19]) == 48 and v[20] == [[1, [["lib.jar", "bad CRC"]]]] and v[21] == [[2, contribs[2].failed]]
+    # the instantiated types sorted, each kind and source set a bit in the order first seen
+    assert v[22:] == [["p.A", "p.B"], ["new", "stereotype"], _u32(3, 1), ["main", "test"], _u32(3, 2)]
+    cols: list = []
+    assert gs.decode_contributions(blob, 3, names, cols) == ("pk", contribs)
+    assert gs.instantiated_of(cols) == inst
+    assert gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk",
+                                   instantiated_columns=cols) == blob
+    assert gs.encode_contributions(contribs, {}, None) == b"" and gs.decode_contributions(b"", 3, names) == (None, None)
+
+
+def test_a_bad_contributions_blob_is_refused():
+    """Each crafted blob (the CRC would fit: only its shape is wrong) is a StoreError, never
+    an IndexError, a wrong count or another file's share."""
+    import msgpack
+
+    contribs, names = _contrib_examples()
+    v = msgpack.unpackb(gs.encode_contributions(contribs, {n: i for i, n in enumerate(names)}, "pk"))
+
+    def forged(at, value):
+        w = list(v)
+        w[at] = value
+        return msgpack.packb(w)
+
+    for why, blob, n_files in (
+            ("not a list", msgpack.packb({"a": 1}), 3),
+            ("another graph's file count", msgpack.packb(v), 4),
+            ("a key that is no string", forged(0, 5), 3),
+            ("an unknown resolution kind", forged(3, ["exact", "guessed"]), 3),
+            ("counts offsets past the end", forged(5, _u32(0, 2, 2, 3)), 3),
+            ("non-monotone offsets", forged(8, _u32(0, 1, 0, 1)), 3),
+            ("a reason past its table", forged(9, _u32(1)), 3),
+            ("an example past its table", forged(12, _u32(4)), 3),
+            ("examples without their texts", forged(13, []), 3),
+            ("a site type past its table", forged(15, b"\0\2"), 3),
+            ("an API past the string table", forged(18, _u32(3)), 3),
+            ("a short made column", forged(19, b"\0" * 47), 3),
+            ("a warning of a file past the graph", forged(20, [[3, [["a", "b"]]]]), 3),
+            ("a warning that is no pair", forged(20, [[1, [["a"]]]]), 3),
+            ("a failure twice", forged(21, [[2, "x"], [2, "y"]]), 3),
+            ("a column of half words", forged(7, b"\1\0\0"), 3),
+            ("no instantiated types", msgpack.packb(v[:22]), 3)):
+        with pytest.raises(gs.StoreError):
+            gs.decode_contributions(blob, n_files, names)
+            pytest.fail(why)
+    for why, at, value in (("an unknown kind of instantiation", 23, ["made up"]),
+                           ("a kind bit past the table", 24, _u32(2)),
+                           ("a source-set bit past the table", 26, _u32(2)),
+                           ("a type twice", 22, ["p.A", "p.A"]),
+                           ("one bit word for no type", 22, [])):
+        w = list(v)
+        w[22:] = [["p.A"], ["new"], _u32(1), ["main"], _u32(1)]
+        w[at] = value
+        cols: list = []
+        gs.decode_contributions(msgpack.packb(w), 3, names, cols)
+        with pytest.raises(gs.StoreError):
+            gs.instantiated_of(cols)
+            pytest.fail(why)
+
+
+def test_a_cached_build_stores_each_files_contribution(tmp_path):
+    """A build with the warm cache keeps every file's share of the summary in the store
+    (summed again, it is the build's own counts, reasons, examples and site types); one
+    without the cache keeps none (such a graph is never patched)."""
+    from callgraph._contrib import aggregate, top_reasons
+
+    root = FIXTURES / "resolution"
+    (tmp_path / "qc").mkdir(mode=0o700)
+    pg = build_project_graph(root, auto_classpath=False, cache=tmp_path / "qc" / "c.sqlite")
+    assert pg.contributions is not None and len(pg.contributions) == pg.summary.files
+    counts, reasons, sites, examples = aggregate(pg.contributions, [], set())
+    s = pg.summary
+    assert sum(counts.values()) == s.call_sites and top_reasons(reasons) == s.top_reasons
+    assert examples == s.examples and dict(sites) == {k: v for k, v in s.site_types.items() if v}
+    files, skipped = discover_sources(root, max_file_bytes=2_000_000)
+    fp = gs.fingerprint(root, files, skipped, [], callgraph.classpath.find_jdk("auto"), "physical", 2_000_000)
+    store = gs.GraphStore(tmp_path / "qc" / "g.sqlite")
+    try:
+        assert store.save(fp, pg)
+        sg = store.previous(root, "physical", 2_000_000)
+        assert gs.decode_contributions(sg.raw["contrib"], len(fp.files), sg.names) == (pg.project_key,
+                                                                                       list(pg.contributions))
+        sg.close()
+        bare = build_project_graph(root, auto_classpath=False)
+        assert bare.contributions is None
+        store.unreadable.add(fp.slot())  # stored again although its inputs are the same
+        assert store.save(fp, bare)
+        sg = store.previous(root, "physical", 2_000_000)
+        assert sg.raw["contrib"] == b""
+        sg.close()
+    finally:
         store.close()

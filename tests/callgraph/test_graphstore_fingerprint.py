@@ -95,3 +95,32 @@ def test_stored_inputs_is_the_saved_fingerprint_or_none(tmp_path):
         assert store.stored_inputs(src, "physical", 2_000_000) is None  # undecodable: no previous, all hashed
     finally:
         store.close()
+
+
+def test_the_look_ups_probe_gives_the_fingerprint_it_would_take(tmp_path, monkeypatch):
+    """The look-up that finds a file changed takes every file's signature on
+    the way (even past the changed file), the classpath, JDK and
+    lombok.config rows: the build's fingerprint reuses them (no second
+    ``stat`` of any file) and is the one it would have taken, its time the
+    look-up's."""
+    paths = _files(tmp_path, 4)
+    for p in paths:
+        _aged(p)
+    files = [_SF(p, p.name) for p in paths]
+    stored = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000)
+    paths[1].write_text("class F1 { int x; }\n")  # the second of four changed: the check goes on past it
+    probe: dict = {}
+    assert gs._unchanged(stored, tmp_path, files, [], [], None, probe) == "F1.java changed"
+    assert probe["complete"] and set(probe["sigs"]) == {str(p) for p in paths}
+    calls = []
+    real = gs.signature
+    monkeypatch.setattr(gs, "signature", lambda p: calls.append(p) or real(p))
+    reused = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000, probe=probe)
+    assert calls == []
+    fresh = gs.fingerprint(tmp_path, files, [], [], None, "physical", 1000)
+    assert dataclasses.replace(reused, taken_ns=0) == dataclasses.replace(fresh, taken_ns=0)
+    assert reused.taken_ns == probe["taken_ns"] <= fresh.taken_ns
+    # a probe of other files (or one cut short) is not used
+    assert len(calls) == 4
+    gs.fingerprint(tmp_path, files[:3], [], [], None, "physical", 1000, probe=probe)
+    assert len(calls) == 7

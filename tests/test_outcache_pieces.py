@@ -1,0 +1,73 @@
+"""The output cache's bytes move by the kernel (qare._outcache): an entry's
+body is checked by its CRC-32 through a read-only mapping, pieces of it are
+copied by ``copy_file_range`` (or read and written where there is none),
+and the result is byte for byte the concatenation it stands for."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import zlib
+
+import pytest
+
+from qare import _outcache
+
+
+@pytest.fixture(params=["copy_file_range", "read and write"])
+def oc(request, tmp_path, monkeypatch):
+    if request.param != "copy_file_range":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    return _outcache.OutputCache(tmp_path / "o")
+
+
+def _publish(oc, tmp_path, key: str, data: bytes, frame="f" * 64):
+    body = oc.temp_path(key, ".json")
+    body.write_bytes(data)
+    oc.publish(key, body, tmp_path / f"{key}.json", (1, 2, 0), frame)
+
+
+def test_pieces_of_the_previous_body_and_new_bytes_make_the_new_entry_and_out(oc, tmp_path):
+    old = bytes(range(256)) * 5000 + b"tail"  # over a MiB: several CRC chunks
+    _publish(oc, tmp_path, "k1", old)
+    body = oc.read_body("k1", None)
+    assert body is not None and body.counts == (1, 2, 0) and body.frame == "f" * 64
+    assert body.data[:4] == old[:4] and body.data.find(b"tail") == len(old) - 4
+    pieces = [(0, 10), b"NEW", (300, 1_000_000), b"", (len(old) - 4, len(old))]
+    out = tmp_path / "out.json"
+    try:
+        oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body)
+    finally:
+        body.close()
+    want = old[:10] + b"NEW" + old[300:1_000_000] + old[-4:]
+    assert out.read_bytes() == want
+    meta = json.loads((tmp_path / "o" / "k2.meta").read_text())
+    assert meta["crc32"] == zlib.crc32(want) and meta["size"] == len(want) and meta["frame"] == "e" * 64
+    entry = tmp_path / "o" / "k2.body"
+    assert entry.read_bytes() == want and stat.S_IMODE(entry.stat().st_mode) == 0o600
+    assert oc.copy_to("k2", tmp_path / "again.json") == (3, 4, 0)
+    assert (tmp_path / "again.json").read_bytes() == want
+
+
+def test_a_body_whose_crc_does_not_match_is_dropped_not_read(oc, tmp_path):
+    _publish(oc, tmp_path, "k1", b"x" * 5000)
+    entry = tmp_path / "o" / "k1.body"
+    data = bytearray(entry.read_bytes())
+    data[4321] = ord("y")  # same size: only the CRC can tell
+    entry.write_bytes(bytes(data))
+    assert oc.read_body("k1", None) is None
+    assert not entry.exists()  # dropped
+    _publish(oc, tmp_path, "k3", b"z" * 10)
+    (tmp_path / "o" / "k3.body").write_bytes(b"z" * 9)  # shorter
+    assert oc.copy_to("k3", tmp_path / "c.json") is None and not (tmp_path / "c.json").exists()
+
+
+def test_an_empty_body_round_trips(oc, tmp_path):
+    _publish(oc, tmp_path, "k1", b"")
+    body = oc.read_body("k1", None)
+    assert body is not None and len(body) == 0
+    out = tmp_path / "out.json"
+    oc.publish_pieces("k2", [b"abc"], out, (1, 0, 0), "e" * 64, source=body)
+    body.close()
+    assert out.read_bytes() == b"abc" and oc.copy_to("k2", tmp_path / "x.json") == (1, 0, 0)
