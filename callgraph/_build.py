@@ -483,7 +483,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                     store.close()
                     fps.release()
                     if pending_snapshot is not None:
-                        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot)
+                        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot, limit=_snapshot_limit(files))
                     pg.resolution = resolution
                     # the index and the facts are freed now, not as this returns: 2.5 M objects on
                     # spring-framework, ~0.3 s that no phase held; the graph step's end
@@ -546,7 +546,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         if fps is not None:
             fps.release()  # its memos hold the index and every look-up: freed before the graph is built
     if pending_snapshot is not None:
-        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot)
+        store.stats["snapshot_written"] += snaps.save(slot, *pending_snapshot, limit=_snapshot_limit(files))
         pending_snapshot = None
     _trim_heap()
     if crew is not None:
@@ -915,12 +915,17 @@ def _facts_key(sf: SourceFile, loc_mode: str, max_bytes: int, version: str | Non
 def _open_snapshots(store):
     """The index snapshots beside the warm cache ``store`` (``<file>.index/``),
     or None when their folder or key is refused (the build then builds the
-    index, as without them)."""
+    index, as without them): the reason is then in ``store.stats``
+    (``snapshots_refused``, which the summary's ``cache`` carries and
+    ``qare graph``/``qare chain`` print as a warning)."""
     from ._snapshot import IndexSnapshots
 
     try:
         return IndexSnapshots(Path(f"{store.path}.index"), store.trusted_root)
-    except (OSError, ValueError):
+    except (OSError, ValueError) as e:
+        # "<path>: <why>" (an OSError's str is "[Errno 0] why: 'path'")
+        fn, why = getattr(e, "filename", None), getattr(e, "strerror", None)
+        store.stats["snapshots_refused"] = f"{fn}: {why}" if fn and why else str(e)
         return None
 
 
@@ -932,12 +937,20 @@ def _snapshot_slot(root: Path, loc_mode: str, max_bytes: int, version: str) -> s
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def _snapshot_limit(files) -> int:
+    """The largest snapshot of these files written or read, in bytes: an
+    index holds about as much as its sources (spring-framework: 62 MB for
+    9,187 files of 53 MB), so a far larger file in the slot is not read and
+    hashed (up to ``_snapshot.MAX_BYTES``, 1 GiB, otherwise)."""
+    return (16 << 20) + 8 * sum(sf.size for sf in files)
+
+
 def _load_snapshot(snaps, slot: str, files):
     """``(header, state)`` of the project's snapshot when it was built from
     these very files (paths and source sets, in this order), else None."""
     if snaps is None:
         return None
-    got = snaps.load(slot)
+    got = snaps.load(slot, limit=_snapshot_limit(files))
     if got is None:
         return None
     header, state = got

@@ -220,11 +220,15 @@ class IndexSnapshots:
         m.update(payload)
         return m.digest()
 
-    def load(self, slot: str):
+    def load(self, slot: str, limit: int = MAX_BYTES):
         """``(header, state)`` stored under ``slot``, or None: no file, not a
-        regular file of this user, over :data:`MAX_BYTES`, another magic, a
-        MAC that does not verify (forged, truncated, written under another
-        key or for another slot), or a payload that does not unpickle."""
+        regular file of this user, over ``limit`` bytes (at most
+        :data:`MAX_BYTES`; the caller's bound for its project: a file far
+        larger than the project's index could be is not read and hashed),
+        another magic, a MAC that does not verify (forged, truncated,
+        written under another key or for another slot), or a payload that
+        does not unpickle."""
+        limit = min(limit, MAX_BYTES)
         path = self._path(slot)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -233,17 +237,17 @@ class IndexSnapshots:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() \
-                    or st.st_size > MAX_BYTES or st.st_size < len(MAGIC) + _MAC_BYTES:
+                    or st.st_size > limit or st.st_size < len(MAGIC) + _MAC_BYTES:
                 return None
             with os.fdopen(os.dup(fd), "rb") as f:
-                data = f.read(MAX_BYTES + 1)
+                data = f.read(limit + 1)
         except OSError:
             return None
         finally:
             os.close(fd)
         head, mac = data[:len(MAGIC)], data[len(MAGIC):len(MAGIC) + _MAC_BYTES]
         payload = memoryview(data)[len(MAGIC) + _MAC_BYTES:]
-        if len(data) > MAX_BYTES or head != MAGIC or not hmac.compare_digest(mac, self._mac(slot, payload)):
+        if len(data) > limit or head != MAGIC or not hmac.compare_digest(mac, self._mac(slot, payload)):
             return None
         try:
             header, state = pickle.loads(payload)  # authenticated: written by this user's qare
@@ -255,11 +259,13 @@ class IndexSnapshots:
             pass
         return header, state
 
-    def save(self, slot: str, header, state) -> bool:
+    def save(self, slot: str, header, state, limit: int = MAX_BYTES) -> bool:
         """Write ``(header, state)`` under ``slot`` (atomically: a private
         temporary file renamed over it), then delete all but the :data:`KEEP`
-        most recently used. False when it is too large or cannot be written
-        (a missing snapshot costs the next run speed, never its result).
+        most recently used. False when it is larger than ``limit`` bytes (at
+        most :data:`MAX_BYTES`; the bound :meth:`load` will read) or cannot
+        be written (a missing snapshot costs the next run speed, never its
+        result).
 
         The pickle streams into the file through the MAC (the MAC's place
         written last): the payload is never held whole in memory."""
@@ -272,7 +278,7 @@ class IndexSnapshots:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(MAGIC + bytes(_MAC_BYTES))
-                sink = _MacSink(f, self._mac_start(slot), MAX_BYTES - len(MAGIC) - _MAC_BYTES)
+                sink = _MacSink(f, self._mac_start(slot), min(limit, MAX_BYTES) - len(MAGIC) - _MAC_BYTES)
                 pickle.Pickler(sink, protocol=5).dump((header, state))
                 f.seek(len(MAGIC))
                 f.write(sink.mac.digest())
@@ -289,6 +295,12 @@ class IndexSnapshots:
     def _prune(self) -> None:
         snaps = []
         for e in os.scandir(self.folder):
+            if e.name.endswith(".tmp") and e.name.startswith("."):
+                # a save's temporary file (".<slot>.<pid>.tmp") left by a process that died while
+                # writing it (killed, out of memory): up to MAX_BYTES each, never read; its writer's
+                # pid is gone (a live one may be writing it now)
+                _drop_orphan(e)
+                continue
             if e.name.endswith(".snap") and e.is_file(follow_symlinks=False):
                 try:
                     snaps.append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
@@ -300,3 +312,28 @@ class IndexSnapshots:
                 os.unlink(p)
             except OSError:
                 pass
+
+
+def _drop_orphan(e: os.DirEntry) -> None:
+    """Delete temporary file ``e`` (``.<slot>.<pid>.tmp``) when its writer
+    ``pid`` is no longer running (or the name has no pid); a link or a
+    folder of that name is left alone."""
+    parts = e.name.split(".")
+    try:
+        if not e.is_file(follow_symlinks=False):
+            return
+        pid = int(parts[-2]) if len(parts) == 4 else -1
+    except (OSError, ValueError):
+        pid = -1
+    if pid > 0:
+        try:
+            os.kill(pid, 0)
+            return  # its writer runs
+        except ProcessLookupError:
+            pass
+        except OSError:  # another user's process (EPERM): it exists
+            return
+    try:
+        os.unlink(e.path)
+    except OSError:
+        pass

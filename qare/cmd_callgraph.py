@@ -211,6 +211,8 @@ def _report_build(pg, classpath, quiet) -> bool:
         failed = failed or os.path.realpath(entry) in entries
     if pg.summary.cache.get("refused"):
         click.echo(f"warning: warm cache not used: {pg.summary.cache['refused']}", err=True)
+    if pg.summary.cache.get("snapshots_refused"):  # the key or the snapshot folder (callgraph._snapshot)
+        click.echo(f"warning: index snapshots not used: {pg.summary.cache['snapshots_refused']}", err=True)
     return failed
 
 

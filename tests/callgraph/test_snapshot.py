@@ -200,6 +200,48 @@ def test_the_size_bound(tmp_path, monkeypatch):
     assert not (tmp_path / "c.sqlite.index" / "bb.snap").exists()
 
 
+def test_the_callers_size_bound(tmp_path):
+    # the build bounds a project's snapshot by its sources (_build._snapshot_limit): a larger file planted
+    # in the slot is neither read nor hashed, and a larger state is not written
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    assert snaps.save("aa", {"files": []}, {"x": "y" * 1000})
+    size = (tmp_path / "c.sqlite.index" / "aa.snap").stat().st_size
+    assert snaps.load("aa", limit=size - 1) is None
+    assert snaps.load("aa", limit=size) == ({"files": []}, {"x": "y" * 1000})
+    assert not snaps.save("bb", {"files": []}, {"x": "y" * 1000}, limit=500)
+    assert not (tmp_path / "c.sqlite.index" / "bb.snap").exists()
+    assert os.listdir(tmp_path / "c.sqlite.index") == ["aa.snap"]  # nor its temporary file left
+
+
+def test_the_build_bounds_the_snapshot_by_the_sources(tmp_path):
+    from callgraph._build import _snapshot_limit
+    from callgraph._discover import discover_sources
+
+    root, cache = _warm(tmp_path)
+    files, _ = discover_sources(root)
+    total = sum(os.path.getsize(root / f.rel) for f in files)
+    assert _snapshot_limit(files) == 16 * 2**20 + 8 * total
+    (snap,) = _snap_files(cache)
+    assert snap.stat().st_size < _snapshot_limit(files)
+
+
+def test_orphaned_temporary_files_are_deleted(tmp_path):
+    # a save killed while writing leaves ".<slot>.<pid>.tmp" (up to MAX_BYTES): the next save deletes
+    # those whose writer is gone, never one a live process may be writing, nor a link
+    snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
+    folder = tmp_path / "c.sqlite.index"
+    dead = folder / ".aa.4194305.tmp"  # above Linux's largest pid (pid_max <= 2^22): no such process
+    live = folder / f".bb.{os.getpid()}.tmp"
+    odd = folder / ".cc.tmp"
+    for f in (dead, live, odd):
+        f.write_bytes(b"x" * 100)
+    (folder / ".dd.4194305.tmp").symlink_to(tmp_path / "outside")
+    (tmp_path / "outside").write_bytes(b"keep")
+    assert snaps.save("ee", {}, 1)
+    assert sorted(os.listdir(folder)) == [f".bb.{os.getpid()}.tmp", ".dd.4194305.tmp", "ee.snap"]
+    assert (tmp_path / "outside").read_bytes() == b"keep"
+
+
 def test_least_recently_used_snapshots_are_deleted(tmp_path):
     snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
     folder = tmp_path / "c.sqlite.index"
@@ -275,7 +317,23 @@ def test_a_refused_key_means_no_snapshot_and_the_same_graph(tmp_path, monkeypatc
     key.chmod(0o644)
     warm = _build(root, cache)
     assert warm.summary.cache["snapshot_loaded"] == 0 and warm.summary.cache["snapshot_written"] == 0
+    # said, with the file and why (it was silent: the tester, session 7)
+    assert warm.summary.cache["snapshots_refused"] == f"{key}: is readable or writable by group or others"
     assert graph_bytes(warm) == graph_bytes(_build(root, None))
+
+
+def test_qare_graph_warns_when_the_key_is_refused(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from qare.cli import main
+
+    monkeypatch.setenv("QARE_CONFIG_DIR", str(tmp_path / "config"))
+    root, cache = _warm(tmp_path)
+    key = tmp_path / "config" / "snapshot-key"
+    key.chmod(0o644)
+    res = CliRunner().invoke(main, ["graph", str(root), "--cache", str(cache), "--no-auto-classpath", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert f"warning: index snapshots not used: {key}: is readable or writable by group or others" in res.stderr
 
 
 def test_the_pickle_is_after_the_mac(tmp_path):
@@ -322,9 +380,9 @@ def test_the_state_written_after_pass_2_is_the_state_after_construction(tmp_path
     written = []
     real_save = IndexSnapshots.save
 
-    def save(self, slot, header, state):
+    def save(self, slot, header, state, **kw):
         written.append(pickle.dumps(state, protocol=5))
-        return real_save(self, slot, header, state)
+        return real_save(self, slot, header, state, **kw)
 
     monkeypatch.setattr(ProjectIndex, "__init__", init)
     monkeypatch.setattr(IndexSnapshots, "save", save)
