@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -86,6 +87,10 @@ def test_an_unchanged_project_is_answered_from_the_store(project, tmp_path, cach
     # the same summary counts and graph line as the build printed
     assert res2.output.splitlines()[-1].replace(str(out2), "X") == res.output.splitlines()[-1].replace(str(out1), "X")
     assert "files: 2" in res2.output and "phases: startup" in res2.output
+    # no build ran: the time line names none of a build's phases
+    assert "time: build" in res.output and "time: build" not in res2.output
+    assert re.search(r"^time: no build \(nothing it reads changed\); the stored graph read in [\d.]+ s wall", res2.output,
+                     re.M)
 
 
 def test_a_changed_body_is_built_again(project, tmp_path, cache):
