@@ -370,15 +370,15 @@ class _Worker:
 
     def __init__(self, libjvm: Path, classpath: list[str]):
         import atexit
-        import sys
+
+        from ._subpython import module_argv
 
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "callgraph._jdt_worker", str(libjvm), *classpath],
+        # this process's module search path, never the current folder's (the temporary folder, where
+        # anyone may plant a module: callgraph._subpython)
+        self.proc = subprocess.Popen(module_argv("callgraph._jdt_worker", str(libjvm), *classpath),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                     text=True, encoding="utf-8", cwd=tempfile.gettempdir(),
-                                     env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                                         [str(Path(__file__).resolve().parents[1]),
-                                          *filter(None, [os.environ.get("PYTHONPATH")])])})
+                                     text=True, encoding="utf-8", cwd=tempfile.gettempdir())
         atexit.register(self.close)
         ready = self._read()
         if not ready.get("ok"):

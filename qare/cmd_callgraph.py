@@ -876,8 +876,8 @@ def _spawned_writer(pg, out: Path, keep, save):
 
     import msgpack
 
-    import qare
     from callgraph._graphstore import encode_graph
+    from callgraph._subpython import module_argv
 
     from . import _jsonout
 
@@ -888,18 +888,15 @@ def _spawned_writer(pg, out: Path, keep, save):
         target = oc.temp_path(key, out.suffix.lower())
     else:
         target = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    root = str(Path(qare.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + os.environ["PYTHONPATH"]
-                                                if os.environ.get("PYTHONPATH") else "")}
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     # started first: the interpreter's start and imports overlap the encoding below
     try:
-        if not sys.executable:
-            raise OSError("no interpreter to run the writer")
         if target.is_symlink() or target.exists():
             target.unlink()
-        proc = subprocess.Popen([sys.executable, "-m", "qare._jsonout", str(target), "0600" if keep else "0644"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+        # this process's module search path, never the current folder's (a cloned repository's
+        # msgpack.py ran in the writer: the tester, session 8)
+        proc = subprocess.Popen(module_argv("qare._jsonout", str(target), "0600" if keep else "0644"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 close_fds=True)
     except OSError:
         return None

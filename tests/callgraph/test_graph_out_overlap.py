@@ -74,7 +74,7 @@ def forks(monkeypatch):
 
     class Popen(real_popen):
         def __init__(self, args, *a, **k):
-            if "qare._jsonout" in list(args):
+            if any("'qare._jsonout'" in str(a) for a in args):  # callgraph._subpython.module_argv's program
                 calls.append("spawn")
             super().__init__(args, *a, **k)
 
