@@ -1300,10 +1300,12 @@ class GraphStore(PrivateSQLite):
                 if old is not None:
                     old_counts = _ref_counts(old[1])
                     db.execute("DELETE FROM graphs WHERE gid = ?", (old[0],))
-                lost = old is not None and old_counts is None
                 # a slot that failed to decode: its rows are written again even where unchanged (a
-                # damaged row keeps its key, so an upsert of the same key must replace its bytes)
-                self._write_rows(enc.rows, old_counts or {}, lost or slot in self.unreadable)
+                # damaged row keeps its key, so an upsert of the same key must replace its bytes), and every
+                # count recounted (a missing row, written anew, would otherwise lose the old graph's count
+                # and be deleted: the tester, session 8)
+                lost = (old is not None and old_counts is None) or slot in self.unreadable
+                self._write_rows(enc.rows, old_counts or {}, lost)
             self.unreadable.discard(slot)
             cur = db.execute("INSERT INTO graphs (slot, inputs, names, apis, rtas, summary, refs, adj, contrib, crc, "
                              "bytes, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -1338,13 +1340,14 @@ class GraphStore(PrivateSQLite):
     def _write_rows(self, rows: dict, old_counts: dict, rewrite: bool) -> None:
         """Make the rows table hold ``rows`` (digest → [info, count]) for a
         graph replacing one that held ``old_counts`` (digest → count): only
-        rows new to the slot are written (all when ``rewrite``), each row's
-        ``refs`` (how many stored methods name it) moves by the difference,
-        and a row no method names any more is deleted."""
+        rows new to the slot are written, each row's ``refs`` (how many
+        stored methods name it) moves by the difference, and a row no method
+        names any more is deleted; with ``rewrite`` every row is written and
+        no count is taken off (the caller then recounts: :meth:`_sweep`)."""
         get = old_counts.get
-        if rewrite:
+        if rewrite:  # the caller recounts every row (_sweep): a row's count here would be a guess
             grow = [(h, info, n) for h, (info, n) in rows.items()]
-            less = [(n, h) for h, n in old_counts.items()]
+            less = []
         else:
             grow = [(h, info, n - get(h, 0)) for h, (info, n) in rows.items() if n > get(h, 0)]
             less = [(get(h) - n, h) for h, (_i, n) in rows.items() if n < get(h, 0)]

@@ -144,11 +144,18 @@ def _read_infos(p: dict, idxs) -> dict:
         sg = p["stored"]
         if sg is None:
             raise StoreError("the stored graph was released")
-        rows = sg._rows(rest)
-        for i in rest:
-            if i not in rows:
-                raise StoreError(f"no method row for {p['names'][i]}")
-            out[i] = _decode_info(rows[i], p["names"][i])
+        try:
+            rows = sg._rows(rest)
+            for i in rest:
+                if i not in rows:
+                    raise StoreError(f"no method row for {p['names'][i]}")
+                out[i] = _decode_info(rows[i], p["names"][i])
+        except StoreError as e:
+            # as StoredGraph's own reads: the slot marked unreadable, so the whole build that follows
+            # rewrites every row of it (a missing one was otherwise never written again: the tester,
+            # session 8)
+            sg.store.unreadable.add(sg.slot)
+            raise StoreError(f"stored graph in {sg.store.path} unreadable ({e})") from None
     return out
 
 

@@ -739,9 +739,16 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
     """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
     import time
 
+    from callgraph._graphstore import StoreError
+
     t_out, c_out = time.perf_counter(), time.process_time()
     try:
         return _output(pg, out, dispatch, include_unresolved, keep)
+    except (StoreError, sqlite3.Error):
+        # a graph patched from the store reads the stored rows of the methods it did not change: a bad
+        # one is a damaged store, never an unwritable --out (the tester, session 8: it was exit 4); the
+        # caller builds again (graph_cmd)
+        raise
     except (OSError, ValueError) as e:
         return str(e)
     finally:
@@ -793,7 +800,8 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     store, fp, save = later[0]
     if hasattr(pg, "release"):
         # patched from the stored graph (callgraph._patch): written first, while that graph is still readable;
-        # both are short (the changed rows, the changed items), so one process does both
+        # both are short (the changed rows, the changed items), so one process does both. A stored row that
+        # cannot be read raises (StoreError, the slot marked unreadable) and nothing is stored on that base
         answer = _timed_output(pg, out, dispatch, include_unresolved, keep)
         save()
         return answer
@@ -1092,18 +1100,42 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                                        compact=out is None or (out.suffix.lower() == ".json" and dispatch == "cha"
                                                                and not include_unresolved))
             if answered is None and out is not None:
-                keep = None
-                if later:
+                def kept_for(later):
+                    nonlocal oc
+                    if not later:
+                        return None
                     from ._outcache import open_beside, out_key
 
                     if oc is None:
                         oc = open_beside(store)
-                    if oc is not None:
-                        keep = (oc, out_key(later[0][1], out.suffix.lower(), dispatch, include_unresolved))
+                    return (oc, out_key(later[0][1], out.suffix.lower(), dispatch, include_unresolved)) \
+                        if oc is not None else None
+
+                from callgraph._graphstore import StoreError
+
                 # no collection while the graph is stored and written: none is
                 # needed, and in a forked writer it would touch (and copy) every page
-                with _gc_paused():
-                    written = _write_beside_store(pg, out, dispatch, include_unresolved, later, keep)
+                try:
+                    with _gc_paused():
+                        written = _write_beside_store(pg, out, dispatch, include_unresolved, later,
+                                                      kept_for(later))
+                except (StoreError, sqlite3.Error) as e:
+                    # a graph patched after body edits met a stored row it could not read while --out was
+                    # written (the slot is now marked unreadable): built whole, as if nothing were stored,
+                    # then stored again over it
+                    if hasattr(pg, "release"):
+                        pg.release()
+                    inputs.previous = None
+                    later = []
+                    pg, cp_failed = _build(project, classpath, discover_classpath, jobs, True, loc_mode, cache,
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs,
+                                           store=store, store_later=later, patch=False,
+                                           compact=out.suffix.lower() == ".json" and dispatch == "cha"
+                                           and not include_unresolved)
+                    with _gc_paused():
+                        written = _write_beside_store(pg, out, dispatch, include_unresolved, later,
+                                                      kept_for(later))
+                    _say_stored(store, str(e), True, quiet)
             elif later:
                 later[0][2]()
         finally:
@@ -1182,14 +1214,14 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         if store.stats["rebuilt"]:
             why = f"{why}; the store file was damaged or of another version and was made anew"
     bad_row = store is not None and bool(store.unreadable)  # said once, after the rebuild replaced it
+    from callgraph._graphstore import StoreError
+
     try:
         if stored is not None:
             # the graph as built from these very inputs: answer from the part METHOD reaches
             pg = stored.project_graph(project, resolution=inputs.resolution)
             # the stored summary's classpath_warnings decide exit 1 as on the build that stored them
             cp_failed = _report_build(pg, classpath, quiet)
-            from callgraph._graphstore import StoreError
-
             try:
                 mid = _chain_method(pg, method)
                 t_chain = time.perf_counter()
@@ -1224,9 +1256,22 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             mid = _chain_method(pg, method)
             t_chain = time.perf_counter()
             if stored is not None:
-                targets = stored.reach(pg, mid, max_depth=max_depth, dispatch=dispatch,
-                                       include_unresolved=include_unresolved)
-            else:
+                try:
+                    targets = stored.reach(pg, mid, max_depth=max_depth, dispatch=dispatch,
+                                           include_unresolved=include_unresolved)
+                except (StoreError, sqlite3.Error) as e:
+                    # the patch stored only the rows it changed: another stored row it did not read is bad (the
+                    # slot now marked unreadable). Built whole and stored again over it, as after any bad row
+                    # (the tester, session 8: a traceback)
+                    stored.close()
+                    stored = None
+                    inputs.previous = None
+                    pg, cp_failed = _build(project, classpath, discover_classpath, jobs, True, loc_mode, cache,
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+                    _say_stored(store, str(e), True, quiet)
+                    mid = _chain_method(pg, method)
+                    t_chain = time.perf_counter()
+            if stored is None:
                 targets = pg.reach(mid, max_depth=max_depth, dispatch=dispatch,
                                    include_unresolved=include_unresolved)
         info = pg.method(mid)

@@ -396,3 +396,63 @@ def test_qare_chain_after_a_body_edit_patches_the_stored_graph_and_answers_from_
         with sqlite3.connect(cache / "graphs.sqlite") as db:
             stored = msgpack.unpackb(db.execute("SELECT summary FROM graphs").fetchone()[0], strict_map_key=False)
         assert ("graph_patched" in stored["cache"]) == patched, (step, stored["cache"])
+
+
+def _drop_row(db_path: Path, method: str) -> None:
+    """Delete the stored row of ``method`` (the rows table has no CRC over it: its graph's does not cover it)."""
+    import shutil
+
+    with sqlite3.connect(db_path) as db:
+        names, refs = db.execute("SELECT names, refs FROM graphs").fetchone()
+        n, _total, text = msgpack.unpackb(names)
+        i = text.decode().split("\0")[:n].index(method)
+        assert db.execute("DELETE FROM rows WHERE h = ?", (refs[16 * i:16 * i + 16],)).rowcount == 1
+    shutil.rmtree(f"{db_path}.out", ignore_errors=True)  # --out then written from the rows, not patched
+
+
+def test_a_missing_stored_row_met_while_out_is_written_builds_whole(tmp_path, project):
+    """The tester's case (session 8): after a body edit the patch reads only
+    the edited methods' rows; ``--out`` written in full reads every other
+    one. A missing row was exit 4 "cannot write --out"; now the graph is
+    built whole and stored again over the damaged slot (its rows recounted:
+    the missing row is back), ``--out`` is the cold build's, and the next
+    run is answered from the store without a warning."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    common = ["--no-discover-classpath", "-q", "--jobs", "1"]
+    assert _cli(["graph", str(project), "--out", str(tmp_path / "a.json"), *common], cache).exit_code == 0
+    _drop_row(cache / "graphs.sqlite", "p.Other.b()")
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    res = _cli(["graph", str(project), "--out", str(tmp_path / "b.json"), *common], cache)
+    assert res.exit_code == 0, res.output
+    assert "unreadable (no method row for p.Other.b()); rebuilt and stored again" in res.stderr
+    fresh = tmp_path / "fresh"
+    fresh.mkdir(mode=0o700)
+    assert _cli(["graph", str(project), "--out", str(tmp_path / "c.json"), *common], fresh).exit_code == 0
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+    assert _store_state(cache / "graphs.sqlite") == _store_state(fresh / "graphs.sqlite")
+    again = _cli(["graph", str(project), "--out", str(tmp_path / "d.json"), "--no-discover-classpath",
+                  "--jobs", "1"], cache)
+    assert again.exit_code == 0 and "warning" not in again.stderr and "graph: from the store" in again.stderr
+    assert (tmp_path / "d.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+
+
+def test_a_missing_stored_row_met_by_chain_after_a_patch_builds_whole(tmp_path, project):
+    """``qare chain`` after a body edit answers from the patched store; a
+    row the patch did not read, missing, was a traceback (the tester,
+    session 8): now built whole, stored again, the cold build's answer."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    common = ["--no-discover-classpath", "-q", "--jobs", "1"]
+    assert _cli(["chain", str(project), "p.Other.call", *common], cache).exit_code == 0
+    _drop_row(cache / "graphs.sqlite", "p.Other.call(p.I)")
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    res = _cli(["chain", str(project), "p.Other.call", *common], cache)
+    assert res.exit_code == 0, res.output
+    assert "no method row for p.Other.call(p.I)); rebuilt and stored again" in res.stderr
+    fresh = tmp_path / "fresh"
+    fresh.mkdir(mode=0o700)
+    cold = _cli(["chain", str(project), "p.Other.call", *common, "--no-cache"], fresh)
+    assert res.stdout == cold.stdout
+    again = _cli(["chain", str(project), "p.Other.call", "--no-discover-classpath", "--jobs", "1"], cache)
+    assert again.exit_code == 0 and "warning" not in again.stderr and again.stdout == cold.stdout
