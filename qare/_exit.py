@@ -52,8 +52,21 @@ def now(code) -> None:
         atexit._run_exitfuncs()  # what a normal exit runs (temporary folders, logging, multiprocessing)
     finally:
         for stream in (sys.stdout, sys.stderr):
+            if stream is None:
+                continue
             try:
                 stream.flush()
-            except (OSError, ValueError, AttributeError):  # closed or replaced stream
+            except (OSError, ValueError) as e:
+                # what Python's own shutdown does when a standard stream cannot be flushed (a reader
+                # gone, a full disk): said on stderr if it can be, and exit status 120 whatever the
+                # command's, so a lost summary is never a success (the tester, session 8: it was 0)
+                status = 120
+                if stream is sys.stdout:
+                    try:
+                        sys.stderr.write(f"qare: the output could not be written in full: {e}\n")
+                        sys.stderr.flush()
+                    except (OSError, ValueError, AttributeError):
+                        pass
+            except AttributeError:  # a replaced stream without flush
                 pass
         os._exit(status & 0xFF)  # as the OS keeps it for any exit: sys.exit(-1) is 255

@@ -29,6 +29,22 @@ def test_now_runs_atexit_flushes_and_gives_pythons_exit_status(code, status, err
     assert (r.returncode, r.stdout, r.stderr) == (status, "buffered atexit ran\n", err)
 
 
+@pytest.mark.parametrize("how", ["plain", "now"])
+def test_a_stdout_that_cannot_be_flushed_is_exit_120_as_pythons_own(tmp_path, how):
+    # the tester (session 8): the reader of stdout gone before the last flush; plain Python says so and
+    # exits 120 (Py_FinalizeEx failed), _exit.now gave the command's 0
+    end = "_exit.now(0)" if how == "now" else "sys.exit(0)"
+    code = ("import sys, time\nfrom qare import _exit\nsys.stdout.write('summary\\n')\n"
+            f"time.sleep(0.3)\n{end}\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONUNBUFFERED"}
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                         env=env)
+    p.stdout.close()  # the reader is gone before the write is flushed: EPIPE
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 120, err
+    assert "Broken pipe" in err
+
+
 def test_the_entry_point_ends_at_once_only_when_the_command_asked():
     # a command that asked: the atexit handler runs, a finaliser of a live object does not (no teardown)
     probe = ("import atexit, sys, click\n"
