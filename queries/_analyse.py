@@ -28,6 +28,7 @@ from ._docs import DEFAULT_DEPS, BuildDeps, add_fetched_docs, doc_paths_next_to,
 from ._options import BuildOptions
 from ._part import Candidate, ProjectPart, Verdict
 from .comments import clean_comment, detect_lang, is_javadoc, query_from_description, reject_description
+from .fetching import local_tree_stamp
 from .projects import ProjectSpec, fetch_project, select_checkout, select_metadata
 
 __all__ = ["analyse_project", "make_candidate", "default_cache"]
@@ -93,6 +94,9 @@ def select_and_fetch(part: ProjectPart, spec: ProjectSpec, opts: BuildOptions) -
     _progress.set_phase(spec.name, "fetch")
     root, commit = fetch_project(spec, opts.cache_dir or default_cache())
     part.root, part.commit = str(root), commit
+    # a local folder's working tree as it is before it is read: a resumed build redoes the project when it
+    # changed (its commit does not say: uncommitted edits)
+    part.tree = local_tree_stamp(spec)
     _timed(part.timings, "fetch", t)
     t = time.perf_counter()
     keep, reason = select_checkout(root, opts.selection)

@@ -102,7 +102,9 @@ class ProjectPart:
     ``counts``/``timings`` (seconds) are the ``projects.jsonl`` figures;
     ``classpath``/``docs`` the library-resolution and doc-fetching records
     (``None`` when not run); ``doc_paths`` the documentation read and
-    ``classpath_jars`` the jars (the describe step reads members from them).
+    ``classpath_jars`` the jars (the describe step reads members from them);
+    ``tree`` the stamp of a local folder's working tree as it was read (a
+    resumed build redoes the project when it differs).
     """
 
     fingerprint: str
@@ -124,6 +126,8 @@ class ProjectPart:
     docs: dict | None = None
     doc_paths: list[str] = field(default_factory=list)
     classpath_jars: list[str] = field(default_factory=list)
+    #: a local folder's working-tree stamp when it was read (``fetching.local_tree_stamp``; None for a clone)
+    tree: str | None = None
 
     @classmethod
     def new(cls, spec: ProjectSpec, opts: BuildOptions, **fields: Any) -> "ProjectPart":

@@ -46,6 +46,7 @@ from ._merge import DENSITY_BINS, MergeResult, llm_steps, merge_parts, sample_id
 from ._options import BuildError, BuildOptions
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
 from ._part import PART_FORMAT, Candidate, ProjectPart, Verdict
+from .fetching import local_tree_stamp
 from ._order import largest_first
 from ._runners import SerialRunner, make_runner
 from .leaks import find_leaks, save_common_words
@@ -336,6 +337,8 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     if resume:
         for s in unique:
             part = _load_part(parts_dir / f"{s.key}.json", fp)
+            if part is not None and part.root is not None and local_tree_stamp(s) not in (None, part.tree):
+                part = None  # a local folder changed since it was read (uncommitted edits): analysed again
             if part is not None:
                 keep_light(part)
                 resumed.append(s.key)

@@ -8,8 +8,10 @@ command from the repository or the remote (docs/security.md).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import stat
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations only: projects imports this module
     from .projects import ProjectSpec
 
-__all__ = ["FetchError", "check_revision", "check_url", "fetch_project"]
+__all__ = ["FetchError", "check_revision", "check_url", "fetch_project", "local_tree_stamp"]
 
 
 class FetchError(RuntimeError):
@@ -201,3 +203,42 @@ def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return dest, _head_commit(dest)
+
+
+def local_tree_stamp(spec: "ProjectSpec") -> str | None:
+    """A stamp of a local folder's working tree, or None for a project that
+    is cloned (a URL or a bare repository: its commit pins every byte).
+
+    A local folder is analysed in place, so its commit (if any) does not
+    say what was read: uncommitted edits, added or deleted files change the
+    dataset while ``HEAD`` stays. The stamp is a SHA-256 over every entry
+    below the folder but ``.git`` (not followed through links): its path,
+    kind, size, modification and status-change times in ns, and a link's
+    target text. A resumed ``qare build`` redoes a local project whose
+    stamp differs from its part's (a new user, session 8: an edited Javadoc
+    kept the old query). Only ``lstat`` calls: spring-framework's ~20,000
+    entries take ~0.1 s. A folder that cannot be listed gives a stamp of
+    what could be (its error in it), never an exception."""
+    src = Path(spec.source)
+    if spec.is_url or _is_bare_repo(src):
+        return None
+    h = hashlib.sha256()
+    errors: list = []
+    for top, dirs, files in os.walk(src, onerror=errors.append, followlinks=False):
+        dirs.sort()
+        if top == str(src):
+            dirs[:] = [d for d in dirs if d != ".git"]
+        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            path = os.path.join(top, name)
+            rel = os.path.relpath(path, src)
+            try:
+                st = os.lstat(path)
+                link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
+            except OSError as e:
+                h.update(f"{rel}\0!{e.errno}\n".encode("utf-8", "surrogateescape"))
+                continue
+            h.update(f"{rel}\0{stat.S_IFMT(st.st_mode)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{link}\n"
+                     .encode("utf-8", "surrogateescape"))
+    for e in errors:  # a folder that could not be listed: its name and why
+        h.update(f"!{os.path.relpath(str(e.filename), src)}\0{e.errno}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()

@@ -329,6 +329,29 @@ def test_resume_skips_finished_projects(env, tmp_path):
     assert calls == ["svc", "other", "svc", "other"]
 
 
+def test_resume_redoes_a_local_folder_edited_since_it_was_read(env, tmp_path):
+    """A local folder is analysed in place: an edit after its part was
+    written (uncommitted: its commit, if any, stays) makes the resumed build
+    analyse it again, with the edit in the samples; the untouched project is
+    reused (a new user, session 8: the edited Javadoc's old text stayed)."""
+    faults, calls, project = env
+    specs = [project("svc", "svc"), project("other", fan=[1, 2])]
+    opts = BuildOptions(api_count_range=(0, 9), require_docs=False)
+    build_dataset(specs, tmp_path / "out", opts, quiet=True)
+    assert calls == ["svc", "other"]
+    again = build_dataset(specs, tmp_path / "out", opts, quiet=True)  # nothing changed: both reused
+    assert calls == ["svc", "other"] and set(again.resumed) == {specs[0].key, specs[1].key}
+    src = Path(specs[0].source) / "src/main/java/com/acme/CommentService.java"
+    before = [d["query"] for d in read_jsonl(tmp_path / "out/samples.jsonl") if d["project"] == "svc"]
+    assert "Checks whether a comment is empty. A comment of whitespace only counts as empty." in before
+    src.write_text(src.read_text().replace("Checks whether a comment is empty.", "Checks whether a comment is EDITED."))
+    third = build_dataset(specs, tmp_path / "out", opts, quiet=True)
+    assert calls == ["svc", "other", "svc"]
+    assert third.resumed == (specs[1].key,) and third.analysed == (specs[0].key,)
+    after = [d["query"] for d in read_jsonl(tmp_path / "out/samples.jsonl") if d["project"] == "svc"]
+    assert after == [q.replace("is empty.", "is EDITED.") for q in before]
+
+
 def test_crashing_project_is_recorded_and_others_finish(env, tmp_path):
     faults, calls, project = env
     faults["boom"] = RecursionError("maximum recursion depth exceeded")
