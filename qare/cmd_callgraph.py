@@ -1052,6 +1052,12 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
+    if out is not None and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        # said before the build, and naming the folder (the error of the write named the temporary
+        # file's ".g.json.<pid>.tmp" after the whole build: a new user, session 8)
+        click.echo(f"error: cannot write {out}: folder {os.path.dirname(os.path.abspath(out))} does not exist",
+                   err=True)
+        sys.exit(FATAL)
     if resolver == "jdt":
         from .cmd_crosscheck import jdt_graph
 

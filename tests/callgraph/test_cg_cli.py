@@ -99,6 +99,14 @@ def test_graph_errors_and_exit_codes(tmp_path, project):
     assert res.exit_code == PARTIAL and "src/main/java/s/Bad.java" in res.output
 
 
+def test_out_in_a_missing_folder_is_exit_4_naming_the_folder(tmp_path, project):
+    out = tmp_path / "nodir" / "g.json"
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--quiet"])
+    assert res.exit_code == 4
+    assert res.stderr == f"error: cannot write {out}: folder {tmp_path / 'nodir'} does not exist\n"
+    assert not (tmp_path / "nodir").exists()
+
+
 def test_help_documents_exit_codes():
     for cmd in ("graph", "chain"):
         res = CliRunner().invoke(main, [cmd, "--help"])
