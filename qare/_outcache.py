@@ -162,6 +162,16 @@ def _open_new(path: Path, mode: int) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)  # read too: mapped for its CRC
 
 
+def _replace(tmp: Path, out: Path) -> None:
+    """Rename the complete ``tmp`` over ``out``; when that fails (``out`` a
+    folder, its folder gone) ``tmp`` is removed, not left beside it."""
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def _copy_to_out(src_fd: int, size: int, out: Path) -> Path:
     """Copy ``size`` bytes of ``src_fd`` to ``.<out name>.<pid>.tmp`` beside
     ``out`` (the name ``records.io.atomic_writer`` uses, so a dead writer's
@@ -323,7 +333,7 @@ class OutputCache:
             return None
         finally:
             os.close(src)
-        os.replace(tmp, out)
+        _replace(tmp, out)
         try:
             os.utime(meta_path)  # used now: the size bound deletes the least recently used first
         except OSError:
@@ -387,7 +397,7 @@ class OutputCache:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        os.replace(tmp, out)
+        _replace(tmp, out)
 
     def _publish(self, key: str, body: Path, n: int, crc: int | None, out: Path, counts, frame) -> None:
         """``body`` (``n`` bytes, in this folder) copied to ``out`` and kept
@@ -430,7 +440,11 @@ class OutputCache:
                 tmp.unlink(missing_ok=True)
                 raise OSError(f"cannot read back the written graph: {got['error']}")
             crc = got["crc"]
-        os.replace(tmp, out)
+        try:
+            _replace(tmp, out)
+        except OSError:
+            body.unlink(missing_ok=True)
+            raise
         self._keep(key, body, n, crc, counts, frame)
 
     def publish_written(self, key: str, body: Path, n: int, crc: int, out: Path, counts, frame=None) -> None:

@@ -154,7 +154,11 @@ def atomic_writer(path: str | os.PathLike, *, fsync: bool = True) -> Iterator[An
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except BaseException:  # path is a folder, or its folder went away: the complete file is not left beside it
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def tmp_owner(name: str) -> int | None:

@@ -136,12 +136,16 @@ def test_the_stored_graph_is_written_while_the_child_writes(project, tmp_path, c
 
 @pytest.mark.parametrize("extra,writer", [((), "spawn"), (("--dispatch", "rta"), 1)])
 def test_an_unwritable_out_is_exit_4_from_the_child(project, tmp_path, cache, forks, extra, writer):
-    out = tmp_path / "missing-folder" / "g.json"
+    # a folder where --out would go (a missing folder is refused before the build: test_cg_cli)
+    out = tmp_path / "g.json"
+    out.mkdir()
+    (out / "keep").write_text("x")
     res = _graph(project, out, "--cache", str(cache), *extra)
     assert forks == [writer]
     assert res.exit_code == FATAL
     assert f"error: cannot write {out}" in res.output
-    assert not out.parent.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["keep"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "g.json", "proj"]
     assert not [p for p in (tmp_path / "cache").rglob("*") if ".new" in p.name]  # no writer's file left
 
 

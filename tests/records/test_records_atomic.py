@@ -27,6 +27,16 @@ def test_atomic_writer_replaces_only_on_success(tmp_path):
     assert out.read_text(encoding="utf-8") == "new ü" and os.listdir(tmp_path) == ["g.json"]
 
 
+def test_a_rename_that_fails_leaves_no_temporary_file(tmp_path):
+    # the path is a folder: the complete temporary file was left beside it (session 8)
+    out = tmp_path / "g.json"
+    out.mkdir()
+    with pytest.raises(IsADirectoryError):
+        with atomic_writer(out, fsync=False) as fh:
+            fh.write("whole")
+    assert os.listdir(tmp_path) == ["g.json"] and os.listdir(out) == []
+
+
 def test_atomic_writer_never_writes_through_a_planted_link(tmp_path):
     victim = tmp_path / "victim"
     victim.write_text("keep")
