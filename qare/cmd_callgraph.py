@@ -168,6 +168,8 @@ class _Inputs:
         #: time and that graph (what ``_build`` patches)
         self.lookup_seconds = self.lookup_cpu = 0.0
         self.previous = None
+        #: why the graph store did not answer (its look-up's reason): said after the build ("graph: built and stored")
+        self.why = None
         #: what the look-up's check took (``_graphstore._unchanged``): the build's fingerprint reuses it
         self.probe: dict = {}
 
@@ -983,8 +985,8 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
 
     t0, c0 = time.perf_counter(), time.process_time()
     previous: list = []
-    sg, _why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home, loc_mode,
-                            _MAX_FILE_BYTES, previous, inputs.probe)
+    sg, inputs.why = store.lookup(project, inputs.files, inputs.skipped, inputs.classpath, inputs.jdk_home,
+                                  loc_mode, _MAX_FILE_BYTES, previous, inputs.probe)
     if sg is None:
         # the look-up's time is the store's (the build's store phase adds it), the graph it read what a build
         # after body edits patches (read once)
@@ -1004,6 +1006,8 @@ def _from_store(project, out, dispatch: str, include_unresolved: bool, store, in
         from ._outcache import open_beside, out_key
 
         oc = open_beside(store)
+        # the graph is stored, but not this output of it (a first --out, another format or option)
+        inputs.why = f"no stored {out.suffix.lower()} output of the stored graph with these options"
         if oc is None or built_from is None:
             return None
         t1 = time.perf_counter()
@@ -1142,8 +1146,13 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                         written = _write_beside_store(pg, out, dispatch, include_unresolved, later,
                                                       kept_for(later))
                     _say_stored(store, str(e), True, quiet)
+                    inputs.why = None  # said
             elif later:
                 later[0][2]()
+            if answered is None and store is not None and inputs is not None and inputs.why is not None:
+                # as qare chain says it: why the store did not answer, and that the graph is stored now (or,
+                # even with -q, that it could not be: every later run would build it again)
+                _say_stored(store, inputs.why, False, quiet)
         finally:
             if oc is not None:
                 oc.close()

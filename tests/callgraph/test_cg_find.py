@@ -188,7 +188,8 @@ def test_auto_classpath_without_build_files(tmp_path):
     res = CliRunner().invoke(main, ["graph", str(tmp_path)])
     assert res.exit_code == 0
     assert res.stderr.splitlines() == [
-        "classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"]
+        "classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added",
+        "graph: built and stored (no stored graph)"]
     # -q: nothing failed, so no classpath line (an unresolved dependency keeps it: the test above)
     res = CliRunner().invoke(main, ["graph", str(tmp_path), "--quiet"])
     assert res.exit_code == 0 and res.stderr == ""

@@ -93,6 +93,26 @@ def test_an_unchanged_project_is_answered_from_the_store(project, tmp_path, cach
                      re.M)
 
 
+def test_a_build_says_why_the_store_did_not_answer(project, tmp_path, cache):
+    """As ``qare chain`` does: ``graph: built and stored (WHY)`` (a new user,
+    session 8: a first ``--out`` after a plain ``qare graph`` was built
+    again, and nothing said so)."""
+    res = CliRunner().invoke(main, ["graph", str(project), "--cache", str(cache), "--no-discover-classpath"])
+    assert res.exit_code == 0 and res.stderr.splitlines()[-1] == "graph: built and stored (no stored graph)"
+    res = _graph(project, tmp_path / "a.json", cache)
+    assert res.exit_code == 0
+    assert res.stderr.splitlines()[-1] == \
+        "graph: built and stored (no stored .json output of the stored graph with these options)"
+    res = _graph(project, tmp_path / "b.json", cache)
+    assert res.exit_code == 0 and res.stderr.splitlines()[-1].startswith("graph: from the store (built ")
+    p = project / "src/main/java/s/Use.java"
+    p.write_text(p.read_text().replace('s.process("x");', 's.process("x"); s.empty("y");'))
+    res = _graph(project, tmp_path / "c.json", cache)
+    assert res.exit_code == 0
+    assert res.stderr.splitlines()[-1] == "graph: built and stored (src/main/java/s/Use.java changed)"
+    assert _graph(project, tmp_path / "d.json", cache, "-q").stderr == ""  # -q: nothing said
+
+
 def test_a_changed_body_is_built_again(project, tmp_path, cache):
     out = tmp_path / "a.json"
     assert _graph(project, out, cache, "-q").exit_code == 0
