@@ -1056,11 +1056,12 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
     """
     if out is not None and out.suffix.lower() not in (".graphml", ".json", ".dot"):
         raise click.UsageError("--out must end in .graphml, .json or .dot")
-    if out is not None and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+    parent = os.path.dirname(os.path.abspath(out)) if out is not None else None
+    if parent is not None and not os.path.isdir(parent):
         # said before the build, and naming the folder (the error of the write named the temporary
         # file's ".g.json.<pid>.tmp" after the whole build: a new user, session 8)
-        click.echo(f"error: cannot write {out}: folder {os.path.dirname(os.path.abspath(out))} does not exist",
-                   err=True)
+        why = "is not a folder" if os.path.lexists(parent) else "does not exist"
+        click.echo(f"error: cannot write {out}: {parent} {why}", err=True)
         sys.exit(FATAL)
     if resolver == "jdt":
         from .cmd_crosscheck import jdt_graph
@@ -1309,7 +1310,7 @@ def _from_store_line(stored, n_files: int) -> str:
     import time
 
     built = time.strftime("%Y-%m-%d %H:%M", time.localtime(stored.built_ns / 1e9))
-    return f"graph: from the store (built {built}, {n_files} files unchanged)"
+    return f"graph: from the store (built {built}, {n_files} file{'' if n_files == 1 else 's'} unchanged)"
 
 
 def _say_stored(store, why, bad_row: bool, quiet: bool) -> None:

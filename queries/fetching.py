@@ -206,39 +206,60 @@ def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path
 
 
 def local_tree_stamp(spec: "ProjectSpec") -> str | None:
-    """A stamp of a local folder's working tree, or None for a project that
-    is cloned (a URL or a bare repository: its commit pins every byte).
+    """A stamp of what a project reads from local paths as they are now, or
+    None when it reads none (a cloned project without ``classpath=`` or
+    ``javadoc=`` paths: its commit pins every byte).
 
     A local folder is analysed in place, so its commit (if any) does not
     say what was read: uncommitted edits, added or deleted files change the
-    dataset while ``HEAD`` stays. The stamp is a SHA-256 over every entry
-    below the folder but ``.git`` (not followed through links): its path,
+    dataset while ``HEAD`` stays; the list's ``classpath=`` and ``javadoc=``
+    paths (jars, source folders) are read in place too. The stamp is a
+    SHA-256 over each of them — the project folder unless it is cloned,
+    then every classpath and javadoc path — and every entry below a folder
+    (``.git`` at the project's top left out; links not followed): its path,
     kind, size, modification and status-change times in ns, and a link's
-    target text. A resumed ``qare build`` redoes a local project whose
-    stamp differs from its part's (a new user, session 8: an edited Javadoc
-    kept the old query). Only ``lstat`` calls: spring-framework's ~20,000
-    entries take ~0.1 s. A folder that cannot be listed gives a stamp of
-    what could be (its error in it), never an exception."""
+    target text. A resumed ``qare build`` redoes a project whose stamp
+    differs from its part's (new users, session 8: an edited Javadoc of the
+    project, then of a ``javadoc=`` folder, kept the old text). Only
+    ``lstat`` calls: spring-framework's ~20,000 entries take ~0.1 s. A
+    folder that cannot be listed gives a stamp of what could be (its error
+    in it), never an exception."""
     src = Path(spec.source)
-    if spec.is_url or _is_bare_repo(src):
+    roots = [] if spec.is_url or _is_bare_repo(src) else [("project", src)]
+    roots += [("classpath", Path(p)) for p in spec.classpath] + [("javadoc", Path(p)) for p in spec.javadoc]
+    if not roots:
         return None
     h = hashlib.sha256()
+    for kind, root in roots:
+        h.update(f"{kind}\0{root}\n".encode("utf-8", "surrogateescape"))
+        _stamp_entry(h, root, ".")
+        if os.path.isdir(root) and not os.path.islink(root):
+            _stamp_tree(h, root, skip_git=kind == "project")
+    return h.hexdigest()
+
+
+def _stamp_entry(h, path, rel: str) -> None:
+    try:
+        st = os.lstat(path)
+        link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
+    except OSError as e:
+        h.update(f"{rel}\0!{e.errno}\n".encode("utf-8", "surrogateescape"))
+        return
+    if stat.S_ISDIR(st.st_mode):  # a folder's own times change with every entry added or removed: its entries say it
+        h.update(f"{rel}\0dir\n".encode("utf-8", "surrogateescape"))
+        return
+    h.update(f"{rel}\0{stat.S_IFMT(st.st_mode)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{link}\n"
+             .encode("utf-8", "surrogateescape"))
+
+
+def _stamp_tree(h, root: Path, skip_git: bool) -> None:
     errors: list = []
-    for top, dirs, files in os.walk(src, onerror=errors.append, followlinks=False):
+    for top, dirs, files in os.walk(root, onerror=errors.append, followlinks=False):
         dirs.sort()
-        if top == str(src):
+        if skip_git and top == str(root):
             dirs[:] = [d for d in dirs if d != ".git"]
         for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
             path = os.path.join(top, name)
-            rel = os.path.relpath(path, src)
-            try:
-                st = os.lstat(path)
-                link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
-            except OSError as e:
-                h.update(f"{rel}\0!{e.errno}\n".encode("utf-8", "surrogateescape"))
-                continue
-            h.update(f"{rel}\0{stat.S_IFMT(st.st_mode)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{link}\n"
-                     .encode("utf-8", "surrogateescape"))
+            _stamp_entry(h, path, os.path.relpath(path, root))
     for e in errors:  # a folder that could not be listed: its name and why
-        h.update(f"!{os.path.relpath(str(e.filename), src)}\0{e.errno}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+        h.update(f"!{os.path.relpath(str(e.filename), root)}\0{e.errno}\n".encode("utf-8", "surrogateescape"))

@@ -103,8 +103,12 @@ def test_out_in_a_missing_folder_is_exit_4_naming_the_folder(tmp_path, project):
     out = tmp_path / "nodir" / "g.json"
     res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--quiet"])
     assert res.exit_code == 4
-    assert res.stderr == f"error: cannot write {out}: folder {tmp_path / 'nodir'} does not exist\n"
+    assert res.stderr == f"error: cannot write {out}: {tmp_path / 'nodir'} does not exist\n"
     assert not (tmp_path / "nodir").exists()
+    (tmp_path / "afile").write_text("x")  # a file where the folder would be (a second new user)
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(tmp_path / "afile" / "g.json"), "--quiet"])
+    assert res.exit_code == 4
+    assert res.stderr == f"error: cannot write {tmp_path / 'afile' / 'g.json'}: {tmp_path / 'afile'} is not a folder\n"
 
 
 def test_help_documents_exit_codes():

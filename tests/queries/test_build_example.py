@@ -180,6 +180,25 @@ def test_resume_reuses_parts_and_jobs_gives_the_same_files(built, tmp_path):
     assert (tmp_path / "par/samples.jsonl").read_bytes() == before
 
 
+def test_resume_redoes_projects_whose_javadoc_folder_changed(tmp_path):
+    """A ``javadoc=`` source folder is read in place: an edited doc comment
+    there makes the resumed build analyse both projects that name it again,
+    and ``apis.jsonl`` carries the new text (a second new user, session 8:
+    ``(resumed 2)`` kept the old description)."""
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    args = ["build", str(tmp_path / "examples/projects.txt"), "--out", str(tmp_path / "out"), "-q",
+            "--no-discover-classpath"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    texts = tmp_path / "examples/libs/textkit/src/org/example/textkit/Texts.java"
+    texts.write_text(texts.read_text().replace("Tells whether a text is", "Tells (EDITED) whether a text is"))
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0 and "resumed" not in r.output, r.output
+    apis = [json.loads(x) for x in (tmp_path / "out/apis.jsonl").read_text().splitlines()]
+    assert any("Tells (EDITED) whether a text is" in (a.get("description") or "") for a in apis)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0 and "(resumed 2)" in r.output
+
+
 def test_files_round_trip_through_the_schema(built):
     out, *_ = built
     for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines():
