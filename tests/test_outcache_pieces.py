@@ -71,3 +71,13 @@ def test_an_empty_body_round_trips(oc, tmp_path):
     oc.publish_pieces("k2", [b"abc"], out, (1, 0, 0), "e" * 64, source=body)
     body.close()
     assert out.read_bytes() == b"abc" and oc.copy_to("k2", tmp_path / "x.json") == (1, 0, 0)
+
+
+def test_an_entry_larger_than_the_cache_keeps_is_never_read(oc, tmp_path, monkeypatch):
+    # the tester (session 8): a sparse multi-GB body planted with a meta saying so was CRC'd and copied
+    # to --out on every run; an entry over MAX_BYTES is a miss (read neither for its CRC nor for a copy)
+    _publish(oc, tmp_path, "k1", b"x" * 5000)
+    assert oc.copy_to("k1", tmp_path / "a.json") == (1, 2, 0)
+    monkeypatch.setattr(_outcache, "MAX_BYTES", 4999)
+    assert oc.copy_to("k1", tmp_path / "b.json") is None and not (tmp_path / "b.json").exists()
+    assert oc.read_body("k1", None) is None
