@@ -156,10 +156,15 @@ class _Inputs:
         self.resolution = None
         if discover_classpath and Path(project).is_dir():
             from callgraph.classpath import with_resolved
+            from queries._progress import Heartbeat
 
-            self.classpath, self.resolution = with_resolved(project, self.classpath, offline=offline,
-                                                            repo_local=repo_local,
-                                                            progress=not quiet and sys.stderr.isatty())
+            on_terminal = sys.stderr.isatty()
+            # elsewhere than a terminal (a log, nohup) a plain line every ~10 s, as during the build: a first
+            # resolution downloads for a minute or two (a new user, session 8: 23 s without a line)
+            with Heartbeat(f"qare: resolving the libraries of {project}", enabled=not quiet and not on_terminal):
+                self.classpath, self.resolution = with_resolved(project, self.classpath, offline=offline,
+                                                                repo_local=repo_local,
+                                                                progress=not quiet and on_terminal)
         self.classpath_seconds = time.perf_counter() - t1
         # Maven runs in a child process: its CPU reaches _cpu (RUSAGE_CHILDREN) once it is reaped, here
         self.classpath_cpu = _cpu() - c1

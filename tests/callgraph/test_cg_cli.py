@@ -150,3 +150,27 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     text = log.read_text()
     assert "\r" not in text and "\x1b[" not in text and "file/s" not in text
     assert "methods: 3" in proc.stdout  # f, g and the implicit A.<init>()
+
+
+def test_a_slow_library_resolution_says_it_is_alive_when_stderr_is_no_terminal(project, tmp_path, monkeypatch):
+    # a new user (session 8): a first Maven resolution of 23 s printed nothing to a log
+    import time
+
+    import callgraph.classpath
+    import queries._progress
+
+    class Quick(queries._progress.Heartbeat):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **{**k, "interval": 0.05})
+
+    def slow(root, classpath, **kw):
+        time.sleep(0.4)
+        return list(classpath), None
+
+    monkeypatch.setattr(queries._progress, "Heartbeat", Quick)
+    monkeypatch.setattr(callgraph.classpath, "with_resolved", slow)
+    res = CliRunner().invoke(main, ["graph", str(project), "--cache", str(tmp_path / "c.sqlite")])
+    assert res.exit_code == 0, res.output
+    assert f"qare: resolving the libraries of {project}, 0:00:00 elapsed" in res.stderr
+    res = CliRunner().invoke(main, ["graph", str(project), "--no-cache", "-q"])
+    assert "resolving the libraries" not in res.stderr
