@@ -143,6 +143,15 @@ def _read_part(path: Path):
     return json.loads(read_regular(path, _MAX_PART_BYTES).decode("utf-8"))
 
 
+def _stamp(spec: ProjectSpec) -> str | None:
+    """``local_tree_stamp(spec)``; a stamp no part holds when its paths
+    cannot be walked (the project is then analysed again, its error there)."""
+    try:
+        return local_tree_stamp(spec)
+    except (OSError, ValueError, RecursionError) as e:
+        return f"unreadable: {e}"
+
+
 def _load_part(path: Path, fingerprint: str) -> ProjectPart | None:
     try:
         d = _read_part(path)
@@ -337,7 +346,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     if resume:
         for s in unique:
             part = _load_part(parts_dir / f"{s.key}.json", fp)
-            if part is not None and part.root is not None and local_tree_stamp(s) not in (None, part.tree):
+            if part is not None and part.root is not None and _stamp(s) not in (None, part.tree):
                 part = None  # a local folder changed since it was read (uncommitted edits): analysed again
             if part is not None:
                 keep_light(part)

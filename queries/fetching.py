@@ -253,13 +253,25 @@ def _stamp_entry(h, path, rel: str) -> None:
 
 
 def _stamp_tree(h, root: Path, skip_git: bool) -> None:
-    errors: list = []
-    for top, dirs, files in os.walk(root, onerror=errors.append, followlinks=False):
-        dirs.sort()
-        if skip_git and top == str(root):
-            dirs[:] = [d for d in dirs if d != ".git"]
-        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+    """Every entry below ``root`` into ``h``, in sorted order, walked with a
+    stack of folders (no recursion: a stranger's tree may be thousands of
+    folders deep) and never through a link."""
+    stack = [(str(root), ".")]
+    while stack:
+        top, rel_top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                names = sorted(e.name for e in it)
+        except OSError as e:  # a folder that could not be listed: its name and why
+            h.update(f"!{rel_top}\0{e.errno}\n".encode("utf-8", "surrogateescape"))
+            continue
+        folders = []
+        for name in names:
+            if skip_git and rel_top == "." and name == ".git":
+                continue
             path = os.path.join(top, name)
-            _stamp_entry(h, path, os.path.relpath(path, root))
-    for e in errors:  # a folder that could not be listed: its name and why
-        h.update(f"!{os.path.relpath(str(e.filename), root)}\0{e.errno}\n".encode("utf-8", "surrogateescape"))
+            rel = name if rel_top == "." else f"{rel_top}/{name}"
+            _stamp_entry(h, path, rel)
+            if os.path.isdir(path) and not os.path.islink(path):
+                folders.append((path, rel))
+        stack.extend(reversed(folders))
