@@ -30,7 +30,7 @@ from ._callsite import VALUE, Resolution
 from ._resolve import FileResolver, pass2_captures
 from ._rta import InstantiatedSet, collect as collect_instantiations
 from ._statsig import RACY_NS
-from .safefs import read_regular
+from .safefs import read_regular, walk as safefs_walk
 
 # Set before forking pass-2 workers; read by them (copy-on-write).
 _STATE: dict = {}
@@ -1069,7 +1069,7 @@ def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
         h.update(_stat_sig(p).encode() + b"\n")
         if p.is_dir():
             n = 0
-            for dirpath, _dirs, names in os.walk(p):
+            for dirpath, _dirs, names in safefs_walk(p):
                 for name in sorted(names):
                     h.update(_stat_sig(Path(dirpath) / name).encode() + b"\n")
                     n += 1

@@ -81,6 +81,7 @@ import msgpack
 from ._gcpause import gc_paused
 from ._sqlitefile import CacheRefused, PrivateSQLite
 from ._statsig import MISSING, RACY_NS, signature, signature_of, trusted  # noqa: F401  (RACY_NS: re-exported)
+from .safefs import walk as safefs_walk
 
 _MAGIC = "qare-graph-store"
 # 2: string table, uint32 edge arrays, CRC-32 per row (s5); 3: rows shared by content (s6);
@@ -132,7 +133,7 @@ def _entry_sigs(classpath) -> list:
         out.append([p, *_stat_key(st)[:4]])
         if stat.S_ISDIR(st.st_mode):
             n = 0
-            for dirpath, dirs, names in os.walk(p):
+            for dirpath, dirs, names in safefs_walk(p):
                 dirs.sort()
                 for name in sorted(names):
                     f = os.path.join(dirpath, name)

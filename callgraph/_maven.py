@@ -31,7 +31,7 @@ from lxml import etree
 
 from . import _gradle, _gradle_platform
 from ._coords import coordinate_problem
-from .safefs import is_inside
+from .safefs import is_inside, walk as safefs_walk
 
 __all__ = ["ClasspathReport", "discover_classpath", "discover_classpath_report", "maven_build_classpath",
            "default_repositories"]
@@ -358,7 +358,7 @@ def _project_files(root: Path) -> tuple[list[Path], list[Path]]:
     poms: list[Path] = []
     gradles: list[Path] = []
     root_real = os.path.realpath(root)
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in safefs_walk(root):
         # A module's src/ holds sources and test resources (poms of integration
         # tests under src/it, src/test/resources), never the module's own build file.
         is_module = any(n in filenames for n in _POM_NAMES + _GRADLE_NAMES)

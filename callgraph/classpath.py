@@ -49,6 +49,7 @@ from typing import AbstractSet, Iterable
 from . import _classfile as cf
 from . import _types
 from ._types import JArray as _JArray
+from .safefs import walk as safefs_walk
 from ._jimage import JImage, JImageError
 from ._jarindex import JarListing
 from ._statsig import signature_of
@@ -518,7 +519,7 @@ class _DirSource(_Source):
         root = path.resolve()
         names = set()
         seen_dirs = set()
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        for dirpath, dirnames, filenames in safefs_walk(root, followlinks=True):
             real = os.path.realpath(dirpath)
             # a folder linked from elsewhere on the machine is not this class folder
             if real in seen_dirs or not is_inside(real, str(root)):  # symlink loop, or outside

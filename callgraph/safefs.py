@@ -33,8 +33,8 @@ from typing import Callable
 # the reader is shared with javadoc (which imports nothing of ours but records)
 from records.safefs import FileRefused, file_kind, is_inside, read_regular
 
-__all__ = ["FileRefused", "FolderNotPrivate", "TreeListing", "walk_tree", "read_regular", "is_inside", "file_kind",
-           "check_private", "make_private_dirs", "write_private"]
+__all__ = ["FileRefused", "FolderNotPrivate", "TreeListing", "walk_tree", "walk", "read_regular", "is_inside",
+           "file_kind", "check_private", "make_private_dirs", "write_private"]
 
 @dataclass(slots=True)
 class TreeListing:
@@ -55,6 +55,36 @@ class TreeListing:
 
     files: list[tuple[str, str, int]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def walk(top: str | os.PathLike, followlinks: bool = False):
+    """``os.walk(top, followlinks=followlinks)`` top-down, without recursion:
+    yields ``(dirpath, dirnames, filenames)``, folders depth-first in
+    ``dirnames`` order (prune or sort ``dirnames`` in place, as with
+    ``os.walk``); a folder that cannot be listed is skipped. Python 3.11's
+    ``os.walk`` recursed once per folder level, so a stranger's tree 1,000
+    folders deep was a ``RecursionError`` (session 8: Maven discovery of
+    such a project was a traceback)."""
+    stack = [os.fspath(top)]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        dirs, files = [], []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(e.name)
+        yield d, dirs, files
+        for name in reversed(dirs):
+            sub = os.path.join(d, name)
+            if followlinks or not os.path.islink(sub):
+                stack.append(sub)
 
 
 def walk_tree(root: str | os.PathLike, want: Callable[[str], bool],
