@@ -338,6 +338,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
     light: dict[str, ProjectPart] = {}
     counts_of: dict[str, list[int]] = {}  # each part's candidates' API counts (the IQR population)
     resumed = []
+    changed = []  # finished parts whose local paths changed since (analysed again, and said)
 
     def keep_light(part: ProjectPart) -> None:
         counts_of[part.key] = [c.api_count(opts.api_count) for c in part.candidates]
@@ -348,6 +349,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
             part = _load_part(parts_dir / f"{s.key}.json", fp)
             if part is not None and part.root is not None and _stamp(s) not in (None, part.tree):
                 part = None  # a local folder changed since it was read (uncommitted edits): analysed again
+                changed.append(s.key)
             if part is not None:
                 keep_light(part)
                 resumed.append(s.key)
@@ -395,13 +397,13 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         gc.unfreeze()  # the workers have all their work done: the parent's objects are the collector's again
     try:
         return _merge_and_write(specs, list_name, out, parts_dir, opts, started, unique, light, counts_of, resumed,
-                                todo, jobs=jobs, scheduler=scheduler, formats=formats)
+                                todo, jobs=jobs, scheduler=scheduler, formats=formats, changed=changed)
     finally:
         runner.close()  # the workers' exits overlapped the merge; gone before OUT/.lock is released
 
 
 def _merge_and_write(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptions, started, unique, light,
-                     counts_of, resumed, todo, *, jobs, scheduler, formats) -> BuildResult:
+                     counts_of, resumed, todo, *, jobs, scheduler, formats, changed=()) -> BuildResult:
     """The merge stage and the files of the whole build (:func:`_build_locked`'s second half)."""
     ordered = [light[s.key] for s in unique]
 
@@ -429,6 +431,8 @@ def _merge_and_write(specs, list_name, out: Path, parts_dir: Path, opts: BuildOp
         "failed": verdicts.get("failed", 0),
         "list_entries": len(specs),
         "resumed": len(resumed),
+        # finished before, analysed again: a local path they read changed since (fetching.local_tree_stamp)
+        "changed_since_resumed": len(changed),
         **merge.counts,
     }
     if "parquet" in formats:
@@ -519,7 +523,9 @@ def summary_table(result: BuildResult) -> str:
     m = result.merge
     lines = [
         f"projects  {c['projects']:>7}  kept {c['kept']}, dropped {c['dropped']}, failed {c['failed']}"
-        + (f"  (resumed {c['resumed']})" if c.get("resumed") else ""),
+        + (f"  (resumed {c['resumed']})" if c.get("resumed") else "")
+        + (f"  (analysed again, their files changed since: {c['changed_since_resumed']})"
+           if c.get("changed_since_resumed") else ""),
         f"candidates{c.get('candidates', 0):>7}",
     ]
     rng = m["api_count_range"]

@@ -81,3 +81,25 @@ def own_maven_repo(monkeypatch) -> None:
     its privacy check): no ``QARE_MAVEN_REPO_LOCAL``, so a ``QARE_CACHE_DIR`` the test
     sets brings its own repository (``pytestmark = pytest.mark.usefixtures("own_maven_repo")``)."""
     monkeypatch.delenv("QARE_MAVEN_REPO_LOCAL", raising=False)
+
+
+@pytest.fixture
+def deep_tree_dir(tmp_path):
+    """A folder for a tree deeper than the recursion limit, deleted after the
+    test from the bottom up without recursion: pytest removes old temporary
+    folders with ``shutil.rmtree``, which recursed once per level before
+    Python 3.12 — a deep tree left behind failed a later session's end
+    with ``RecursionError`` (exit 1)."""
+    root = tmp_path / "deep"
+    root.mkdir()
+    yield root
+    from callgraph.safefs import walk
+
+    for d, _dirs, files in reversed(list(walk(root))):  # top-down listing, removed deepest first
+        for name in files:
+            os.unlink(os.path.join(d, name))
+        for name in _dirs:
+            p = os.path.join(d, name)
+            if os.path.islink(p):
+                os.unlink(p)
+        os.rmdir(d)

@@ -48,18 +48,18 @@ def test_the_same_walk_as_os_walk(tmp_path):
     assert "a" not in seen and "a/b" not in seen and "e/f/g" in seen
 
 
-def test_a_tree_deeper_than_the_recursion_limit(tmp_path):
+def test_a_tree_deeper_than_the_recursion_limit(deep_tree_dir):
     depth = sys.getrecursionlimit() + 100
-    leaf = _deep(tmp_path, depth)
+    leaf = _deep(deep_tree_dir, depth)
     open(os.path.join(leaf, "pom.xml"), "w").write("<project/>")
-    assert sum(1 for _ in walk(tmp_path)) == depth + 1
+    assert sum(1 for _ in walk(deep_tree_dir)) == depth + 1
     if sys.version_info < (3, 12):  # what it replaces
         with pytest.raises(RecursionError):
-            sum(1 for _ in os.walk(tmp_path))
+            sum(1 for _ in os.walk(deep_tree_dir))
 
 
-def test_maven_discovery_of_a_deep_project_is_no_traceback(tmp_path):
-    (tmp_path / "pom.xml").write_text("<project/>")
-    _deep(tmp_path, sys.getrecursionlimit() + 100)
-    poms, gradles = _maven._project_files(tmp_path)
-    assert poms == [tmp_path / "pom.xml"] and gradles == []
+def test_maven_discovery_of_a_deep_project_is_no_traceback(deep_tree_dir):
+    (deep_tree_dir / "pom.xml").write_text("<project/>")
+    _deep(deep_tree_dir, sys.getrecursionlimit() + 100)
+    poms, gradles = _maven._project_files(deep_tree_dir)
+    assert poms == [deep_tree_dir / "pom.xml"] and gradles == []

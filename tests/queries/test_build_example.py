@@ -193,6 +193,7 @@ def test_resume_redoes_projects_whose_javadoc_folder_changed(tmp_path):
     texts.write_text(texts.read_text().replace("Tells whether a text is", "Tells (EDITED) whether a text is"))
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0 and "resumed" not in r.output, r.output
+    assert "(analysed again, their files changed since: 2)" in r.output
     apis = [json.loads(x) for x in (tmp_path / "out/apis.jsonl").read_text().splitlines()]
     assert any("Tells (EDITED) whether a text is" in (a.get("description") or "") for a in apis)
     r = CliRunner().invoke(main, args)

@@ -57,9 +57,8 @@ def test_classpath_and_javadoc_paths_count_and_a_clone_alone_has_none(tmp_path):
                                         javadoc=(str(docs),))) is not None
 
 
-def test_a_strangers_tree_stays_data(tmp_path):
-    root = tmp_path / "p"
-    root.mkdir()
+def test_a_strangers_tree_stays_data(deep_tree_dir):
+    root = deep_tree_dir
     deep = str(root)
     for _ in range(1100):  # deeper than Python's recursion limit: os.walk (3.11) recursed per folder
         deep = os.path.join(deep, "a")
