@@ -156,7 +156,7 @@ class _Inputs:
         self.resolution = None
         if discover_classpath and Path(project).is_dir():
             from callgraph.classpath import with_resolved
-            from queries._progress import Heartbeat
+            from records.progress import Heartbeat
 
             on_terminal = sys.stderr.isatty()
             # elsewhere than a terminal (a log, nohup) a plain line every ~10 s, as during the build: a first
@@ -244,7 +244,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     t_imports = time.perf_counter()
     import callgraph
     from callgraph import build_project_graph  # noqa: F401  (imported lazily: counted in start-up, below)
-    from queries._progress import Heartbeat
+    from records.progress import Heartbeat
 
     t_imports = time.perf_counter() - t_imports
 

@@ -107,7 +107,7 @@ def test_graph_prints_plain_progress_lines_off_a_terminal_and_quiet_silences_the
     from pathlib import Path
 
     import callgraph
-    import queries._progress as progress
+    import records.progress as progress
 
     plain = Path(__file__).resolve().parents[1] / "fixtures" / "java" / "plain"
     real = callgraph.build_project_graph

@@ -157,9 +157,9 @@ def test_a_slow_library_resolution_says_it_is_alive_when_stderr_is_no_terminal(p
     import time
 
     import callgraph.classpath
-    import queries._progress
+    import records.progress
 
-    class Quick(queries._progress.Heartbeat):
+    class Quick(records.progress.Heartbeat):
         def __init__(self, *a, **k):
             super().__init__(*a, **{**k, "interval": 0.05})
 
@@ -167,7 +167,7 @@ def test_a_slow_library_resolution_says_it_is_alive_when_stderr_is_no_terminal(p
         time.sleep(0.4)
         return list(classpath), None
 
-    monkeypatch.setattr(queries._progress, "Heartbeat", Quick)
+    monkeypatch.setattr(records.progress, "Heartbeat", Quick)
     monkeypatch.setattr(callgraph.classpath, "with_resolved", slow)
     res = CliRunner().invoke(main, ["graph", str(project), "--cache", str(tmp_path / "c.sqlite")])
     assert res.exit_code == 0, res.output
