@@ -489,11 +489,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                     # spring-framework, ~0.3 s that no phase held; the graph step's end
                     snap = idx = pending_snapshot = None
                     facts = kept = kept_keys = kept_digests = kept_trees = results = None
-                    t_end, c_end = time.perf_counter() - t_end, _cpu() - c_end
-                    ph = pg.summary.phases
-                    for k, v in (("graph", t_end), ("graph_cpu", c_end), ("total_cpu", c_end)):
-                        ph[k] = round(ph.get(k, 0.0) + v, 3)
-                    pg.summary = replace(pg.summary, seconds=pg.summary.seconds + t_end)
+                    _freed_in_graph_step(pg, time.perf_counter() - t_end, _cpu() - c_end)
                     return pg
                 # not patched (a global part moved): the whole build goes on, its resolve phase from here
                 clock[:] = mark[0]
@@ -635,12 +631,17 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     idx = instantiated = results = edge_rows = facts = kept = kept_files = kept_keys = kept_digests = None
     made = apis = contribs = snap = None
     _STATE.clear()
-    t_end, c_end = time.perf_counter() - t_end, _cpu() - c_end
-    ph = pg.summary.phases
-    for k, v in (("graph", t_end), ("graph_cpu", c_end), ("total_cpu", c_end)):
-        ph[k] = round(ph.get(k, 0.0) + v, 3)
-    pg.summary = replace(pg.summary, seconds=pg.summary.seconds + t_end)
+    _freed_in_graph_step(pg, time.perf_counter() - t_end, _cpu() - c_end)
     return pg
+
+
+def _freed_in_graph_step(pg, wall: float, cpu: float) -> None:
+    """Add the ``wall`` and ``cpu`` seconds of freeing the build's objects
+    (after the summary was made) to its graph phase, total CPU and time."""
+    ph = pg.summary.phases
+    for k, v in (("graph", wall), ("graph_cpu", cpu), ("total_cpu", cpu)):
+        ph[k] = round(ph.get(k, 0.0) + v, 3)
+    pg.summary = replace(pg.summary, seconds=pg.summary.seconds + wall)
 
 
 def _networkx_graph(infos: dict, api_ids: list, apis: dict, edge_rows: list, instantiated):

@@ -22,9 +22,8 @@ from itertools import accumulate
 import msgpack
 
 from ._graph import ProjectGraph
-from ._graphstore import (_KINDS, EncodedGraph, _encode_info, _encode_names, _encode_summary,
-                          _method_attrs, _row_key, encode_api_columns, encode_contributions, method_columns,
-                          pack_adjacency)
+from ._graphstore import (_KINDS, EncodedGraph, _encode_names, _encode_summary, _method_attrs,
+                          encode_api_columns, encode_contributions, method_columns, method_rows, pack_adjacency)
 
 __all__ = ["CompactGraph", "OutView"]
 
@@ -66,19 +65,7 @@ class CompactGraph(ProjectGraph):
         p = self._parts
         names, n = p["names"], p["n_methods"]
         infos = [self._infos[m] for m in names[:n]]
-        rows: dict = {}
-        refs = bytearray()
-        size = 0
-        for mi in infos:
-            info = _encode_info(mi)
-            h = _row_key(info)
-            refs += h
-            r = rows.get(h)
-            if r is None:
-                rows[h] = [info, 1]
-            else:
-                r[1] += 1
-            size += len(info)
+        rows, refs, size = method_rows(infos)
         n_api = len(names) - n
         attrs = [p["api_attrs"](i) for i in range(n_api)]
         apis = encode_api_columns([d["third_party"] for d in attrs], [d["library"] for d in attrs],

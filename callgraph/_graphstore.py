@@ -1118,6 +1118,27 @@ class EncodedGraph:
     less: tuple = ()
 
 
+def method_rows(method_infos) -> tuple[dict, bytearray, int]:
+    """``(rows, refs, size)`` of ``method_infos`` (``MethodInfo``s in method
+    order): ``rows`` digest → ``[encoded row, how many of the methods have
+    it]``, ``refs`` each method's row digest in order, ``size`` the bytes of
+    all the encoded rows (duplicates counted)."""
+    rows: dict = {}
+    refs = bytearray()
+    size = 0
+    for mi in method_infos:
+        info = _encode_info(mi)
+        h = _row_key(info)
+        refs += h
+        r = rows.get(h)
+        if r is None:
+            rows[h] = [info, 1]
+        else:
+            r[1] += 1
+        size += len(info)
+    return rows, refs, size
+
+
 def encode_graph(pg) -> EncodedGraph:
     """``pg`` (a built ``ProjectGraph``) encoded for the store; raises
     ``OverflowError``/``ValueError`` for what the format cannot hold."""
@@ -1133,19 +1154,7 @@ def encode_graph(pg) -> EncodedGraph:
     if not isinstance(succ, dict):
         succ = g.adj
     rtas: dict = {}
-    rows: dict = {}  # digest -> [info, how many of this graph's methods have it]
-    refs = bytearray()  # the digest of each method's row, in method order
-    size = 0
-    for mid in methods:
-        info = _encode_info(infos[mid])
-        h = _row_key(info)
-        refs += h
-        r = rows.get(h)
-        if r is None:
-            rows[h] = [info, 1]
-        else:
-            r[1] += 1
-        size += len(info)
+    rows, refs, size = method_rows(infos[mid] for mid in methods)
     adjacency = encode_adjacency(methods, infos, succ, index, rtas)  # before the witness table is packed
     contrib = getattr(pg, "contributions", None)
     return EncodedGraph(_encode_names(names, len(methods)), _encode_apis(g, apis),

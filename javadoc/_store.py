@@ -240,17 +240,7 @@ class DocSetStore:
             memo.pop(next(iter(memo)))
         data = json.dumps({"format": _DIGESTS_FORMAT, "files": memo}, separators=(",", ":")).encode()
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, self.folder / DIGESTS_FILE)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_replacing(self.folder / DIGESTS_FILE, data, ".json")
         except OSError:  # the memo is an optimisation: the digest is in hand
             pass
 
@@ -300,17 +290,7 @@ class DocSetStore:
         key = key or self.key(path, limits)
         data = _encode(docset, key, path)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".z", dir=self.folder)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, self._entry(key))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_replacing(self._entry(key), data, ".z")
         except OSError:
             return
         self.evict(keep=self._entry(key).name)
@@ -679,3 +659,20 @@ class StoredClasses(_StoredRows):
         return ClassDoc(fqn=c[0], kind=c[1], signature_text=c[2], description=c[3], first_sentence=c[4],
                         deprecated=c[5], doc_source=c[6], layout=self._layouts[c[7]], location=c[8],
                         members=tuple(c[9]), package=c[10])
+
+
+def _write_replacing(target: Path, data: bytes, suffix: str) -> None:
+    """Write ``data`` to a private temporary file beside ``target`` (``mkstemp``:
+    mode 600, never through a link), then rename it over ``target``; the
+    temporary file is removed when anything fails (the error is raised)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
