@@ -24,6 +24,7 @@ from ._errors import NoInputError
 from ._gcpause import gc_paused as _gc_paused  # the one definition (warm rows, index, graph step)
 from ._graph import DEFAULT_DISPATCH, DISPATCH_MODES, SITE_TYPES, BuildSummary, ProjectGraph
 from ._index import ProjectIndex
+from ._lazyindex import FactsOverlay, file_totals
 from ._graphstore import CODE_DISTRIBUTIONS
 from ._lombok import LombokConfig
 from ._callsite import VALUE, Resolution
@@ -48,6 +49,9 @@ def _read(path: str, max_bytes: int):
 # job): a tree-sitter tree takes about 12 times its source (java.base: 52 MB
 # of source, 624 MB of trees); files past the budget are parsed again
 KEEP_TREES_SOURCE_BYTES = 48 << 20
+
+#: a file whose facts are the index snapshot's (callgraph._lazyindex: not unpickled until asked for)
+_IN_SNAPSHOT = object()
 # The same for all the processes of a crew together (several jobs), split
 # evenly: each of them also holds a project index, so together they keep
 # fewer trees than one job does (spring-framework, 2 jobs, all processes:
@@ -344,7 +348,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         for i, sf in enumerate(files):
             hit = None
             if snap is not None and fkeys[i] is not None and fkeys[i] == snap[0]["files"][i][2]:
-                facts[i], digests[i] = snap[1]["files"][i], snap[0]["files"][i][3]
+                # a split snapshot's facts stay in their shards (callgraph._lazyindex) until asked for
+                facts[i], digests[i] = _IN_SNAPSHOT, snap[0]["files"][i][3]
                 store.stats["facts_hits"] += 1
                 continue
             if store is not None:
@@ -386,6 +391,14 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             crew.close()
         raise
     bar.close()
+    snap_files = snap[1]["files"] if snap is not None else None
+    # every file from a split snapshot or parsed (one job): the snapshot's facts left in their shards
+    lazy_kept = crew is None and getattr(snap_files, "lazy", False) \
+        and all(ff is _IN_SNAPSHOT or isinstance(ff, _facts.FileFacts) for ff in facts)
+    if not lazy_kept:
+        for i, ff in enumerate(facts):
+            if ff is _IN_SNAPSHOT:
+                facts[i] = snap_files[i]
     kept: list[_facts.FileFacts] = []
     kept_files: list[SourceFile] = []
     kept_keys: list = []
@@ -393,7 +406,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
     kept_trees: dict = {}
     order: list = []  # file index of each kept file
     for i, (sf, ff) in enumerate(zip(files, facts)):
-        if isinstance(ff, _facts.FileFacts):
+        if ff is _IN_SNAPSHOT or isinstance(ff, _facts.FileFacts):
             if i in trees:
                 kept_trees[len(kept)] = trees.pop(i)
             order.append(i)
@@ -409,6 +422,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
         if store is not None:
             store.close()
         raise NoInputError(f"no parseable .java files under {root}")
+    if lazy_kept:
+        kept = FactsOverlay(snap_files, {i: ff for i, ff in enumerate(kept) if ff is not _IN_SNAPSHOT})
     if crew is not None:  # the workers build their index while this process builds its own
         crew.send_facts(order, facts)
     ekey = None
@@ -428,6 +443,8 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
             idx = _snapshot_index(snap, cp, ekey, kept, kept_keys, kept_digests, store) \
                 if snap is not None and len(kept) == len(files) else None
             if idx is None:
+                if lazy_kept:  # the snapshot's index does not serve: its facts, loaded, build a new one
+                    kept = list(kept)
                 idx = ProjectIndex(kept, cp, loc_mode, root=root)
                 if snaps is not None and len(kept) == len(files) and all(kept_keys):
                     header = {"files": [(sf.rel, sf.source_set, k, d)
@@ -476,7 +493,7 @@ def build_project_graph(root, *, classpath=(), auto_classpath: bool = True, jdk=
                 with _gc_paused():
                     pg = patch(previous, pkey=pkey, code=store_code(), kept=kept, kept_files=kept_files,
                                fkeys=kept_keys, changed=got, idx=idx, skipped=list(skipped), cp=cp,
-                               cp_warnings=list(cp_warnings), lines=sum(f.lines for f in kept),
+                               cp_warnings=list(cp_warnings), lines=sum(t[1] for t in file_totals(kept)),
                                stats=store.stats, finish=finish, root=str(root), dispatch=dispatch)
                 if pg is not None:
                     t_end, c_end = time.perf_counter(), _cpu()

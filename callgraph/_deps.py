@@ -56,6 +56,7 @@ from operator import attrgetter
 import msgpack
 
 from ._candidates import MethodCandidate
+from ._lazyindex import LazyFiles, LazyMap
 from ._facts import Annotation, FieldDecl, InitDecl
 from ._methodinfo import MethodInfo
 from . import _codec
@@ -476,7 +477,8 @@ class RecordingIndex:
             object.__setattr__(self, name, s)
             return s
         if name in _TABLES:
-            t = (_SetTable if type(value) in (set, frozenset) else _ListTable if type(value) is list
+            t = (_SetTable if type(value) in (set, frozenset)
+                 else _ListTable if type(value) is list or type(value) is LazyFiles
                  else _DictTable)(asked, name, value)
             object.__setattr__(self, name, t)
             if type(t) is _DictTable:
@@ -553,10 +555,15 @@ class _Table:
         lookups = self._asked.lookups
         ids = lookups.door_keys("t*", self._name)
         lid = ids.get(())
+        t = self._t
+        if type(t) is LazyMap:  # a snapshot's table in shards (_lazyindex): all of it, in the eager order
+            t = t.whole()
+        elif type(t) is LazyFiles:
+            t = list(t)
         if lid is None:
-            lid = lookups.new(ids, (), "t*", self._name, (), self._t, self._asked.fresh)
+            lid = lookups.new(ids, (), "t*", self._name, (), t, self._asked.fresh)
         self._add(lid)
-        return self._t
+        return t
 
     def __iter__(self):
         return iter(self._all())
@@ -721,6 +728,10 @@ def _lookup(t, key):
         return t[key] if type(key) is int and 0 <= key < len(t) else _MISSING
     if tt is set or tt is frozenset:
         return key in t
+    if tt is LazyMap:  # a snapshot's table in shards (_lazyindex)
+        return t.get(key, _MISSING)
+    if tt is LazyFiles:
+        return t[key] if type(key) is int and 0 <= key < len(t) else _MISSING
     raise TypeError(f"table of type {tt.__name__}")
 
 

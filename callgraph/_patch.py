@@ -31,6 +31,7 @@ import msgpack
 
 from . import _contrib
 from ._compact import CompactGraph, OutView
+from ._lazyindex import file_totals
 from ._graphstore import (_KIND_AT, _U32, EncodedGraph, StoreError, _decode_info, _encode_info, _encode_summary,
                           _row_key, decode_contributions, encode_contributions, instantiated_of, pack_adjacency)
 
@@ -236,8 +237,13 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
     edited_at = [i for i in range(n) if file_at[i] in file_ix]
     edited_ids = [names[i] for i in edited_at]
     infos: dict = {}
-    for pms in idx.methods.values():
-        for p in pms:
+    # the tables of the edited files' types (a merged type's too): not every table, which would load
+    # every shard of a snapshot's index; a method missed here is a refusal below, never a wrong graph
+    edited_fi = set(changed)
+    keys = {k for k, f in idx.type_file.items() if f in edited_fi}
+    keys.update(td.key for f, td in idx.merged if f in edited_fi)
+    for key in sorted(keys):
+        for p in idx.methods.get(key, ()):
             if p.info.file in rels:
                 infos[p.info.id] = p.info
     if set(infos) != set(edited_ids) or {infos[m].file for m in edited_ids} != rels:
@@ -368,9 +374,10 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
     row_bytes = sg.row_bytes + row_delta
     # the summary: the stored contributions with the edited files' replaced, summed as a whole build sums them
     counts_, reasons, site_types, examples = _summed(contribs, cp, cp_warnings)
+    totals = file_totals(kept)  # a snapshot's facts left in their shards (callgraph._lazyindex)
     for fi, c in enumerate(contribs):
         if c.failed is not None:
-            skipped.append((kept[fi].rel, c.failed))
+            skipped.append((totals[fi][0], c.failed))
     resolved = {kd: counts_.get(kd, 0) for kd in ("exact", "arity", "name", "local")}
     stats["graph_patched"] = len(changed)
     contrib_blob = encode_contributions(contribs, index, pkey, instantiated_columns=inst_cols)
@@ -380,8 +387,8 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
         unresolved=counts_.get("unresolved", 0), top_reasons=_contrib.top_reasons(reasons),
         cha_edges=summary0.cha_edges + cha_delta, rta_edges=summary0.rta_edges + rta_delta,
         instantiated_types=summary0.instantiated_types,
-        parse_errors=tuple((f.rel, f.parse_errors) for f in kept if f.parse_errors),
-        decoded_with_fallback=tuple((f.rel, f.encoding) for f in kept if f.encoding),
+        parse_errors=tuple((rel, errs) for rel, _n, errs, _enc in totals if errs),
+        decoded_with_fallback=tuple((rel, enc) for rel, _n, _errs, enc in totals if enc),
         skipped=tuple(skipped), classpath_warnings=tuple(tuple(w) for w in cp_warnings[:50]),
         seconds=seconds, examples=examples, phases={kk: round(v, 3) for kk, v in phases.items()},
         notes=tuple(idx.module_duplicates), cache=dict(stats),

@@ -13,7 +13,10 @@ no valid MAC and is a miss, never unpickled (docs/security.md "Caches").
 
 Layout: ``<warm cache file>.index/`` (mode 700, ``safefs.check_private``)
 holding ``<slot>.snap`` files: ``MAGIC`` (16 bytes), the MAC
-(32 bytes), the pickled ``(header, state)``. At most :data:`KEEP` snapshots,
+(32 bytes), then the payload: the shard pickles of an index split by
+``callgraph._lazyindex`` (none when it is not split), the pickled
+``(header, state or core, shard offsets or None)`` and that pickle's
+length (8 bytes, little-endian) last. At most :data:`KEEP` snapshots,
 the least recently used (a load counts as a use) deleted when one is
 written; a file over :data:`MAX_BYTES` is neither written nor read.
 """
@@ -25,11 +28,14 @@ import hmac
 import os
 import pickle
 import stat
+import struct
 from pathlib import Path
+
+from ._lazyindex import split
 
 __all__ = ["IndexSnapshots", "KeyRefused", "MAGIC", "MAX_BYTES", "KEEP", "default_key_path"]
 
-MAGIC = b"qare-index-snap1"  # 16 bytes; bump the digit with any change of the payload's shape
+MAGIC = b"qare-index-snap2"  # 16 bytes; bump the digit with any change of the payload's shape
 MAX_BYTES = 1 << 30  # spring-framework's index: 62 MB
 KEEP = 3
 _KEY_BYTES = 32
@@ -151,14 +157,15 @@ class _MacSink:
     """A file-like ``write`` for the pickler: the bytes go to ``f`` and into
     the MAC; past ``limit`` bytes it raises (the snapshot is not written)."""
 
-    __slots__ = ("f", "mac", "left")
+    __slots__ = ("f", "mac", "left", "written")
 
     def __init__(self, f, mac, limit: int):
-        self.f, self.mac, self.left = f, mac, limit
+        self.f, self.mac, self.left, self.written = f, mac, limit, 0
 
     def write(self, b) -> int:
         n = len(b) if not isinstance(b, memoryview) else b.nbytes
         self.left -= n
+        self.written += n
         if self.left < 0:
             raise _TooLarge
         self.mac.update(b)
@@ -250,7 +257,19 @@ class IndexSnapshots:
         if len(data) > limit or head != MAGIC or not hmac.compare_digest(mac, self._mac(slot, payload)):
             return None
         try:
-            header, state = pickle.loads(payload)  # authenticated: written by this user's qare
+            # authenticated: written by this user's qare
+            (n_head,) = struct.unpack_from("<Q", payload, len(payload) - 8)
+            if n_head > len(payload) - 8:
+                return None
+            header, core, offsets = pickle.loads(payload[len(payload) - 8 - n_head:len(payload) - 8])
+            if offsets is None:
+                state = core
+            else:  # split in shards (callgraph._lazyindex): unpickled as the index asks for them
+                from ._lazyindex import open_state
+
+                if len(offsets) < 1 or offsets[-1] > len(payload) - 8 - n_head:
+                    return None
+                state = open_state(core, payload, offsets)
         except Exception:  # noqa: BLE001 — a snapshot of another code version's classes: a miss
             return None
         try:
@@ -279,7 +298,19 @@ class IndexSnapshots:
             with os.fdopen(fd, "wb") as f:
                 f.write(MAGIC + bytes(_MAC_BYTES))
                 sink = _MacSink(f, self._mac_start(slot), min(limit, MAX_BYTES) - len(MAGIC) - _MAC_BYTES)
-                pickle.Pickler(sink, protocol=5).dump((header, state))
+                parts = split(state)
+                offsets = None
+                if parts is not None:  # the per-file part as shards, each its own pickle (_lazyindex)
+                    state, shards = parts
+                    offsets = [0]
+                    for sh in shards:
+                        b = pickle.dumps(sh, protocol=5)
+                        sink.write(b)
+                        offsets.append(offsets[-1] + len(b))
+                    del shards
+                at = sink.written
+                pickle.Pickler(sink, protocol=5).dump((header, state, offsets))
+                sink.write(struct.pack("<Q", sink.written - at))
                 f.seek(len(MAGIC))
                 f.write(sink.mac.digest())
             os.replace(tmp, path)

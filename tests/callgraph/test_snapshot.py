@@ -337,11 +337,14 @@ def test_qare_graph_warns_when_the_key_is_refused(tmp_path, monkeypatch):
 
 
 def test_the_pickle_is_after_the_mac(tmp_path):
-    # the file layout the module docstring promises: magic, MAC, payload
+    # the file layout the module docstring promises: magic, MAC, payload (no shards for a state that is
+    # no index: the head pickle, then its length in 8 bytes, little-endian)
     snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
     assert snaps.save("aa", {"h": 1}, [1, 2])
     data = (tmp_path / "c.sqlite.index" / "aa.snap").read_bytes()
-    assert data[:16] == MAGIC and pickle.loads(data[48:]) == ({"h": 1}, [1, 2])
+    n = int.from_bytes(data[-8:], "little")
+    assert data[:16] == MAGIC and len(data) == 48 + n + 8
+    assert pickle.loads(data[48:-8]) == ({"h": 1}, [1, 2], None)
 
 
 def test_a_linked_snapshot_folder_is_refused(tmp_path):
