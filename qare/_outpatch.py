@@ -303,7 +303,7 @@ def unresolved(pg) -> frozenset:
     return frozenset(_unresolved_nodes(pg.graph))
 
 
-def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool):
+def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool, wait: bool = True):
     """``(counts or None, frame or None)``: ``pg``'s ``--out`` written to
     ``out`` and kept as the output cache ``oc``'s entry ``key``, patched from
     the entry of the previous build of the slot (``pg.previous_inputs``, set
@@ -312,7 +312,9 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
     frame goes into the new entry's meta). A graph patched from the stored
     one (``callgraph._patch``) has the stored graph's frame by construction
     (no node, API attribute or instantiated type moved): the previous
-    entry's, whatever it is. Raises OSError when ``out`` cannot be written."""
+    entry's, whatever it is. Raises OSError when ``out`` cannot be written.
+    With ``wait`` False ``out`` may still be renaming into place
+    (``OutputCache.publish_pieces``: the caller settles ``oc``)."""
     if suffix != ".json" or dispatch != "cha" or include_unresolved:
         return None, None
     from ._outcache import out_key
@@ -339,6 +341,7 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
         if body is None:
             return None, fr
     g = view if view is not None else pg.graph
+    handed = False  # to publish_pieces's thread, which closes it (wait False)
     try:
         try:
             made = patch(body.data, g, files, skip, body.counts)
@@ -347,7 +350,9 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
         if made is None:
             return None, fr
         pieces, counts = made
-        oc.publish_pieces(key, pieces, out, counts, fr, source=body)
+        oc.publish_pieces(key, pieces, out, counts, fr, source=body, wait=wait)
+        handed = not wait
     finally:
-        body.close()
+        if not handed:
+            body.close()
     return counts, fr

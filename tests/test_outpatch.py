@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,37 @@ def test_a_patched_graph_without_an_entry_writes_one_that_the_next_edit_patches(
     warm, cold, said = run()
     _same(warm, cold)
     assert said == ["patched"]
+
+
+def test_an_out_that_cannot_be_renamed_into_after_the_store_is_an_error_and_left_as_it_was(env, monkeypatch):
+    """A graph patched from the store is stored while a thread renames the
+    patched ``--out`` into place (qare._outcache ``publish_pieces``): a
+    rename that fails then is ``cannot write`` (exit 4), ``--out`` as it
+    was and no temporary file left, as when it failed before the store."""
+    from qare import _outcache
+
+    project, run, cache = env
+    run()
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    out = project.parent / "kept.json"
+    out.write_bytes(b"before")
+    real = _outcache._replace
+    calls = []
+
+    def no_rename(tmp, target, held=None):
+        calls.append(threading.current_thread() is not threading.main_thread())
+        if target == out:
+            tmp.unlink()
+            raise PermissionError(13, "Permission denied", str(target))
+        return real(tmp, target, held)
+
+    monkeypatch.setattr(_outcache, "_replace", no_rename)
+    monkeypatch.setenv("QARE_CACHE_DIR", str(cache))
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--no-discover-classpath", "-q",
+                                    "--jobs", "1"], catch_exceptions=False)
+    assert res.exit_code == 4, res.output
+    assert f"cannot write {out}" in res.output
+    assert out.read_bytes() == b"before"
+    assert calls == [True]  # the patched out, renamed by the thread; nothing written in full after the store
+    assert [p.name for p in project.parent.iterdir() if p.name.startswith(".kept.json")] == []
+    assert [p.name for p in (cache / "graphs.sqlite.out").iterdir() if p.name.startswith(".")] == []
