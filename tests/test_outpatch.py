@@ -296,3 +296,29 @@ def test_an_out_that_cannot_be_renamed_into_after_the_store_is_an_error_and_left
     assert calls == [True]  # the patched out, renamed by the thread; nothing written in full after the store
     assert [p.name for p in project.parent.iterdir() if p.name.startswith(".kept.json")] == []
     assert [p.name for p in (cache / "graphs.sqlite.out").iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_compact_graphs_runs_are_those_a_walk_of_every_node_finds():
+    """``OutView.runs`` (callgraph._compact) looks only around the edited
+    methods; ``_outpatch._runs`` walks every node for other views: the same
+    runs, with the same sources before and after, on random graphs."""
+    import random
+
+    from callgraph._compact import OutView
+
+    class Walked:  # the view without its runs: _runs walks its nodes
+        def __init__(self, view):
+            self.nodes = view.nodes
+
+    rnd = random.Random(17)
+    for _ in range(300):
+        n, n_api = rnd.randint(1, 12), rnd.randint(0, 4)
+        names = sorted(f"m{i:02d}" for i in range(n)) + [f"api{i}" for i in range(n_api)]
+        offsets, targets = [0], []
+        for _i in range(n):
+            targets += [rnd.randrange(len(names)) for _e in range(rnd.choice((0, 0, 1, 2)))]
+            offsets.append(len(targets))
+        view = OutView({"names": names, "n_methods": n, "offsets": offsets, "targets": targets}, [], set(), None)
+        edited = set(rnd.sample(names[:n], rnd.randint(1, n)))
+        skip = frozenset(rnd.sample(names[n:], rnd.randint(0, n_api)))
+        assert _outpatch._runs(view, edited, skip) == _outpatch._runs(Walked(view), edited, skip)
