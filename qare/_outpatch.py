@@ -190,15 +190,8 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
     # edges: runs of edited sources between the copied blocks of the sources around them (A before, B after);
     # B's first item is found forward from where the last run ended (one pass in all), the end of A's block
     # backward from there (a short way: only the run's old items lie between)
-    run: list = []
-    before = None  # the last copied source with edges (A)
-    for u, has_out in view.nodes(skip):
-        if u in edited_set:
-            run.append(u)
-            continue
-        if not has_out:
-            continue
-        if run:
+    for run, before, u in _runs(view, edited_set, skip):
+        if u is not None:
             hit = _find_source(body, u, cur, e_close)
             end = body.rfind(_ITEM, cur - 1, hit) + 1 if hit >= 0 else 0
             if end <= 0:
@@ -208,17 +201,43 @@ def _patch_body(body: bytes, view, files: set, skip, counts):
             if got is None:
                 return None
             cur, n_edges = end, n_edges + got
+        else:
+            got = _replace_run(body, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
+                               edited_enc, pieces, False)
+            if got is None:
+                return None
+            n_edges += got
+            cur = e_close
+    pieces.append((cur, len(body)))
+    return [p for p in pieces if type(p) is not tuple or p[1] > p[0]], (counts[0], n_edges, counts[2])
+
+
+def _runs(view, edited: set, skip) -> list:
+    """``(run, before, after)`` of each run of ``edited`` sources, in node
+    order: ``run`` the edited nodes (not in ``skip``) with no other source
+    of an edge item between them, ``before``/``after`` the nearest other
+    such sources around it (None: none). A view that finds them itself
+    (``runs``: a compact graph's, from the edited nodes' places) is asked;
+    otherwise every node is walked."""
+    fast = getattr(view, "runs", None)
+    if fast is not None:
+        return fast(edited, skip)
+    found: list = []
+    run: list = []
+    before = None
+    for u, has_out in view.nodes(skip):
+        if u in edited:
+            run.append(u)
+            continue
+        if not has_out:
+            continue
+        if run:
+            found.append((run, before, u))
             run = []
         before = u
     if run:
-        got = _replace_run(body, run, cur, _after(body, before, cur, e_close, e_first), e_close, items_of,
-                           edited_enc, pieces, False)
-        if got is None:
-            return None
-        n_edges += got
-        cur = e_close
-    pieces.append((cur, len(body)))
-    return [p for p in pieces if type(p) is not tuple or p[1] > p[0]], (counts[0], n_edges, counts[2])
+        found.append((run, before, None))
+    return found
 
 
 _TARGET = b'",\n   "target": '
@@ -303,7 +322,7 @@ def unresolved(pg) -> frozenset:
     return frozenset(_unresolved_nodes(pg.graph))
 
 
-def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool):
+def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved: bool, wait: bool = True):
     """``(counts or None, frame or None)``: ``pg``'s ``--out`` written to
     ``out`` and kept as the output cache ``oc``'s entry ``key``, patched from
     the entry of the previous build of the slot (``pg.previous_inputs``, set
@@ -312,7 +331,9 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
     frame goes into the new entry's meta). A graph patched from the stored
     one (``callgraph._patch``) has the stored graph's frame by construction
     (no node, API attribute or instantiated type moved): the previous
-    entry's, whatever it is. Raises OSError when ``out`` cannot be written."""
+    entry's, whatever it is. Raises OSError when ``out`` cannot be written.
+    With ``wait`` False ``out`` may still be renaming into place
+    (``OutputCache.publish_pieces``: the caller settles ``oc``)."""
     if suffix != ".json" or dispatch != "cha" or include_unresolved:
         return None, None
     from ._outcache import out_key
@@ -339,6 +360,7 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
         if body is None:
             return None, fr
     g = view if view is not None else pg.graph
+    handed = False  # to publish_pieces's thread, which closes it (wait False)
     try:
         try:
             made = patch(body.data, g, files, skip, body.counts)
@@ -347,7 +369,9 @@ def write(pg, out, oc, key: str, suffix: str, dispatch: str, include_unresolved:
         if made is None:
             return None, fr
         pieces, counts = made
-        oc.publish_pieces(key, pieces, out, counts, fr, source=body)
+        oc.publish_pieces(key, pieces, out, counts, fr, source=body, wait=wait)
+        handed = not wait
     finally:
-        body.close()
+        if not handed:
+            body.close()
     return counts, fr

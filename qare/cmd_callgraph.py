@@ -686,13 +686,16 @@ def _gc_paused():
     return paused()
 
 
-def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -> tuple:
+def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None, settle=True) -> tuple:
     """Write ``--out``; ``(nodes, edges, unresolved nodes left out)``.
     Raises OSError or ValueError when it cannot be written. With ``keep``
     (``(OutputCache, key)``, qare._outcache) the file is written into the
     output cache first and copied to ``out`` from there, so the next run of
     the same inputs copies it instead of building (a cache folder that
-    cannot take it: written to ``out`` as without the cache)."""
+    cannot take it: written to ``out`` as without the cache). With
+    ``settle`` False a patched ``out`` may still be renaming into place when
+    this returns: the caller's ``OutputCache.settle()`` says when it is
+    (raising the OSError that would have been raised here)."""
     if keep is None:
         return _write_out(pg, out, dispatch, include_unresolved)
     from ._outpatch import write as write_patched
@@ -700,7 +703,7 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
     oc, key = keep
     # after body edits: the previous output with the edited methods replaced, written to out and the cache
     try:
-        counts, frame = write_patched(pg, out, oc, key, out.suffix.lower(), dispatch, include_unresolved)
+        counts, frame = write_patched(pg, out, oc, key, out.suffix.lower(), dispatch, include_unresolved, settle)
     except OSError:  # out or the cache folder could not take it: written in full, as without a patch
         counts, frame = None, None
     if counts is not None:
@@ -714,6 +717,8 @@ def _output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None) -
             raise
         return _write_out(pg, out, dispatch, include_unresolved)
     oc.publish(key, body, out, counts, frame)
+    if settle:
+        oc.settle()  # the files it replaced freed
     return counts
 
 
@@ -742,15 +747,17 @@ def _write_out(pg, out: Path, dispatch: str, include_unresolved: bool) -> tuple:
     return exported.number_of_nodes(), exported.number_of_edges(), dropped
 
 
-def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None):
-    """:func:`_output`, its wall time as the ``output`` phase; the error's text instead when it fails."""
+def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=None, settle=True):
+    """:func:`_output` (``settle`` as there: the caller of a False one
+    calls :func:`_settled`), its wall time as the ``output`` phase; the
+    error's text instead when it fails."""
     import time
 
     from callgraph._graphstore import StoreError
 
     t_out, c_out = time.perf_counter(), time.process_time()
     try:
-        return _output(pg, out, dispatch, include_unresolved, keep)
+        return _output(pg, out, dispatch, include_unresolved, keep, settle)
     except (StoreError, sqlite3.Error):
         # a graph patched from the store reads the stored rows of the methods it did not change: a bad
         # one is a damaged store, never an unwritable --out (the tester, session 8: it was exit 4); the
@@ -761,6 +768,26 @@ def _timed_output(pg, out: Path, dispatch: str, include_unresolved: bool, keep=N
     finally:
         pg.summary.phases["output"] = round(time.perf_counter() - t_out, 3)
         pg.summary.phases["output_cpu"] = round(time.process_time() - c_out, 3)
+
+
+def _settled(pg, keep) -> str | None:
+    """Wait for the output cache's threads (``OutputCache.settle``: a
+    patched ``--out`` renamed into place), the wait added to the ``output``
+    phase; the error's text when ``--out`` could not be written."""
+    import time
+
+    if keep is None:
+        return None
+    phases = pg.summary.phases
+    t, c = time.perf_counter(), time.process_time()
+    try:
+        keep[0].settle()
+    except OSError as e:
+        return str(e)
+    finally:
+        phases["output"] = round(phases.get("output", 0.0) + time.perf_counter() - t, 3)
+        phases["output_cpu"] = round(phases.get("output_cpu", 0.0) + time.process_time() - c, 3)
+    return None
 
 
 #: The forked writer runs only while twice this process's resident memory
@@ -808,10 +835,17 @@ def _write_beside_store(pg, out: Path, dispatch: str, include_unresolved: bool, 
     if hasattr(pg, "release"):
         # patched from the stored graph (callgraph._patch): written first, while that graph is still readable;
         # both are short (the changed rows, the changed items), so one process does both. A stored row that
-        # cannot be read raises (StoreError, the slot marked unreadable) and nothing is stored on that base
-        answer = _timed_output(pg, out, dispatch, include_unresolved, keep)
-        save()
-        return answer
+        # cannot be read raises (StoreError, the slot marked unreadable) and nothing is stored on that base.
+        # A patched --out is written from its pieces and renamed into place (what it replaces freed) by a
+        # thread while the graph is stored (~0.4 s on spring-framework, each half). A failure then is the
+        # output's error: the stored graph can no longer be read to write it in full, which would fail the
+        # same way (--out itself) but for a previous entry unreadable since this run checked its CRC
+        answer = _timed_output(pg, out, dispatch, include_unresolved, keep, settle=False)
+        try:
+            save()
+        finally:
+            failed = _settled(pg, keep)
+        return failed if failed is not None and not isinstance(answer, str) else answer
     if fp.slot() not in store.unreadable and store.holds(fp):
         save()
         return _timed_output(pg, out, dispatch, include_unresolved, keep)
@@ -969,6 +1003,8 @@ def _spawned_writer(pg, out: Path, keep, save):
         target.unlink(missing_ok=True)
         return str(e)
     finally:
+        if keep is not None:
+            oc.settle()
         phases["output"] = round(time.perf_counter() - t_wait, 3)
         phases["output_cpu"] = round(time.process_time() - c_wait + done.ru_utime + done.ru_stime
                                      - kids.ru_utime - kids.ru_stime, 3)

@@ -81,3 +81,88 @@ def test_an_entry_larger_than_the_cache_keeps_is_never_read(oc, tmp_path, monkey
     monkeypatch.setattr(_outcache, "MAX_BYTES", 4999)
     assert oc.copy_to("k1", tmp_path / "b.json") is None and not (tmp_path / "b.json").exists()
     assert oc.read_body("k1", None) is None
+
+
+def _old_and_pieces(oc, tmp_path):
+    old = bytes(range(256)) * 5000 + b"tail"
+    _publish(oc, tmp_path, "k1", old)
+    body = oc.read_body("k1", None)
+    pieces = [(0, 10), b"NEW", (300, 1_000_000), (len(old) - 4, len(old))]
+    return body, pieces, old[:10] + b"NEW" + old[300:1_000_000] + old[-4:]
+
+
+def _leftovers(tmp_path) -> list:
+    """Temporary files of a writer: ``.<name>.<pid>.tmp`` beside out, ``.<key>.<pid>.*`` in the cache."""
+    return sorted(p.name for p in (*tmp_path.iterdir(), *(tmp_path / "o").iterdir()) if p.name.startswith("."))
+
+
+def test_pieces_written_by_a_thread_are_there_once_settled(oc, tmp_path):
+    # wait=False (qare graph stores the graph meanwhile): the body is handed over and closed by the thread;
+    # the entry's CRC-32 is the one of the bytes in it, worked out from the pieces, not read back
+    body, pieces, want = _old_and_pieces(oc, tmp_path)
+    out = tmp_path / "out.json"
+    out.write_bytes(b"before")
+    oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body, wait=False)
+    oc.settle()
+    assert body.fd == -1 and body.data == b""  # closed by the thread
+    assert out.read_bytes() == want
+    entry = (tmp_path / "o" / "k2.body").read_bytes()
+    meta = json.loads((tmp_path / "o" / "k2.meta").read_text())
+    assert entry == want and meta["crc32"] == zlib.crc32(entry) and meta["size"] == len(entry)
+    assert _leftovers(tmp_path) == []
+    assert oc.read_body("k2", "e" * 64) is not None  # and it checks
+
+
+@pytest.mark.parametrize("wait", [True, False])
+@pytest.mark.parametrize("fails", ["out", "entry", "rename"])
+def test_a_copy_that_fails_leaves_out_as_it_was_and_no_temporary_file(oc, tmp_path, monkeypatch, wait, fails):
+    # out's temporary file is written first, then the entry's body: a failure of out's is the error (raised
+    # by publish_pieces, or by settle when in a thread), out as it was; one of the body's only loses the entry
+    body, pieces, want = _old_and_pieces(oc, tmp_path)
+    out = tmp_path / "out.json"
+    out.write_bytes(b"before")
+    real, calls = _outcache._write_pieces, []
+
+    def write_pieces(fd, *a):
+        calls.append(fd)
+        if (fails == "out" and len(calls) == 1) or (fails == "entry" and len(calls) == 2):
+            os.write(fd, b"partial")
+            raise OSError(28, "No space left on device")
+        return real(fd, *a)
+
+    monkeypatch.setattr(_outcache, "_write_pieces", write_pieces)
+    if fails == "rename":
+        def no_rename(tmp, out, held=None):
+            tmp.unlink()
+            raise IsADirectoryError(21, "Is a directory")
+
+        monkeypatch.setattr(_outcache, "_replace", no_rename)
+    try:
+        if fails == "entry":
+            oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body, wait=wait)
+            oc.settle()
+            assert out.read_bytes() == want
+        else:
+            with pytest.raises(OSError):
+                oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body, wait=wait)
+                oc.settle()
+            assert out.read_bytes() == b"before"
+    finally:
+        body.close()
+    assert len(calls) == 2 or fails == "out"
+    assert not (tmp_path / "o" / "k2.meta").exists() and not (tmp_path / "o" / "k2.body").exists()
+    assert _leftovers(tmp_path) == []
+    assert oc.read_body("k1", None) is not None  # the previous entry untouched
+
+
+def test_a_previous_body_shorter_than_its_pieces_is_an_error_not_a_short_out(oc, tmp_path):
+    body, _pieces, _want = _old_and_pieces(oc, tmp_path)
+    out = tmp_path / "out.json"
+    out.write_bytes(b"before")
+    try:
+        with pytest.raises(OSError, match="cannot read the previous output back"):
+            oc.publish_pieces("k2", [b"x", (0, len(body) + 10)], out, (1, 0, 0), "e" * 64, source=body)
+    finally:
+        body.close()
+    assert out.read_bytes() == b"before" and _leftovers(tmp_path) == []
+    assert not (tmp_path / "o" / "k2.meta").exists()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,63 @@ def test_a_patched_graph_without_an_entry_writes_one_that_the_next_edit_patches(
     warm, cold, said = run()
     _same(warm, cold)
     assert said == ["patched"]
+
+
+def test_an_out_that_cannot_be_renamed_into_after_the_store_is_an_error_and_left_as_it_was(env, monkeypatch):
+    """A graph patched from the store is stored while a thread renames the
+    patched ``--out`` into place (qare._outcache ``publish_pieces``): a
+    rename that fails then is ``cannot write`` (exit 4), ``--out`` as it
+    was and no temporary file left, as when it failed before the store."""
+    from qare import _outcache
+
+    project, run, cache = env
+    run()
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    out = project.parent / "kept.json"
+    out.write_bytes(b"before")
+    real = _outcache._replace
+    calls = []
+
+    def no_rename(tmp, target, held=None):
+        calls.append(threading.current_thread() is not threading.main_thread())
+        if target == out:
+            tmp.unlink()
+            raise PermissionError(13, "Permission denied", str(target))
+        return real(tmp, target, held)
+
+    monkeypatch.setattr(_outcache, "_replace", no_rename)
+    monkeypatch.setenv("QARE_CACHE_DIR", str(cache))
+    res = CliRunner().invoke(main, ["graph", str(project), "--out", str(out), "--no-discover-classpath", "-q",
+                                    "--jobs", "1"], catch_exceptions=False)
+    assert res.exit_code == 4, res.output
+    assert f"cannot write {out}" in res.output
+    assert out.read_bytes() == b"before"
+    assert calls == [True]  # the patched out, renamed by the thread; nothing written in full after the store
+    assert [p.name for p in project.parent.iterdir() if p.name.startswith(".kept.json")] == []
+    assert [p.name for p in (cache / "graphs.sqlite.out").iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_compact_graphs_runs_are_those_a_walk_of_every_node_finds():
+    """``OutView.runs`` (callgraph._compact) looks only around the edited
+    methods; ``_outpatch._runs`` walks every node for other views: the same
+    runs, with the same sources before and after, on random graphs."""
+    import random
+
+    from callgraph._compact import OutView
+
+    class Walked:  # the view without its runs: _runs walks its nodes
+        def __init__(self, view):
+            self.nodes = view.nodes
+
+    rnd = random.Random(17)
+    for _ in range(300):
+        n, n_api = rnd.randint(1, 12), rnd.randint(0, 4)
+        names = sorted(f"m{i:02d}" for i in range(n)) + [f"api{i}" for i in range(n_api)]
+        offsets, targets = [0], []
+        for _i in range(n):
+            targets += [rnd.randrange(len(names)) for _e in range(rnd.choice((0, 0, 1, 2)))]
+            offsets.append(len(targets))
+        view = OutView({"names": names, "n_methods": n, "offsets": offsets, "targets": targets}, [], set(), None)
+        edited = set(rnd.sample(names[:n], rnd.randint(1, n)))
+        skip = frozenset(rnd.sample(names[n:], rnd.randint(0, n_api)))
+        assert _outpatch._runs(view, edited, skip) == _outpatch._runs(Walked(view), edited, skip)
