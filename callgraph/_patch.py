@@ -407,6 +407,33 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
     return PatchedGraph(summary, root, dispatch, parts)
 
 
+def stored_graph(sg, root: str, dispatch: str) -> PatchedGraph:
+    """The stored graph ``sg`` (a ``_graphstore.StoredGraph``, held open
+    until :meth:`PatchedGraph.release`) as a graph with nothing edited:
+    what ``qare graph --out`` writes from when the store holds the
+    project's graph but the output cache not this output of it (a first
+    ``--out`` after ``qare chain`` or a plain ``qare graph``, another
+    format), instead of building the graph again. Its arrays are the stored
+    adjacency's, its ``MethodInfo`` the stored rows (read as the writer asks
+    for them), its summary, project key, contributions and instantiated
+    types the stored ones. Raises ``StoreError`` on a bad table."""
+    names, n = sg.names, sg.n_methods
+    inputs = sg.inputs
+    if inputs is None:
+        raise StoreError("no inputs of the stored graph")
+    inst_cols: list = []
+    pkey, contribs = decode_contributions(sg.raw.get("contrib", b""), len(inputs.files), names, inst_cols)
+    a = sg.adjacency()
+    apis = sg.apis
+    parts = {"stored": sg, "names": names, "n_methods": n, "api_attrs": apis.attrs,
+             "api_kind": lambda i: apis.kinds[apis.kind[i]], "edited_ids": [], "edited_at": set(),
+             "edited_infos": {}, "edited_files": set(), "offsets": a.offsets, "targets": a.targets,
+             "kinds": a.kinds, "rta": a.rta, "counts": a._counts, "lines": a._lines, "rtas": list(sg.rtas),
+             "pkey": pkey, "contribs": None if contribs is None else tuple(contribs),
+             "instantiated_columns": inst_cols}
+    return PatchedGraph(sg.summary, root, dispatch, parts)
+
+
 def _instantiated_set(idx, types: dict):
     """An ``_rta.InstantiatedSet`` of the project index ``idx`` holding the
     stored instantiated ``types`` (those the program's files make: not

@@ -101,8 +101,9 @@ def test_a_build_says_why_the_store_did_not_answer(project, tmp_path, cache):
     assert res.exit_code == 0 and res.stderr.splitlines()[-1] == "graph: built and stored (no stored graph)"
     res = _graph(project, tmp_path / "a.json", cache)
     assert res.exit_code == 0
-    assert res.stderr.splitlines()[-1] == \
-        "graph: built and stored (no stored .json output of the stored graph with these options)"
+    # the first --out after a plain `qare graph`: written from the stored graph, not built (session 9)
+    assert re.fullmatch(r"graph: from the store \(built [\d: -]+, 2 files unchanged\); --out written from it",
+                        res.stderr.splitlines()[-1]), res.stderr
     res = _graph(project, tmp_path / "b.json", cache)
     assert res.exit_code == 0 and res.stderr.splitlines()[-1].startswith("graph: from the store (built ")
     p = project / "src/main/java/s/Use.java"
@@ -187,7 +188,8 @@ def test_a_linked_body_is_not_followed(project, tmp_path, cache):
     body.symlink_to(other)
     res = _graph(project, tmp_path / "b.json", cache)
     assert res.exit_code == 0 and (tmp_path / "b.json").read_bytes() == good
-    assert "graph: from the store" not in res.output  # built: the link was not read
+    # not copied from the entry (the link was not read): written from the stored graph (session 9; built before)
+    assert "; --out written from it" in res.output
     assert other.read_bytes() == good  # never written through
     assert not body.is_symlink() and body.read_bytes() == good  # the link itself replaced
 
@@ -228,3 +230,47 @@ def test_entries_are_bounded(tmp_path, monkeypatch):
     assert oc.copy_to("k3", tmp_path / "again.json") == (1, 2, 0)
     assert (tmp_path / "again.json").read_text() == "body 3"
     assert oc.copy_to("k0", tmp_path / "gone.json") is None and not (tmp_path / "gone.json").exists()
+
+
+@pytest.mark.parametrize("suffix,extra", [(".json", ()), (".json", ("--dispatch", "rta")),
+                                          (".json", ("--include-unresolved",)), (".graphml", ()), (".dot", ())])
+def test_a_first_out_of_a_stored_graph_is_written_from_the_store(project, tmp_path, cache, monkeypatch, suffix,
+                                                                 extra):
+    """``qare graph --out`` after ``qare chain`` or a plain ``qare graph``:
+    the store holds the graph, the output cache not this output of it; the
+    file is written from the stored graph (``callgraph._patch.stored_graph``)
+    — nothing built — byte for byte what a build without cache writes, and
+    kept: the next run copies it."""
+    res = CliRunner().invoke(main, ["graph", str(project), "--cache", str(cache), "--no-discover-classpath", "-q"])
+    assert res.exit_code == 0, res.output
+    out, again = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+    with monkeypatch.context() as m:
+        m.setattr(callgraph, "build_project_graph", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+        res = _graph(project, out, cache, *extra)
+        assert res.exit_code == 0, res.output
+        assert res.stderr.splitlines()[-1].endswith("unchanged); --out written from it"), res.stderr
+        res = _graph(project, again, cache, *extra)
+        assert res.exit_code == 0 and res.stderr.splitlines()[-1].endswith("unchanged)"), res.stderr
+    fresh = tmp_path / f"fresh{suffix}"
+    ref = CliRunner().invoke(main, ["graph", str(project), "--out", str(fresh), "--no-cache", "-q",
+                                    "--no-discover-classpath", *extra])
+    assert ref.exit_code == 0, ref.output
+    assert out.read_bytes() == again.read_bytes() == fresh.read_bytes()
+
+
+def test_a_bad_stored_row_met_while_writing_out_builds_whole(project, tmp_path, cache):
+    res = CliRunner().invoke(main, ["graph", str(project), "--cache", str(cache), "--no-discover-classpath", "-q"])
+    assert res.exit_code == 0, res.output
+    import sqlite3
+
+    from callgraph._graphstore import default_path
+
+    db = sqlite3.connect(default_path(cache))
+    with db:
+        db.execute("DELETE FROM rows")  # every method row gone: the writer cannot read a MethodInfo
+    db.close()
+    out = tmp_path / "a.json"
+    res = _graph(project, out, cache)
+    assert res.exit_code == 0, res.output
+    assert "from the store" not in res.stderr.splitlines()[-1], res.stderr
+    assert out.read_bytes() == _fresh(project, tmp_path)
