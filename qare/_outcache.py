@@ -239,10 +239,33 @@ def _write_both(pieces, source, out_fd: int, body_fd: int) -> tuple[int, int, bo
 
 
 def _open_new(path: Path, mode: int) -> int:
-    """A new file at ``path`` (a planted link or special file there removed first), opened for writing."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        path.unlink()
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)  # read too: mapped for its CRC
+    """A new file at ``path``, opened for writing (and reading: mapped for
+    its CRC). ``path`` carries this process's id (``.<name>.<pid>.tmp``,
+    ``.<key>.<pid>.new<suffix>``), so no running writer owns what is there
+    already — a file left by a writer killed under the same id (PID 1 in a
+    container: every later run failed on it, the tester of session 9), or
+    a link, FIFO or file planted at the guessable name: removed first, never
+    written through. A folder there is an error (OSError)."""
+    _drop_leftover(path)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+
+
+def _drop_leftover(path: Path) -> None:
+    """Remove whatever non-folder is at ``path`` (module's temporary names: see :func:`_open_new`)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _remove(path: Path) -> None:
+    """Remove a temporary file of ours, if it is there; an error removing it
+    (a folder turned read-only) is not the error being reported."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _open_old(path: Path) -> int:
@@ -278,7 +301,7 @@ def _replace(tmp: Path, out: Path, held: list | None = None) -> None:
     except BaseException:
         if old >= 0:
             os.close(old)
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
     if old >= 0:
         held.append(old)
@@ -306,7 +329,7 @@ def _copy_to_out(src_fd: int, size: int, out: Path) -> Path:
         finally:
             os.close(fd)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
     return tmp
 
@@ -438,10 +461,13 @@ class OutputCache:
         """Wait for the work left to threads (:meth:`publish_pieces`'s
         renaming into place, files being freed). Raises the OSError of a
         renaming that failed (``out`` as it was, no temporary file left)."""
-        pending, self._pending = self._pending, []
         error = None
-        for t, got in pending:
+        while self._pending:
+            t, got = self._pending[0]
+            # taken off only once joined: a join cut short (Ctrl-C) leaves it for close(), which waits for the
+            # thread to finish or remove its temporary file (the tester, session 9: a partial .tmp was left)
             t.join()
+            self._pending.pop(0)
             if error is None:
                 error = got.get("error")
         if error is not None:
@@ -548,7 +574,7 @@ class OutputCache:
         except BaseException:
             if body_fd >= 0:
                 os.close(body_fd)
-                body.unlink(missing_ok=True)
+                _remove(body)
             raise
 
         def work():
@@ -558,15 +584,15 @@ class OutputCache:
                     crc, n, kept = _write_both(pieces, source, out_fd, body_fd)
                     _replace(tmp, out, held)
                 except BaseException as e:
-                    tmp.unlink(missing_ok=True)
-                    body.unlink(missing_ok=True)
+                    _remove(tmp)
+                    _remove(body)
                     if isinstance(e, _Unreadable):
                         raise OSError(f"cannot read the previous output back: {e}") from None
                     raise
                 if kept:
                     self._keep(key, body, n, crc, counts, frame, held)
                 else:
-                    body.unlink(missing_ok=True)
+                    _remove(body)
             finally:
                 # ext4 frees a 245 MB file's blocks in ~0.05 s when its last descriptor closes
                 _close_all(held)
@@ -588,7 +614,7 @@ class OutputCache:
         try:
             src = _open_regular(body)
         except OSError:
-            body.unlink(missing_ok=True)
+            _remove(body)
             raise
         got: dict = {}
         t = None
@@ -605,7 +631,7 @@ class OutputCache:
         try:
             tmp = _copy_to_out(src, n, out)
         except BaseException as e:
-            body.unlink(missing_ok=True)
+            _remove(body)
             if isinstance(e, _Unreadable):  # our own new file could not be read back: --out cannot be written
                 raise OSError(f"cannot read back the written graph: {e}") from None
             raise
@@ -615,15 +641,15 @@ class OutputCache:
             os.close(src)
         if crc is None:
             if "error" in got:
-                body.unlink(missing_ok=True)
-                tmp.unlink(missing_ok=True)
+                _remove(body)
+                _remove(tmp)
                 raise OSError(f"cannot read back the written graph: {got['error']}")
             crc = got["crc"]
         held: list = []
         try:
             _replace(tmp, out, held)
         except OSError:
-            body.unlink(missing_ok=True)
+            _remove(body)
             raise
         self._keep(key, body, n, crc, counts, frame, held)
         self._let_go(held)
@@ -635,7 +661,7 @@ class OutputCache:
         file: a size that differs is an OSError. Raises OSError when ``out``
         cannot be written."""
         if type(n) is not int or type(crc) is not int or os.lstat(body).st_size != n:
-            body.unlink(missing_ok=True)
+            _remove(body)
             raise OSError("the writer's file is not what it said")
         self._publish(key, body, n, crc, out, counts, frame)
 
@@ -647,14 +673,14 @@ class OutputCache:
         try:
             src = _open_regular(body)
         except OSError:
-            body.unlink(missing_ok=True)
+            _remove(body)
             raise
         try:
             # the writer made it with the umask's mode (0644): an entry is private like the rest of the cache
             os.fchmod(src, 0o600)
             n = os.fstat(src).st_size
         except OSError as e:
-            body.unlink(missing_ok=True)
+            _remove(body)
             raise OSError(f"cannot read back the written graph: {e}") from None
         finally:
             os.close(src)
@@ -675,7 +701,7 @@ class OutputCache:
             os.replace(mtmp, meta_path)
             self._evict(key, held)
         except OSError:
-            body.unlink(missing_ok=True)
+            _remove(body)
             self._drop(key)
 
     def _drop(self, key: str) -> None:

@@ -1206,7 +1206,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
             if answered is None and store is not None and inputs is not None and inputs.why is not None:
                 # as qare chain says it: why the store did not answer, and that the graph is stored now (or,
                 # even with -q, that it could not be: every later run would build it again)
-                _say_stored(store, inputs.why, False, quiet)
+                _say_stored(store, inputs.why, False, quiet, patched=hasattr(pg, "release"))
         finally:
             if oc is not None:
                 oc.close()
@@ -1308,7 +1308,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
                                    maven_repo_local, user_m2, no_cache, inputs=inputs, store=store, patch=True)
             if store is not None:
-                _say_stored(store, why, bad_row, quiet)
+                _say_stored(store, why, bad_row, quiet, patched=hasattr(pg, "release"))
             if hasattr(pg, "release"):
                 # patched from the stored graph and stored (callgraph._patch): answered from the store, on its
                 # arrays, as an unchanged project is; a patch not stored (another process stored meanwhile) is
@@ -1369,10 +1369,17 @@ def _from_store_line(stored, n_files: int, wrote: bool = False) -> str:
             + ("; --out written from it" if wrote else ""))
 
 
-def _say_stored(store, why, bad_row: bool, quiet: bool) -> None:
+def _say_stored(store, why, bad_row: bool, quiet: bool, patched: bool = False) -> None:
     """After a rebuild: whether the graph was stored, and why it had to be
-    built (``why``: lookup's reason). A graph that could not be stored is a
-    warning even with ``-q``: every later call would rebuild it too."""
+    built (``why``: lookup's reason); ``patched``: the stored graph patched
+    after body edits (callgraph._patch), not built whole — said so (a new
+    user, session 9, could not tell the two apart). A graph that could not
+    be stored is a warning even with ``-q``: every later call would rebuild
+    it too."""
+    if patched and store.last_error is None and not bad_row:
+        if not quiet:
+            click.echo(f"graph: patched and stored ({why})", err=True)
+        return
     if store.last_error is not None:
         click.echo(f"warning: {why}; rebuilt, but not stored: {store.last_error}" if bad_row else
                    f"warning: graph built but not stored in {store.path}: {store.last_error}", err=True)

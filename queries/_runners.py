@@ -23,6 +23,7 @@ ignored: it only warms what the work loads anyway.
 
 from __future__ import annotations
 
+import signal
 from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Optional, Sequence
@@ -44,6 +45,30 @@ def _call_hook(hook: Hook) -> None:
         hook()
     except Exception:  # warming only: the work itself loads (and reports) whatever failed here
         pass
+
+
+def _worker_init() -> None:
+    """A pool worker's start: a SIGINT while it waits for work ends it
+    quietly (exit 130). With Python's own handler the idle worker, blocked
+    in its queue, died of ``KeyboardInterrupt`` with a traceback on the
+    terminal under the build's ``interrupted`` line whenever Ctrl-C came
+    while a worker had nothing left to do (a new user, session 9)."""
+    signal.signal(signal.SIGINT, _idle_interrupt)
+
+
+def _idle_interrupt(signum, frame):
+    raise SystemExit(130)  # multiprocessing ends a process on SystemExit without a traceback
+
+
+def _interruptible(work: Work, spec: ProjectSpec, progress: bool):
+    """``work(spec, progress)`` in a pool worker with Python's own SIGINT
+    handler (``KeyboardInterrupt``, which the pool hands back to the build
+    as the project's exception), the idle one again after it."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return work(spec, progress)
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 class WorkerDied(RuntimeError):
@@ -115,10 +140,10 @@ class PoolRunner(Runner):
         _call_hook(hook)
         broken = []
         workers = min(jobs, len(specs))
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
         finished = False
         try:
-            futs = {pool.submit(work, s, False): s for s in specs}
+            futs = {pool.submit(_interruptible, work, s, False): s for s in specs}
             left = len(futs)
             for fut in as_completed(futs):
                 s = futs[fut]

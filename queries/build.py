@@ -377,7 +377,7 @@ def _build_locked(specs, list_name, out: Path, parts_dir: Path, opts: BuildOptio
         bar.update(1)
         lines.finished(spec.name, part.verdict.value, part.timings.get("total"))
 
-    if not scheduler and (jobs <= 1 or len(todo) <= 1) and jobs > 1:
+    if not scheduler and len(todo) == 1 and jobs > 1:
         # one project left: give the processes to its call-graph build instead
         opts = replace(opts, graph_jobs=jobs)
     runner = make_runner(jobs, scheduler, len(todo), progress,

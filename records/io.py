@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,8 +129,14 @@ _PID_MAX = 1 << 22  # Linux's PID_MAX_LIMIT: no process has a larger id
 
 def _open_tmp(path: Path):
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the name tmp_owner reads back
-    if tmp.is_symlink() or (tmp.exists() and not tmp.is_file()):
-        tmp.unlink()  # planted in a shared folder: never write through it
+    # the name carries this process's id: what is there already is no running writer's — a link or FIFO
+    # planted in a shared folder (never written through), or a file left by a writer killed under the same
+    # id (PID 1 in a container: O_EXCL failed on it in every later run, the tester of session 9)
+    try:
+        if not stat.S_ISDIR(os.lstat(tmp).st_mode):
+            os.unlink(tmp)
+    except FileNotFoundError:
+        pass
     # O_NOFOLLOW | O_EXCL: a link or file planted at the guessable name between
     # the check and the open makes the open fail instead of writing elsewhere
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)

@@ -166,3 +166,56 @@ def test_a_previous_body_shorter_than_its_pieces_is_an_error_not_a_short_out(oc,
         body.close()
     assert out.read_bytes() == b"before" and _leftovers(tmp_path) == []
     assert not (tmp_path / "o" / "k2.meta").exists()
+
+
+def test_a_file_left_at_our_temporary_names_is_replaced_not_an_error(oc, tmp_path):
+    # a writer killed under this very process id (PID 1 in a container) left its temporary files: the
+    # names carry the id, so no running writer owns them; every later run failed on O_EXCL (the tester,
+    # session 9)
+    body, pieces, want = _old_and_pieces(oc, tmp_path)
+    out = tmp_path / "out.json"
+    out.write_bytes(b"before")
+    left = [tmp_path / f".out.json.{os.getpid()}.tmp", oc.temp_path("k2", ".json")]
+    for p in left:
+        p.write_bytes(b"a killed writer's half")
+    try:
+        oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body)
+    finally:
+        body.close()
+    assert out.read_bytes() == want and (tmp_path / "o" / "k2.body").read_bytes() == want
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_settle_cut_short_is_waited_for_by_close(oc, tmp_path, monkeypatch):
+    # Ctrl-C while settle() joins the writing thread: the thread stays pending, and close() (the command's
+    # finally) waits for it, so it removes or renames its temporary file (the tester, session 9: a partial
+    # .tmp was left beside --out)
+    import threading
+
+    body, pieces, want = _old_and_pieces(oc, tmp_path)
+    out = tmp_path / "out.json"
+    out.write_bytes(b"before")
+    go = threading.Event()
+    real = _outcache._write_pieces
+
+    def slow(fd, *a):
+        go.wait(10)
+        return real(fd, *a)
+
+    monkeypatch.setattr(_outcache, "_write_pieces", slow)
+    oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body, wait=False)
+    (t, _got), = oc._pending
+    real_join = t.join
+
+    def interrupted_join(*a, **k):
+        raise KeyboardInterrupt
+
+    t.join = interrupted_join
+    with pytest.raises(KeyboardInterrupt):
+        oc.settle()
+    t.join = real_join
+    assert oc._pending, "the thread was forgotten"
+    go.set()
+    oc.close()
+    assert out.read_bytes() == want  # finished: complete and new (or, had it failed, as it was)
+    assert _leftovers(tmp_path) == []

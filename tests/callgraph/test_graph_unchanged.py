@@ -110,7 +110,13 @@ def test_a_build_says_why_the_store_did_not_answer(project, tmp_path, cache):
     p.write_text(p.read_text().replace('s.process("x");', 's.process("x"); s.empty("y");'))
     res = _graph(project, tmp_path / "c.json", cache)
     assert res.exit_code == 0
-    assert res.stderr.splitlines()[-1] == "graph: built and stored (src/main/java/s/Use.java changed)"
+    # a body edit: the stored graph patched, and said so (a new user, session 9, could not tell)
+    assert res.stderr.splitlines()[-1] == "graph: patched and stored (src/main/java/s/Use.java changed)"
+    q = project / "src/main/java/s/Svc.java"
+    q.write_text(q.read_text().replace("boolean empty(String c)", "boolean empty(CharSequence c)"))
+    res = _graph(project, tmp_path / "c2.json", cache)
+    assert res.exit_code == 0  # a signature: built whole
+    assert res.stderr.splitlines()[-1] == "graph: built and stored (src/main/java/s/Svc.java changed)"
     assert _graph(project, tmp_path / "d.json", cache, "-q").stderr == ""  # -q: nothing said
 
 

@@ -329,6 +329,23 @@ def test_resume_skips_finished_projects(env, tmp_path):
     assert calls == ["svc", "other", "svc", "other"]
 
 
+def test_a_resumed_build_records_the_graph_jobs_it_was_built_with(env, tmp_path):
+    # two projects, two jobs: a pool of one job per project (graph_jobs 1); the same list resumed has
+    # nothing to analyse, and recorded graph_jobs 2 (a new user, session 9: `len(todo) <= 1` took 0 for 1)
+    _faults, _calls, project = env
+    specs = [project("svc", "svc"), project("other", fan=[1, 2])]
+    opts = BuildOptions(api_count_range=(0, 9), require_docs=False)
+    build_dataset(specs, tmp_path / "out", opts, jobs=2, quiet=True)
+    first = json.loads((tmp_path / "out/manifest.json").read_text())["parameters"]
+    again = build_dataset(specs, tmp_path / "out", opts, jobs=2, quiet=True)
+    assert again.analysed == () and len(again.resumed) == 2
+    second = json.loads((tmp_path / "out/manifest.json").read_text())["parameters"]
+    assert first["graph_jobs"] == second["graph_jobs"] == 1 and first["jobs"] == second["jobs"] == 2
+    # one project left: its call-graph build gets the jobs
+    build_dataset(specs[:1], tmp_path / "one", opts, jobs=2, quiet=True)
+    assert json.loads((tmp_path / "one/manifest.json").read_text())["parameters"]["graph_jobs"] == 2
+
+
 def test_resume_redoes_a_local_folder_edited_since_it_was_read(env, tmp_path):
     """A local folder is analysed in place: an edit after its part was
     written (uncommitted: its commit, if any, stays) makes the resumed build

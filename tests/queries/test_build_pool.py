@@ -228,3 +228,63 @@ def test_no_worker_holds_the_out_lock_once_the_build_returns(tmp_path, monkeypat
     assert res.failed == 3
     with open(tmp_path / "out" / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while a worker holds it
+
+
+def sigint_handler(s, progress):
+    import signal
+
+    return s.name, signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_worker_interrupted_while_idle_exits_quietly_and_while_working_raises():
+    """Ctrl-C reaches every worker: one that waits for work ends with exit 130
+    and no traceback (a new user, session 9: ``Process ForkProcess-1:
+    Traceback … KeyboardInterrupt`` under the build's ``interrupted`` line);
+    one analysing a project gets ``KeyboardInterrupt`` as before."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    from concurrent.futures import ProcessPoolExecutor
+
+    import queries._runners as runners
+
+    made = []
+
+    def pool(**kw):
+        made.append(kw.get("initializer"))
+        return ProcessPoolExecutor(**kw)
+
+    got = {}
+    saved = runners.ProcessPoolExecutor
+    runners.ProcessPoolExecutor = pool
+    try:
+        PoolRunner(2).run([spec("a"), spec("b")], sigint_handler, lambda s, r: got.__setitem__(s.name, r))
+    finally:
+        runners.ProcessPoolExecutor = saved
+    assert made == [runners._worker_init]  # every worker starts with the idle handler
+    assert got == {"a": ("a", True), "b": ("b", True)}  # and has Python's own while it works
+    # an idle worker (initialised, blocked in its queue) sent SIGINT
+    prog = textwrap.dedent("""
+        import multiprocessing, os, signal, sys, time
+        from queries._runners import _worker_init
+
+        def idle(ready):
+            _worker_init()
+            ready.set()
+            multiprocessing.Queue().get()  # waits, as a pool worker waits for work
+
+        ready = multiprocessing.Event()
+        p = multiprocessing.Process(target=idle, args=(ready,))
+        p.start()
+        ready.wait(30)
+        time.sleep(0.2)
+        os.kill(p.pid, signal.SIGINT)
+        p.join(30)
+        print(p.exitcode)
+    """)
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=60,
+                       cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    assert r.stdout.strip() == "130" and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process untouched
