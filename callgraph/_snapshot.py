@@ -356,7 +356,7 @@ def _drop_orphan(e: os.DirEntry) -> None:
         pid = int(parts[-2]) if len(parts) == 4 else -1
     except (OSError, ValueError):
         pid = -1
-    if pid > 0:
+    if pid > 0 and pid != os.getpid():  # this process's own: a dead writer's of the same id (PID 1 in a container)
         try:
             os.kill(pid, 0)
             return  # its writer runs

@@ -736,7 +736,9 @@ class OutputCache:
                 from records.io import pid_alive
 
                 pids = [int(x) for x in name.split(".") if x.isdigit() and len(x) < 12]
-                if pids and not any(pid_alive(x) for x in pids):  # a writer's leftover: it died
+                # a writer's leftover: it died — or it had this process's id (PID 1 in a container, run after
+                # run): this process writes none of them now (its own body was renamed into place before this)
+                if pids and all(x == os.getpid() or not pid_alive(x) for x in pids):
                     p.unlink(missing_ok=True)
         entries.sort(reverse=True)
         total = 0

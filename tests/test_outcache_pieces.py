@@ -219,3 +219,14 @@ def test_a_settle_cut_short_is_waited_for_by_close(oc, tmp_path, monkeypatch):
     oc.close()
     assert out.read_bytes() == want  # finished: complete and new (or, had it failed, as it was)
     assert _leftovers(tmp_path) == []
+
+
+def test_a_leftover_of_a_writer_with_this_process_id_is_deleted(oc, tmp_path):
+    # an entry body a writer killed as PID 1 left (".<key>.1.new.json"): every later run is PID 1 too, and
+    # pid_alive(1) is always true — it was never deleted, nor counted in the size bound (the tester, session 9)
+    own = oc.folder / f".{'a' * 64}.{os.getpid()}.new.json"
+    live = oc.folder / f".{'b' * 64}.{os.getppid()}.new.json"
+    for p in (own, live):
+        p.write_bytes(b"half")
+    _publish(oc, tmp_path, "k1", b"[1]")
+    assert not own.exists() and live.exists()

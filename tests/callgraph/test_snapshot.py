@@ -231,14 +231,16 @@ def test_orphaned_temporary_files_are_deleted(tmp_path):
     snaps = IndexSnapshots(tmp_path / "c.sqlite.index")
     folder = tmp_path / "c.sqlite.index"
     dead = folder / ".aa.4194305.tmp"  # above Linux's largest pid (pid_max <= 2^22): no such process
-    live = folder / f".bb.{os.getpid()}.tmp"
+    live = folder / f".bb.{os.getppid()}.tmp"  # a live process's (pytest's parent)
     odd = folder / ".cc.tmp"
-    for f in (dead, live, odd):
+    # this process's own id: a dead writer's that had it (PID 1 in a container, run after run: session 9)
+    own = folder / f".ff.{os.getpid()}.tmp"
+    for f in (dead, live, odd, own):
         f.write_bytes(b"x" * 100)
     (folder / ".dd.4194305.tmp").symlink_to(tmp_path / "outside")
     (tmp_path / "outside").write_bytes(b"keep")
     assert snaps.save("ee", {}, 1)
-    assert sorted(os.listdir(folder)) == [f".bb.{os.getpid()}.tmp", ".dd.4194305.tmp", "ee.snap"]
+    assert sorted(os.listdir(folder)) == [f".bb.{os.getppid()}.tmp", ".dd.4194305.tmp", "ee.snap"]
     assert (tmp_path / "outside").read_bytes() == b"keep"
 
 
