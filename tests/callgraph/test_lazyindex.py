@@ -174,3 +174,21 @@ def test_shard_offsets_past_the_payload_are_a_miss(tmp_path):
     payload = head + struct.pack("<Q", len(head))
     (tmp_path / "c.sqlite.index" / "ab.snap").write_bytes(MAGIC + snaps._mac("ab", payload) + payload)
     assert snaps.load("ab") is None
+
+
+def test_shard_offsets_that_do_not_fit_the_shards_are_a_miss(tmp_path):
+    # sealed under the user's own key (so the MAC holds): offsets out of order, or fewer than the shards
+    root = project(tmp_path, FILES)
+    snaps, slot, header, state = _loaded(_cold(tmp_path, root))
+    data = (Path(f"{tmp_path / 'c.sqlite'}.index") / f"{slot}.snap").read_bytes()
+    payload = data[48:]
+    n = struct.unpack_from("<Q", payload, len(payload) - 8)[0]
+    head = payload[len(payload) - 8 - n:len(payload) - 8]
+    hdr, core, offsets = pickle.loads(head)
+    body = payload[:len(payload) - 8 - n]
+    assert snaps.load(slot) is not None
+    for bad in (offsets[:-1], [offsets[0], offsets[2], offsets[1], *offsets[3:]], [1, *offsets[1:]]):
+        h = pickle.dumps((hdr, core, bad), protocol=5)
+        p = body + h + struct.pack("<Q", len(h))
+        (Path(f"{tmp_path / 'c.sqlite'}.index") / f"{slot}.snap").write_bytes(MAGIC + snaps._mac(slot, p) + p)
+        assert snaps.load(slot) is None, bad
