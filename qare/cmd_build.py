@@ -47,8 +47,10 @@ def classpath_line(part) -> str | None:
     if rec.get("method") == "none" and not unresolved and not warnings:
         return f"{part.project}: classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"
     # the jars the graph was built with (the list's own classpath entries first); a project that
-    # failed before its graph has none recorded: then the resolved artifacts are counted
-    n, what = (len(part.classpath_jars), "jar") if part.classpath_jars else (len(rec.get("artifacts") or ()), "artifact")
+    # failed before its graph has none recorded: then the resolved artifacts are counted. None of either
+    # is "0 jars", as `qare graph` says it (a new user, session 8, read "0 artifacts" as something else)
+    artifacts = rec.get("artifacts") or ()
+    n, what = (len(part.classpath_jars), "jar") if part.classpath_jars or not artifacts else (len(artifacts), "artifact")
     line = f"{part.project}: classpath ({rec.get('method')}): {n} {what}{'s' if n != 1 else ''}, {len(unresolved)} unresolved"
     if unresolved:
         shown = [f"{u.get('coords')} ({u.get('reason')})" for u in unresolved[:4]]

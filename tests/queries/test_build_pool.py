@@ -115,7 +115,7 @@ def test_classpath_line_as_qare_graph_prints_it():
         "svc: classpath: no pom.xml or build.gradle(.kts) in the project; no libraries added"
     refused = [{"coords": "/r", "reason": "cache-not-private", "detail": "/r is writable by others", "file": None}]
     assert classpath_line(part(rec(method="none", artifacts=[], unresolved=refused))) == \
-        ("svc: classpath (none): 0 artifacts, 1 unresolved: /r (cache-not-private); /r is writable by others; "
+        ("svc: classpath (none): 0 jars, 1 unresolved: /r (cache-not-private); /r is writable by others; "
          "cached result in 0.0 s")
     assert classpath_line(part(None)) is None
 
