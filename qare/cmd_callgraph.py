@@ -1223,9 +1223,29 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
     if out is not None:
         left_out = f" ({dropped} unresolved nodes left out: --include-unresolved keeps them)" if dropped else ""
         click.echo(f"graph: {n_nodes} nodes, {n_edges} edges → {out}{left_out}")
-    if pg.summary.skipped or pg.summary.parse_errors or cp_failed or (
-            pg.resolution is not None and pg.resolution.unresolved):
+    why = _partial_reasons(pg, cp_failed)
+    if why:
+        click.echo(f"exit 1: {why}", err=True)
         sys.exit(PARTIAL)
+
+
+def _partial_reasons(pg, cp_failed: bool) -> str:
+    """Why ``qare graph`` exits 1, in one phrase (empty when it does not):
+    the kinds of input that failed, each listed above it (a new user, session
+    8: exit 1 for an unresolved library was explained only in ``--help``)."""
+    s = pg.summary
+    unresolved = pg.resolution.unresolved if pg.resolution is not None else ()
+    parts = []
+    if s.skipped:
+        parts.append(f"{len(s.skipped)} path{'s' if len(s.skipped) != 1 else ''} skipped (listed under 'skipped')")
+    if s.parse_errors:
+        parts.append(f"{len(s.parse_errors)} file{'s' if len(s.parse_errors) != 1 else ''} with parse errors")
+    if cp_failed:
+        parts.append("a classpath entry not read in full (see its warning)")
+    if unresolved:
+        parts.append(f"{len(unresolved)} librar{'ies' if len(unresolved) != 1 else 'y'} not resolved "
+                     "(see the classpath line)")
+    return "; ".join(parts) + ("; the graph holds everything else" if parts else "")
 
 
 _CHAIN_EPILOG = epilog(
