@@ -103,7 +103,10 @@ def _project_row(part: ProjectPart, merge: MergeResult) -> ProjectRecord:
         line=part.spec["line"], verdict=part.verdict.value, reason=part.reason, counts=counts, timings=part.timings,
         error=part.error, traceback=tuple(part.traceback) if part.traceback is not None else None,
         warnings=tuple(part.warnings[:50]), classpath=part.classpath, docs=part.docs,
-        no_samples_reason=merge.no_samples_reasons.get(part.key))
+        no_samples_reason=merge.no_samples_reasons.get(part.key),
+        # the list line's own classpath=/javadoc= paths (a new user, session 8: docs.javadoc lists fetched jars
+        # only, so a javadoc= source folder the build read was recorded nowhere)
+        listed={"classpath": list(part.spec.get("classpath") or ()), "javadoc": list(part.spec.get("javadoc") or ())})
 
 
 def _library_totals(rows: list[dict]) -> dict[str, Any]:

@@ -348,7 +348,11 @@ class ProjectRecord:
     ``verdict`` is ``kept`` | ``dropped`` | ``failed``; ``counts`` and
     ``timings`` (seconds) are open dicts whose keys grow with the builder
     (docs/dataset.md lists them); ``classpath``/``docs`` the library
-    resolution and documentation-fetching records, ``None`` when not run.
+    resolution and documentation-fetching records, ``None`` when not run;
+    ``listed`` the list line's own inputs, ``{"classpath": [paths],
+    "javadoc": [paths]}`` (its ``classpath=``/``javadoc=`` columns, as read:
+    the documentation the build read first, whatever was resolved or
+    fetched besides).
     """
 
     project: str
@@ -366,6 +370,7 @@ class ProjectRecord:
     classpath: dict | None = None
     docs: dict | None = None
     no_samples_reason: str | None = None
+    listed: dict | None = None
 
     def __post_init__(self) -> None:
         for name in ("counts", "timings"):

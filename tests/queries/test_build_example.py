@@ -200,6 +200,17 @@ def test_resume_redoes_projects_whose_javadoc_folder_changed(tmp_path):
     assert r.exit_code == 0 and "(resumed 2)" in r.output
 
 
+def test_each_project_row_records_the_lists_own_inputs(built):
+    # the list names one javadoc= source folder for both projects, no classpath= (examples/projects.txt); the
+    # row records it as read (absolute, beside the list), with or without library discovery (a new user,
+    # session 8: a javadoc= folder the build read was recorded nowhere)
+    out, _s, _a, projects, _m, _o = built
+    folder = str((out.parent / "examples/libs/textkit/src").resolve())
+    assert [(p["project"], p["listed"]) for p in projects] == [
+        ("notes-service", {"classpath": [], "javadoc": [folder]}),
+        ("report-tool", {"classpath": [], "javadoc": [folder]})]
+
+
 def test_files_round_trip_through_the_schema(built):
     out, *_ = built
     for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines():
