@@ -191,18 +191,22 @@ def _open_graph_store(cache, no_cache):
     return store
 
 
-def _report_build(pg, classpath, quiet) -> bool:
+def _silent(*_args, **_kw) -> None:
+    pass
+
+
+def _report_build(pg, classpath, quiet, echo=click.echo) -> bool:
     """The stderr lines of a build (classpath line unless ``quiet``, classpath
     warnings); True when a jar or class folder of the classpath could not be
-    read in full."""
+    read in full. ``echo``: where the lines go (a build made again after a bad
+    stored row says nothing its first one said)."""
     if pg.resolution is not None and _show_resolution(pg.resolution, quiet):
-        click.echo(resolution_line(pg.resolution), err=True)
+        echo(resolution_line(pg.resolution), err=True)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
     warned = {entry for entry, _ in pg.summary.classpath_warnings}
     for entry in classpath:
         if str(entry) not in warned and not _has_class_files(entry):
-            click.echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types",
-                       err=True)
+            echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types", err=True)
     entries = {os.path.realpath(p) for p in classpath}
     if pg.resolution is not None:
         entries.update(os.path.realpath(j) for j in pg.resolution.jars)
@@ -212,21 +216,23 @@ def _report_build(pg, classpath, quiet) -> bool:
         # the JDK's own files and the cache folder are named as they are, not as classpath
         # entries (a 0777 cache folder was "classpath entry <cache folder>": new user, session 7)
         what = "classpath entry " if os.path.realpath(entry) in entries else ""
-        click.echo(f"warning: {what}{entry}: {why}" + ("; ignored" if ignored else ""), err=True)
+        echo(f"warning: {what}{entry}: {why}" + ("; ignored" if ignored else ""), err=True)
         # a jar or class folder that failed (truncated, bad CRC, corrupt class) is an input that
         # failed: exit 1; notes about the JDK's own class data are not
         failed = failed or os.path.realpath(entry) in entries
     if pg.summary.cache.get("refused"):
-        click.echo(f"warning: warm cache not used: {pg.summary.cache['refused']}", err=True)
+        echo(f"warning: warm cache not used: {pg.summary.cache['refused']}", err=True)
     if pg.summary.cache.get("snapshots_refused"):  # the key or the snapshot folder (callgraph._snapshot)
-        click.echo(f"warning: index snapshots not used: {pg.summary.cache['snapshots_refused']}", err=True)
+        echo(f"warning: index snapshots not used: {pg.summary.cache['snapshots_refused']}", err=True)
     return failed
 
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None,
-           patch=False, compact=False):
-    """``(ProjectGraph, classpath_failed)``: warnings printed; ``classpath_failed``
+           patch=False, compact=False, report=True):
+    """``(ProjectGraph, classpath_failed)``: warnings printed (not with
+    ``report`` False: a build made again, whose first one printed them);
+    ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
     ``inputs`` (an ``_Inputs``, found now when not given) fingerprinted
@@ -318,7 +324,7 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # "time: build" names discover and classpath among its parts: those found before the build count in it
     pg.summary = dataclasses.replace(pg.summary,
                                      seconds=pg.summary.seconds + inputs.discover_seconds + inputs.classpath_seconds)
-    failed = _report_build(pg, classpath, quiet)
+    failed = _report_build(pg, classpath, quiet, **({} if report else {"echo": _silent}))
     # the imports above, made after the inputs were found when the graph store was asked first
     phases["startup"] = round(startup + (t_imports if inputs_found_first else 0.0), 3)
     if store is not None:
@@ -1195,7 +1201,7 @@ def graph_cmd(project, out, dispatch, resolver, include_unresolved, classpath, d
                                            offline, maven_repo_local, user_m2, no_cache, inputs=inputs,
                                            store=store, store_later=later, patch=False,
                                            compact=out.suffix.lower() == ".json" and dispatch == "cha"
-                                           and not include_unresolved)
+                                           and not include_unresolved, report=False)
                     with _gc_paused():
                         written = _write_beside_store(pg, out, dispatch, include_unresolved, later,
                                                       kept_for(later))
@@ -1294,6 +1300,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         sys.exit(NO_INPUT)
     stored = None
     cp_failed = False
+    reported = False  # the classpath line and warnings said (a build made again says them no more)
     why = None
     if store is not None:
         previous: list = []  # the stored graph when its inputs changed: what a build after body edits patches
@@ -1311,6 +1318,7 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
             pg = stored.project_graph(project, resolution=inputs.resolution)
             # the stored summary's classpath_warnings decide exit 1 as on the build that stored them
             cp_failed = _report_build(pg, classpath, quiet)
+            reported = True
             try:
                 mid = _chain_method(pg, method)
                 t_chain = time.perf_counter()
@@ -1326,7 +1334,8 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                     click.echo(_from_store_line(stored, len(inputs.files)), err=True)
         if stored is None:
             pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache, offline,
-                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store, patch=True)
+                                   maven_repo_local, user_m2, no_cache, inputs=inputs, store=store, patch=True,
+                                   report=not reported)
             if store is not None:
                 _say_stored(store, why, bad_row, quiet, patched=hasattr(pg, "release"))
             if hasattr(pg, "release"):
@@ -1341,7 +1350,8 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                 else:
                     inputs.previous = None
                     pg, cp_failed = _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache,
-                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
+                                           report=False)
             mid = _chain_method(pg, method)
             t_chain = time.perf_counter()
             if stored is not None:
@@ -1356,7 +1366,8 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
                     stored = None
                     inputs.previous = None
                     pg, cp_failed = _build(project, classpath, discover_classpath, jobs, True, loc_mode, cache,
-                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store)
+                                           offline, maven_repo_local, user_m2, no_cache, inputs=inputs, store=store,
+                                           report=False)
                     _say_stored(store, str(e), True, quiet)
                     mid = _chain_method(pg, method)
                     t_chain = time.perf_counter()

@@ -456,3 +456,26 @@ def test_a_missing_stored_row_met_by_chain_after_a_patch_builds_whole(tmp_path, 
     assert res.stdout == cold.stdout
     again = _cli(["chain", str(project), "p.Other.call", "--no-discover-classpath", "--jobs", "1"], cache)
     assert again.exit_code == 0 and "warning" not in again.stderr and again.stdout == cold.stdout
+
+
+def test_a_rebuild_after_a_bad_stored_row_says_the_classpath_warnings_once(tmp_path, project):
+    """The build made again after a bad stored row (met while ``--out`` is
+    written after a patch, or by ``qare chain``) printed the classpath
+    warnings its first build had printed, a second time (session 8's note)."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    notes = tmp_path / "passwd"
+    notes.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    warning = f"warning: classpath entry {notes}: unreadable classpath entry: BadZipFile: File is not a zip file"
+    common = ["--no-discover-classpath", "-q", "--jobs", "1", "--classpath", str(notes)]
+    first = _cli(["graph", str(project), "--out", str(tmp_path / "a.json"), *common], cache)
+    assert first.exit_code == 1 and first.stderr.count(warning) == 1, first.stderr
+    _drop_row(cache / "graphs.sqlite", "p.Other.b()")
+    _edit(project, "Main.java", "        i.run();\n", "        i.run();\n        i.run();\n")
+    res = _cli(["graph", str(project), "--out", str(tmp_path / "b.json"), *common], cache)
+    assert res.exit_code == 1 and "rebuilt and stored again" in res.stderr, res.stderr
+    assert res.stderr.count(warning) == 1, res.stderr
+    _drop_row(cache / "graphs.sqlite", "p.Other.call(p.I)")
+    res = _cli(["chain", str(project), "p.Other.call", *common], cache)
+    assert res.exit_code == 1 and "rebuilt and stored again" in res.stderr, res.stderr
+    assert res.stderr.count(warning) == 1, res.stderr
