@@ -52,7 +52,11 @@ def lock_out(out: Path):
 
 def remove_stale_tmp(*folders: Path) -> list[str]:
     """Remove ``.<name>.<pid>.tmp`` files of dead processes (a build killed
-    during a write); returns their paths. Called under the lock."""
+    during a write) — and this process's own: called under the lock, before
+    this build writes anything, so one with its id is a dead writer's that
+    had the same id (PID 1 in a container, run after run, where
+    ``pid_alive(1)`` kept it for ever: the tester, session 9); returns their
+    paths."""
     removed = []
     for d in folders:
         try:
@@ -61,7 +65,7 @@ def remove_stale_tmp(*folders: Path) -> list[str]:
             continue
         for n in names:
             pid = tmp_owner(n)
-            if pid is not None and not pid_alive(pid):
+            if pid is not None and (pid == os.getpid() or not pid_alive(pid)):
                 try:
                     os.unlink(d / n)
                     removed.append(str(d / n))

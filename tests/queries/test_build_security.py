@@ -54,18 +54,22 @@ def test_a_second_build_on_the_same_out_is_refused(tmp_path):
 def test_temp_files_of_killed_builds_are_removed(tmp_path):
     out = tmp_path / "o"
     (out / ".parts").mkdir(parents=True)
+    import os
+
     dead = _dead_pid()
-    stale = [out / f".samples.jsonl.{dead}.tmp", out / ".parts" / f".x-0123456789.json.{dead}.tmp"]
+    stale = [out / f".samples.jsonl.{dead}.tmp", out / ".parts" / f".x-0123456789.json.{dead}.tmp",
+             # this process's own id (the build runs in it here): a dead writer's that had it (PID 1 in a
+             # container, run after run: session 9)
+             out / f".apis.jsonl.{os.getpid()}.tmp"]
     for p in stale:
         p.write_text("half a file")
-    import os
 
     live = out / f".samples.jsonl.{os.getppid()}.tmp"  # a live process's file is not touched
     live.write_text("in progress")
     (tmp_path / "l.txt").write_text("# nothing\n")
     r = run(tmp_path / "l.txt", "--out", out, *FAST)
     assert r.exit_code == 3
-    assert [p.exists() for p in stale] == [False, False]
+    assert [p.exists() for p in stale] == [False, False, False]
     assert live.exists()
 
 
