@@ -60,7 +60,7 @@ def test_temp_files_of_killed_builds_are_removed(tmp_path):
     stale = [out / f".samples.jsonl.{dead}.tmp", out / ".parts" / f".x-0123456789.json.{dead}.tmp",
              # this process's own id (the build runs in it here): a dead writer's that had it (PID 1 in a
              # container, run after run: session 9)
-             out / f".apis.jsonl.{os.getpid()}.tmp"]
+             out / f".unwritten.jsonl.{os.getpid()}.tmp"]
     for p in stale:
         p.write_text("half a file")
 
