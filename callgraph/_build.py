@@ -19,6 +19,7 @@ from records.codeversion import code_version
 from . import _codec, _contrib, _deps, _facts
 from ._crew import Crew, CrewPlan, balanced_shares
 from ._cache import BuildCache, CacheRefused, default_path as default_cache_path
+from ._cputime import cpu as _cpu
 from ._discover import SourceFile, decode_source, discover_sources
 from ._errors import NoInputError
 from ._gcpause import gc_paused as _gc_paused  # the one definition (warm rows, index, graph step)
@@ -190,14 +191,6 @@ def _open_classpath(classpath, jdk):
     except Exception as e:  # a broken JDK/jar must not stop a source-only build
         return None, [("classpath", f"{type(e).__name__}: {e}")]
     return cp, list(cp.warnings)
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its reaped children (workers)."""
-    import resource
-
-    c = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + c.ru_utime + c.ru_stime
 
 
 def _pool(jobs: int):

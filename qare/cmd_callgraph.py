@@ -145,7 +145,7 @@ class _Inputs:
         from callgraph.classpath import find_jdk
 
         #: the process's age when the build's work began: its start-up phase
-        from callgraph._build import _cpu
+        from callgraph._cputime import cpu as _cpu
 
         self.startup = process_age()
         t0, c0 = time.perf_counter(), _cpu()
@@ -687,7 +687,7 @@ def _write_graph(g, out: Path, skip=frozenset()) -> None:
 
 
 def _gc_paused():
-    from callgraph._build import _gc_paused as paused  # one definition: the graph step's
+    from callgraph._gcpause import gc_paused as paused  # one definition: the graph step's
 
     return paused()
 

@@ -280,3 +280,25 @@ def test_a_bad_stored_row_met_while_writing_out_builds_whole(project, tmp_path, 
     assert res.exit_code == 0, res.output
     assert "from the store" not in res.stderr.splitlines()[-1], res.stderr
     assert out.read_bytes() == _fresh(project, tmp_path)
+
+
+def test_an_answer_from_the_store_imports_no_parser_nor_build(project, tmp_path, cache):
+    """docs/callgraph.md "Imports": an unchanged project is answered without
+    the parser, the resolver or the build (``_Inputs`` imported
+    ``callgraph._build`` for its CPU clock until session 9: ~50 ms of every
+    warm run)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "a.json"
+    assert _graph(project, out, cache, "-q").exit_code == 0
+    prog = ("import runpy, sys\n"
+            f"sys.argv = ['qare', 'graph', {str(project)!r}, '--out', {str(out)!r}, '--cache', {str(cache)!r},"
+            " '--no-discover-classpath', '-q']\n"
+            "try:\n    runpy.run_module('qare', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+            "print(code, sorted(m for m in ('callgraph._build', 'callgraph._facts', 'callgraph._resolve',"
+            " 'tree_sitter', 'networkx') if m in sys.modules))\n")
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120, cwd=root,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.stdout.strip().splitlines()[-1] == "0 []", (r.stdout, r.stderr)
