@@ -127,19 +127,25 @@ class OutView:
         i = bisect_left(self.names, mid, 0, self.n_methods)
         return _edges_of(p, i, p["names"], p.get("starts") or _starts(p))
 
+    def _skip_at(self, skip) -> set:
+        """The indices of the nodes in ``skip`` (API nodes: a method is never left out)."""
+        n = self.n_methods
+        return {i for i, v in enumerate(self.names[n:], n) if v in skip} if skip else set()
+
+    def _has_items(self, i: int, skip_at: set) -> bool:
+        """Has method ``i`` an out-edge to a node not in ``skip_at`` (an edge item in ``--out``)?"""
+        off, targets = self._p["offsets"], self._p["targets"]
+        s, e = off[i], off[i + 1]
+        return e > s and (not skip_at or any(t not in skip_at for t in targets[s:e]))
+
     def nodes(self, skip):
         """``(id, has an out-edge to a node not in skip)`` of every node not in ``skip``, in order."""
-        off, targets, names = self._p["offsets"], self._p["targets"], self.names
         n = self.n_methods
-        skip_at = {i for i, v in enumerate(names[n:], n) if v in skip} if skip else set()
-        for i, u in enumerate(names):
+        skip_at = self._skip_at(skip)
+        for i, u in enumerate(self.names):
             if i in skip_at:
                 continue
-            if i >= n:
-                yield u, False  # an API node: no out-edges
-                continue
-            s, e = off[i], off[i + 1]
-            yield u, e > s and (not skip_at or any(t not in skip_at for t in targets[s:e]))
+            yield u, i < n and self._has_items(i, skip_at)  # an API node has no out-edges
 
     def runs(self, edited: set, skip) -> list:
         """What :meth:`nodes` walks every node for in ``qare._outpatch._runs``
@@ -148,13 +154,8 @@ class OutView:
         neighbours: ~0.07 s less on spring-framework's 112,000 nodes."""
         from bisect import bisect_left
 
-        off, targets, names, n = self._p["offsets"], self._p["targets"], self.names, self.n_methods
-        skip_at = set()
-        for v in skip or ():
-            try:
-                skip_at.add(names.index(v, n))
-            except ValueError:
-                pass
+        names, n = self.names, self.n_methods
+        skip_at = self._skip_at(skip)
         at = set()
         for m in edited:
             i = bisect_left(names, m, 0, n)
@@ -163,10 +164,7 @@ class OutView:
         order = sorted(at)
 
         def source(i: int) -> bool:  # a node not edited whose edge items the patch copies
-            if i >= n or i in at or i in skip_at:
-                return False
-            s, e = off[i], off[i + 1]
-            return e > s and (not skip_at or any(t not in skip_at for t in targets[s:e]))
+            return i < n and i not in at and i not in skip_at and self._has_items(i, skip_at)
 
         def next_source(i: int, stop: int):
             while i < stop:

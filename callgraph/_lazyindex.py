@@ -315,7 +315,8 @@ class LazyMap:
 def open_state(core: dict, buf, offsets: list) -> dict:
     """The index state of a split snapshot: ``core`` (as :func:`split` made
     it) with ``files``, ``types``, ``methods`` and ``by_id`` as stand-ins over
-    the shard pickles ``buf[offsets[g]:offsets[g + 1]]``, and ``merged`` /
+    the shard pickles ``buf[offsets[g]:offsets[g + 1]]`` (``buf``: the shards'
+    bytes, all of them: ValueError when the offsets do not fit them), and ``merged`` /
     ``merged_by_key`` resolved (their shards loaded: a few files)."""
     state = dict(core)
     shape = state.pop("_shape")
@@ -323,7 +324,7 @@ def open_state(core: dict, buf, offsets: list) -> dict:
     # the MAC vouches for these (written by this user's qare); checked all the same, so that a bad table
     # is a miss here (ValueError: the caller's), never an error in the middle of a resolution
     group = shape["group"]
-    if len(offsets) != max(group, default=-1) + 2 or offsets[0] != 0 \
+    if len(offsets) != max(group, default=-1) + 2 or offsets[0] != 0 or offsets[-1] != len(buf) \
             or any(a > b for a, b in zip(offsets, offsets[1:])) or len(shape["totals"]) != len(group):
         raise ValueError("shard offsets do not fit the shards")
     s = _Shards(buf, offsets, shape, tf)

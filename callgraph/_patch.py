@@ -393,18 +393,29 @@ def _patch(sg, pkey, code, kept, kept_files, fkeys, changed, idx, skipped, cp, c
         seconds=seconds, examples=examples, phases={kk: round(v, 3) for kk, v in phases.items()},
         notes=tuple(idx.module_duplicates), cache=dict(stats),
         site_types={kk: site_types.get(kk, 0) for kk in SITE_TYPES})
-    parts = {"stored": sg, "names": names, "n_methods": n, "api_attrs": apis.attrs,
-             "api_kind": lambda i: apis.kinds[apis.kind[i]], "edited_ids": edited_ids,
-             "edited_at": set(edited_at), "edited_infos": {m: infos[m] for m in edited_ids},
-             "edited_files": rels, "offsets": n_off, "targets": n_targets, "kinds": n_kinds,
-             "rta": n_rta, "counts": n_counts, "lines": n_lines, "rtas": table, "pkey": pkey,
-             "contribs": tuple(contribs), "names_blob": sg.raw["names"], "apis_blob": sg.raw["apis"],
-             "rtas_blob": rtas_blob, "refs": bytes(refs), "adj_blob": adj_blob,
-             "contrib_blob": contrib_blob,
-             "row_bytes": row_bytes, "instantiated_columns": inst_cols,
-             "base_crc": sg.crc, "grow": tuple(tuple(g) for g in grow.values()),
-             "less": tuple((c, h) for h, c in less.items())}
+    parts = _parts(sg, pkey, contribs, inst_cols, edited_ids, set(edited_at), {m: infos[m] for m in edited_ids},
+                   rels, (n_off, n_targets, n_kinds, n_rta, n_counts, n_lines), table)
+    parts.update({"names_blob": sg.raw["names"], "apis_blob": sg.raw["apis"], "rtas_blob": rtas_blob,
+                  "refs": bytes(refs), "adj_blob": adj_blob, "contrib_blob": contrib_blob, "row_bytes": row_bytes,
+                  "base_crc": sg.crc, "grow": tuple(tuple(g) for g in grow.values()),
+                  "less": tuple((c, h) for h, c in less.items())})
     return PatchedGraph(summary, root, dispatch, parts)
+
+
+def _parts(sg, pkey, contribs, inst_cols: list, edited_ids: list, edited_at: set, edited_infos: dict,
+           edited_files: set, arrays: tuple, rtas: list) -> dict:
+    """The ``parts`` of a ``PatchedGraph`` read from the stored graph ``sg``:
+    its node ids and API nodes, the edited methods (ids, node indices,
+    ``MethodInfo``, files), the adjacency ``arrays`` (offsets, targets, kinds, witnesses,
+    line counts, lines) and witness table ``rtas`` of the graph made."""
+    apis = sg.apis
+    offsets, targets, kinds, rta, counts, lines = arrays
+    return {"stored": sg, "names": sg.names, "n_methods": sg.n_methods, "api_attrs": apis.attrs,
+            "api_kind": lambda i: apis.kinds[apis.kind[i]], "edited_ids": edited_ids,
+            "edited_at": edited_at,
+            "edited_infos": edited_infos, "edited_files": edited_files, "offsets": offsets, "targets": targets,
+            "kinds": kinds, "rta": rta, "counts": counts, "lines": lines, "rtas": rtas, "pkey": pkey,
+            "contribs": None if contribs is None else tuple(contribs), "instantiated_columns": inst_cols}
 
 
 def stored_graph(sg, root: str, dispatch: str) -> PatchedGraph:
@@ -417,20 +428,14 @@ def stored_graph(sg, root: str, dispatch: str) -> PatchedGraph:
     adjacency's, its ``MethodInfo`` the stored rows (read as the writer asks
     for them), its summary, project key, contributions and instantiated
     types the stored ones. Raises ``StoreError`` on a bad table."""
-    names, n = sg.names, sg.n_methods
     inputs = sg.inputs
     if inputs is None:
         raise StoreError("no inputs of the stored graph")
     inst_cols: list = []
-    pkey, contribs = decode_contributions(sg.raw.get("contrib", b""), len(inputs.files), names, inst_cols)
+    pkey, contribs = decode_contributions(sg.raw.get("contrib", b""), len(inputs.files), sg.names, inst_cols)
     a = sg.adjacency()
-    apis = sg.apis
-    parts = {"stored": sg, "names": names, "n_methods": n, "api_attrs": apis.attrs,
-             "api_kind": lambda i: apis.kinds[apis.kind[i]], "edited_ids": [], "edited_at": set(),
-             "edited_infos": {}, "edited_files": set(), "offsets": a.offsets, "targets": a.targets,
-             "kinds": a.kinds, "rta": a.rta, "counts": a._counts, "lines": a._lines, "rtas": list(sg.rtas),
-             "pkey": pkey, "contribs": None if contribs is None else tuple(contribs),
-             "instantiated_columns": inst_cols}
+    parts = _parts(sg, pkey, contribs, inst_cols, [], set(), {}, set(),
+                   (a.offsets, a.targets, a.kinds, a.rta, a._counts, a._lines), list(sg.rtas))
     return PatchedGraph(sg.summary, root, dispatch, parts)
 
 

@@ -267,9 +267,7 @@ class IndexSnapshots:
             else:  # split in shards (callgraph._lazyindex): unpickled as the index asks for them
                 from ._lazyindex import open_state
 
-                if len(offsets) < 1 or offsets[-1] > len(payload) - 8 - n_head:
-                    return None
-                state = open_state(core, payload, offsets)
+                state = open_state(core, payload[:len(payload) - 8 - n_head], offsets)  # the shards' bytes
         except Exception:  # noqa: BLE001 — a snapshot of another code version's classes: a miss
             return None
         try:

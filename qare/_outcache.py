@@ -191,28 +191,52 @@ def _pieces_crc(pieces, source) -> tuple[int, int]:
     return crc, n
 
 
+class _Background:
+    """``fn()`` in a daemon thread — here and now when no thread can be
+    started — its answer or exception kept for the caller: the byte moving
+    and checksumming of this module hold no interpreter lock, so they take
+    the second core while the caller goes on."""
+
+    __slots__ = ("_thread", "value", "error")
+
+    def __init__(self, fn, name: str):
+        import threading
+
+        self.value = self.error = None
+
+        def run():
+            try:
+                self.value = fn()
+            except BaseException as e:  # handed to the caller's thread (result)
+                self.error = e
+
+        self._thread = threading.Thread(target=run, name=name, daemon=True)
+        try:
+            self._thread.start()
+        except RuntimeError:  # no thread to be had
+            self._thread = None
+            run()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def result(self):
+        """Wait; the answer, or the exception ``fn`` raised (raised here)."""
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
 def _write_both(pieces, source, out_fd: int, body_fd: int) -> tuple[int, int, bool]:
     """Write the concatenation of ``pieces`` (:func:`_write_pieces`) to
     ``out_fd`` and then to ``body_fd`` (-1: none), both closed here, while a
     thread takes its CRC-32 (:func:`_pieces_crc`); ``(CRC-32, size, body
     written whole)``. Raises as :func:`_copy_range` does when ``out_fd``
     cannot be written (a body that cannot be is only not written whole)."""
-    import threading
-
-    got: dict = {}
-
-    def crc():
-        try:
-            got["crc"] = _pieces_crc(pieces, source)
-        except BaseException as e:  # raised below, in the caller's thread
-            got["error"] = e
-
-    t = threading.Thread(target=crc, name="qare-out-crc", daemon=True)
+    crc = _Background(lambda: _pieces_crc(pieces, source), "qare-out-crc")
     try:
-        try:
-            t.start()
-        except RuntimeError:  # no thread to be had: after the copies, here
-            t = None
         try:
             n_out = _write_pieces(out_fd, pieces, source)
             n_body = -1
@@ -222,17 +246,12 @@ def _write_both(pieces, source, out_fd: int, body_fd: int) -> tuple[int, int, bo
                 except (OSError, _Unreadable):
                     pass
         finally:
-            if t is not None:
-                t.join()
+            crc.join()
     finally:
         os.close(out_fd)
         if body_fd >= 0:
             os.close(body_fd)
-    if t is None:
-        crc()
-    if "error" in got:
-        raise got["error"]
-    c, n = got["crc"]
+    c, n = crc.result()
     if n_out != n:
         raise _Unreadable(f"{n_out} bytes written of {n}")
     return c, n, n_body == n
@@ -246,17 +265,10 @@ def _open_new(path: Path, mode: int) -> int:
     container: every later run failed on it, the tester of session 9), or
     a link, FIFO or file planted at the guessable name: removed first, never
     written through. A folder there is an error (OSError)."""
-    _drop_leftover(path)
+    from records.io import drop_leftover
+
+    drop_leftover(path)
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-
-
-def _drop_leftover(path: Path) -> None:
-    """Remove whatever non-folder is at ``path`` (module's temporary names: see :func:`_open_new`)."""
-    try:
-        if not stat.S_ISDIR(os.lstat(path).st_mode):
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def _remove(path: Path) -> None:
@@ -396,8 +408,6 @@ class OutputCache:
         the mapped body without the interpreter lock, so the check takes the
         second core while the build holds the first (the index snapshot's
         unpickling, ~1.3 s on spring-framework, against ~0.15 s of checking)."""
-        import threading
-
         m = self._meta(key)
         if m is None:
             return
@@ -406,23 +416,17 @@ class OutputCache:
             fd = _open_regular(body_path)
         except OSError:
             return
-        got: dict = {"fd": fd, "meta": m}
-
-        def check():
-            got["ok"] = _checked(fd, m["size"], m["crc32"], chunk=8 << 20)
-
-        t = threading.Thread(target=check, name="qare-out-check", daemon=True)
-        self._prefetched[key] = (t, got)
-        t.start()
+        self._prefetched[key] = (fd, m, _Background(lambda: _checked(fd, m["size"], m["crc32"], chunk=8 << 20),
+                                                    "qare-out-check"))
 
     def close(self) -> None:
         """Let go of the bodies :meth:`prefetch` opened that no one read; wait
         for the work left to threads (:meth:`settle`, its error not raised:
         every writer settles before it answers, so one left here was cut
         short by an exception already on its way)."""
-        for t, got in self._prefetched.values():
-            t.join()
-            os.close(got["fd"])
+        for fd, _m, check in self._prefetched.values():
+            check.join()
+            os.close(fd)
         self._prefetched.clear()
         try:
             self.settle()
@@ -431,23 +435,7 @@ class OutputCache:
 
     def _later(self, work, name: str) -> None:
         """Run ``work()`` in a thread until :meth:`settle`; here and now when no thread can be started."""
-        import threading
-
-        got: dict = {}
-
-        def run():
-            try:
-                work()
-            except BaseException as e:  # raised by settle(), in the caller's thread
-                got["error"] = e
-
-        t = threading.Thread(target=run, name=name, daemon=True)
-        try:
-            t.start()
-        except RuntimeError:
-            work()
-            return
-        self._pending.append((t, got))
+        self._pending.append(_Background(work, name))
 
     def _let_go(self, held: list) -> None:
         """Close the descriptors ``held`` (:func:`_open_old`) in a thread:
@@ -463,13 +451,12 @@ class OutputCache:
         renaming that failed (``out`` as it was, no temporary file left)."""
         error = None
         while self._pending:
-            t, got = self._pending[0]
+            work = self._pending[0]
             # taken off only once joined: a join cut short (Ctrl-C) leaves it for close(), which waits for the
             # thread to finish or remove its temporary file (the tester, session 9: a partial .tmp was left)
-            t.join()
+            work.join()
             self._pending.pop(0)
-            if error is None:
-                error = got.get("error")
+            error = error or work.error
         if error is not None:
             raise error
 
@@ -481,9 +468,9 @@ class OutputCache:
         deleted)."""
         pre = self._prefetched.pop(key, None)
         if pre is not None:
-            t, got = pre
-            t.join()
-            m, fd, ok = got["meta"], got["fd"], got.get("ok", False)
+            fd, m, check = pre
+            check.join()
+            ok = check.value is True  # (_checked answers False for what it cannot read)
             if m.get("frame") is None or (frame is not None and m.get("frame") != frame):
                 os.close(fd)
                 return None
@@ -609,25 +596,17 @@ class OutputCache:
         as the entry ``key``, its CRC-32 ``crc`` — or, when None, taken from
         the body (mapped) in a thread while the kernel copies it to ``out``:
         neither holds the interpreter lock, so the two take both cores."""
-        import threading
-
         try:
             src = _open_regular(body)
         except OSError:
             _remove(body)
             raise
-        got: dict = {}
-        t = None
-        if crc is None:
-            def work():
-                try:
-                    with mmap.mmap(src, n, prot=mmap.PROT_READ) if n else _Empty() as m:
-                        got["crc"] = _crc(m, 8 << 20)
-                except (OSError, ValueError) as e:
-                    got["error"] = e
 
-            t = threading.Thread(target=work, name="qare-out-crc", daemon=True)
-            t.start()
+        def body_crc():
+            with mmap.mmap(src, n, prot=mmap.PROT_READ) if n else _Empty() as m:
+                return _crc(m, 8 << 20)
+
+        check = _Background(body_crc, "qare-out-crc") if crc is None else None
         try:
             tmp = _copy_to_out(src, n, out)
         except BaseException as e:
@@ -636,15 +615,17 @@ class OutputCache:
                 raise OSError(f"cannot read back the written graph: {e}") from None
             raise
         finally:
-            if t is not None:
-                t.join()
+            if check is not None:
+                check.join()
             os.close(src)
-        if crc is None:
-            if "error" in got:
+        if check is not None:
+            if check.error is not None:
                 _remove(body)
                 _remove(tmp)
-                raise OSError(f"cannot read back the written graph: {got['error']}")
-            crc = got["crc"]
+                if not isinstance(check.error, (OSError, ValueError)):
+                    raise check.error
+                raise OSError(f"cannot read back the written graph: {check.error}")
+            crc = check.value
         held: list = []
         try:
             _replace(tmp, out, held)

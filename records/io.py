@@ -39,6 +39,7 @@ __all__ = [
     "atomic_writer",
     "tmp_owner",
     "pid_alive",
+    "drop_leftover",
     "report_problems",
 ]
 
@@ -127,16 +128,24 @@ _TMP_OF_PID = re.compile(r"\..+\.([0-9]+)\.tmp", re.ASCII)
 _PID_MAX = 1 << 22  # Linux's PID_MAX_LIMIT: no process has a larger id
 
 
-def _open_tmp(path: Path):
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the name tmp_owner reads back
-    # the name carries this process's id: what is there already is no running writer's — a link or FIFO
-    # planted in a shared folder (never written through), or a file left by a writer killed under the same
-    # id (PID 1 in a container: O_EXCL failed on it in every later run, the tester of session 9)
+def drop_leftover(path: str | os.PathLike) -> None:
+    """Remove whatever is at ``path`` unless it is a folder (then the
+    caller's ``O_EXCL`` open fails: an error). For temporary names that carry
+    this process's id (``.<name>.<pid>.tmp``): what is there already is no
+    running writer's — a link or FIFO planted in a shared folder (never
+    written through), or a file left by a writer killed under the same id
+    (PID 1 in a container: ``O_EXCL`` failed on it in every later run, the
+    tester of session 9)."""
     try:
-        if not stat.S_ISDIR(os.lstat(tmp).st_mode):
-            os.unlink(tmp)
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def _open_tmp(path: Path):
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the name tmp_owner reads back
+    drop_leftover(tmp)
     # O_NOFOLLOW | O_EXCL: a link or file planted at the guessable name between
     # the check and the open makes the open fail instead of writing elsewhere
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)

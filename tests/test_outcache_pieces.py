@@ -204,7 +204,8 @@ def test_a_settle_cut_short_is_waited_for_by_close(oc, tmp_path, monkeypatch):
 
     monkeypatch.setattr(_outcache, "_write_pieces", slow)
     oc.publish_pieces("k2", pieces, out, (3, 4, 0), "e" * 64, source=body, wait=False)
-    (t, _got), = oc._pending
+    (pending,) = oc._pending
+    t = pending._thread  # the writing thread: its join interrupted once
     real_join = t.join
 
     def interrupted_join(*a, **k):
