@@ -74,17 +74,24 @@ class CrewPlan:
 
 
 def balanced_shares(todo: list, sizes: list, n: int) -> list:
-    """``todo`` split into ``n`` ascending shares of about equal source bytes
-    (largest file first to the least loaded share; ties to the lowest share):
-    the same split for the same files. Each process starts pass 1 on its
-    share; who parses the last files depends on timing (``_steal_order``)."""
-    loads = [0] * n
+    """``todo`` split into ``n`` ascending shares of about equal source bytes,
+    each a run of neighbouring files (the list in file order, cut where the
+    bytes so far reach ``k/n`` of all): files of one package ask the index
+    mostly the same questions, so each process answers and fingerprints its
+    own packages' look-ups rather than both processes every package's (see
+    docs/callgraph.md "Shares of neighbouring files"). The same split for the
+    same files. Each process starts pass 1 on its share; who parses the last
+    files depends on timing (``_steal_order``)."""
+    order = sorted(todo)
+    total = sum(sizes[i] for i in order)
     shares: list = [[] for _ in range(n)]
-    for i in sorted(todo, key=lambda i: (-sizes[i], i)):
-        p = min(range(n), key=lambda k: (loads[k], k))
+    done = 0
+    for i in order:
+        # the share whose part of the bytes this file's middle falls in (on a cut: the lower)
+        p = min(n - 1, max(0, ((2 * done + sizes[i]) * n - 1) // (2 * total))) if total else 0
         shares[p].append(i)
-        loads[p] += sizes[i]
-    return [sorted(s) for s in shares]
+        done += sizes[i]
+    return shares
 
 
 class Crew:
@@ -270,7 +277,8 @@ class Crew:
             self._send(p, ("resolve", todo, owner_fi))
         done: set = set()
         pending = set(self._alive)
-        for fi in _claim_order(0, todo, owner_fi):
+        home_fi = _homes(self.plan.shares, fi_of)
+        for fi in _claim_order(0, todo, owner_fi, home_fi):
             if not self._claim(fi):
                 continue
             r = local_resolve(fi)
@@ -397,7 +405,7 @@ class Crew:
             trees.clear()
             mine.clear()
             batch = []
-            for fi in _claim_order(p, todo, owner_fi):
+            for fi in _claim_order(p, todo, owner_fi, _homes(plan.shares, fi_of)):
                 if not self._claim(fi):
                     continue
                 batch.append(plan.resolve(fi))
@@ -446,12 +454,22 @@ def _steal_order(p: int, shares: list):
             yield from reversed(shares[q])
 
 
-def _claim_order(p: int, todo: list, owner_fi: dict):
-    """Process ``p``'s order of taking files: its own trees, then files no
-    process holds, then the others' trees from the end of the list."""
+def _homes(shares: list, fi_of: dict) -> dict:
+    """Kept file index → the process whose pass-1 share held the file."""
+    return {fi_of[i]: p for p, share in enumerate(shares) for i in share if i in fi_of}
+
+
+def _claim_order(p: int, todo: list, owner_fi: dict, home_fi: dict | None = None):
+    """Process ``p``'s order of taking files: its own trees, then the files
+    no process holds — those of its own share first (neighbours of what it
+    resolves anyway, see ``balanced_shares``), then the others from the end
+    of the list —, then the others' trees from the end of the list."""
+    home_fi = home_fi or {}
     own = [fi for fi in todo if owner_fi.get(fi) == p]
-    free = [fi for fi in todo if fi not in owner_fi]
+    free = [fi for fi in todo if fi not in owner_fi and home_fi.get(fi, p) == p]
+    free_others = [fi for fi in reversed(todo) if fi not in owner_fi and home_fi.get(fi, p) != p]
     others = [fi for fi in reversed(todo) if owner_fi.get(fi, p) != p]
     yield from own
     yield from free
+    yield from free_others
     yield from others

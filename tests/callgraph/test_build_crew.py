@@ -163,13 +163,18 @@ def test_three_jobs_each_build_the_whole_index(monkeypatch, tmp_path, one_job):
     assert _edges(pg) == one_job
 
 
-def test_shares_are_balanced_by_size_and_fixed():
-    # sizes by file index; largest first to the least loaded share:
-    # 9 (i=1) → A; 7 (i=3) → B; 5 (i=0) → B (7 < 9); 4 (i=2) → A (9 < 12); 1 (i=4) → B (12 < 13)
+def test_shares_are_runs_of_neighbouring_files_balanced_by_size():
+    # sizes by file index, 26 bytes in all: a file goes to the share its
+    # middle byte falls in (cut at 13): 0 (bytes 0-5, middle 2.5) and 1
+    # (5-14, middle 9.5) → A; 2 (14-18, middle 16), 3 and 4 → B: 14 against 12
     sizes = [5, 9, 4, 7, 1]
-    assert _crew.balanced_shares([0, 1, 2, 3, 4], sizes, 2) == [[1, 2], [0, 3, 4]]
-    assert _crew.balanced_shares([4, 3, 2, 1, 0], sizes, 2) == [[1, 2], [0, 3, 4]]
-    assert _crew.balanced_shares([0, 2], sizes, 3) == [[0], [2], []]
+    assert _crew.balanced_shares([0, 1, 2, 3, 4], sizes, 2) == [[0, 1], [2, 3, 4]]
+    assert _crew.balanced_shares([4, 3, 2, 1, 0], sizes, 2) == [[0, 1], [2, 3, 4]]
+    # 9 bytes in thirds (cuts at 3 and 6): 0's middle 2.5 → first, 2's (5 + 2 = 7) → third
+    assert _crew.balanced_shares([0, 2], sizes, 3) == [[0], [], [2]]
+    # one file: the first share; empty files: all in the first share
+    assert _crew.balanced_shares([3], sizes, 2) == [[3], []]
+    assert _crew.balanced_shares([0, 1], [0, 0], 2) == [[0, 1], []]
 
 
 def test_claim_order_own_then_free_then_others_from_the_end():
@@ -177,6 +182,18 @@ def test_claim_order_own_then_free_then_others_from_the_end():
     owner = {0: 0, 1: 1, 2: 0, 4: 1}
     assert list(_crew._claim_order(0, todo, owner)) == [0, 2, 3, 5, 4, 1]
     assert list(_crew._claim_order(1, todo, owner)) == [1, 4, 3, 5, 2, 0]
+
+
+def test_claim_order_takes_free_files_of_its_own_share_first():
+    # shares: 0-2 → process 0, 3-5 → process 1; trees: 0 and 4 kept by 0, 1 by 1
+    todo = [0, 1, 2, 3, 4, 5]
+    owner = {0: 0, 4: 0, 1: 1}
+    home = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 1}
+    # own trees (0, 4); free of its share (2); free of others' from the end (5, 3); others' trees (1)
+    assert list(_crew._claim_order(0, todo, owner, home)) == [0, 4, 2, 5, 3, 1]
+    assert list(_crew._claim_order(1, todo, owner, home)) == [1, 3, 5, 2, 4, 0]
+    # a file in no share (from the warm cache) is free for every process in its own order
+    assert list(_crew._claim_order(1, [0, 7], {}, {0: 0})) == [7, 0]
 
 
 def _wmem_max() -> int:
