@@ -12,7 +12,7 @@ import sys
 import click
 
 from . import __version__
-from .exitcodes import EPILOG, INTERRUPTED
+from .exitcodes import EPILOG, INTERRUPTED, PIPE_CLOSED
 
 _COMMAND_MODULES = (
     "qare.cmd_callgraph",  # graph, chain
@@ -48,6 +48,30 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted (exit code 130)", err=True)
             sys.exit(INTERRUPTED)
+        except BrokenPipeError:
+            # the reader went away (`qare build … | head`): end as a tool that
+            # SIGPIPE ends, quietly — click's own answer is exit 1, which here
+            # means "some input failed". What a build wrote so far stays (its
+            # parts are written whole; a re-run resumes)
+            _silence_output()
+            sys.exit(PIPE_CLOSED)
+
+
+def _silence_output() -> None:
+    """Point stdout and stderr at /dev/null: their buffers, flushed at exit,
+    would raise again on the closed pipe."""
+    import os
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(null, stream.fileno())
+        except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
+            pass
+    os.close(null)
 
 
 # max_content_width: wide terminals get wide help; short_help on every command

@@ -112,7 +112,8 @@ def _print_classpath_lines(quiet: bool):
 
 
 _EPILOG = LLM_EPILOG + epilog(
-    "some project failed (recorded in projects.jsonl with its reason), or the dataset has 0 samples "
+    "some project failed (recorded in projects.jsonl with its reason), a classpath= or javadoc= path the list "
+    "names could not be read (a warning on stderr; listed.unreadable), or the dataset has 0 samples "
     "(a warning on stderr and projects.jsonl's no_samples_reason say why per project)",
     "PROJECT_LIST missing or naming no project",
     "the build could not proceed (e.g. the output folder is not writable, an optional package is missing)")
@@ -161,7 +162,7 @@ def build(project_list, out, **kw):
     manifest.json) from PROJECT_LIST: a text file (folder, git repository or
     git URL[@commit] per line), or a CSV/JSONL with url/path, commit, stars,
     created_at, classpath and javadoc columns. See docs/dataset.md."""
-    from queries.build import BuildError, BuildOptions, build_dataset, summary_table
+    from queries.build import BuildError, BuildOptions, EmptyProjectList, build_dataset, summary_table
 
     from . import _exit
 
@@ -193,21 +194,28 @@ def build(project_list, out, **kw):
             resume=not kw["no_resume"],
             on_project=_print_classpath_lines(kw["quiet"]),
         )
+    except EmptyProjectList as e:
+        click.echo(f"error: {e} (exit code 3)", err=True)
+        sys.exit(NO_INPUT)
     except BuildError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(FATAL)
     click.echo(summary_table(result))
     click.echo(f"written to {result.out}")
-    if not result.projects:
-        click.echo(f"error: {project_list}: the project list names no project (exit code 3)", err=True)
-        sys.exit(NO_INPUT)
+    bad = result.unreadable
+    if bad:  # the list's own inputs: never only in projects.jsonl, -q or not
+        click.echo(f"warning: {len(bad)} path{'s' if len(bad) != 1 else ''} the list names could not be read "
+                   "(exit code 1; the projects were built without them):\n"
+                   + "\n".join(f"  {project}: {path}: {why}" for project, path, why in bad[:20])
+                   + (f"\n  ... {len(bad) - 20} more in projects.jsonl (listed.unreadable)" if len(bad) > 20 else ""),
+                   err=True)
     if not result.counts.get("samples"):
         why = [f"  {r['project']}: {r['no_samples_reason'] or r['error'] or r['reason'] or r['verdict']}"
                for r in result.projects]
         click.echo("warning: the dataset has 0 samples (exit code 1); per project:\n" + "\n".join(why[:20])
                    + (f"\n  ... {len(why) - 20} more in projects.jsonl" if len(why) > 20 else ""), err=True)
         sys.exit(PARTIAL)
-    if result.failed:
+    if result.failed or bad:
         sys.exit(PARTIAL)
 
 

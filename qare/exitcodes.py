@@ -13,11 +13,15 @@ FATAL = 4
 
 INTERRUPTED = 130
 """Stopped by SIGINT (Ctrl-C): 128 + the signal number, as shells report it."""
+PIPE_CLOSED = 141
+"""The reader of the output went away (``qare … | head``): 128 + SIGPIPE, what
+a shell reports for a tool that signal ends; nothing more is printed."""
 
 EPILOG = (
     "Exit codes (each command's --help says what they mean for it): 0 ok; "
     "1 finished, but some inputs failed (each reported with file and reason); "
-    "2 usage error; 3 no input to work on; 4 fatal error; 130 interrupted (Ctrl-C)."
+    "2 usage error; 3 no input to work on; 4 fatal error; 130 interrupted (Ctrl-C); "
+    "141 the output's reader went away (a pipe closed, e.g. by head)."
 )
 """The summary under ``qare --help``."""
 

@@ -21,6 +21,7 @@ Record types of the files are in :mod:`records` (the bottom package).
 from .build import (
     BuildDeps,
     BuildError,
+    EmptyProjectList,
     BuildOptions,
     BuildResult,
     Candidate,
@@ -49,6 +50,7 @@ __all__ = [
     "BuildOptions",
     "BuildResult",
     "BuildError",
+    "EmptyProjectList",
     "BuildDeps",
     "Candidate",
     "ProjectPart",

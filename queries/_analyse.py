@@ -141,6 +141,14 @@ def build_graph(part: ProjectPart, spec: ProjectSpec, root: Path, classpath: lis
     pg = deps.build_graph(root, classpath, opts, progress, cache=cache)
     _timed(part.timings, "graph", t)
     summary = getattr(pg, "summary", None)
+    # a jar that could not be read (missing, corrupt) costs its types, not the project: recorded, and a
+    # classpath= path of the list's own is an input that failed (a new user, session 10: it was silent)
+    listed = {os.path.normpath(p) for p in spec.classpath}
+    for w in getattr(summary, "classpath_warnings", None) or ():
+        if isinstance(w, (list, tuple)) and len(w) == 2:
+            part.warnings.append(f"classpath: {w[0]}: {w[1]}")
+            if os.path.normpath(str(w[0])) in listed:
+                part.unreadable.append([str(w[0]), str(w[1])])
     for attr in ("files", "call_sites"):
         v = getattr(summary, attr, None)
         if isinstance(v, int):
@@ -219,7 +227,8 @@ def document_targets(part: ProjectPart, spec: ProjectSpec, classpath: list[str],
     doc_paths = list(spec.javadoc) + [p for p in doc_paths_next_to(classpath) if p not in spec.javadoc]
     if targets_by_node and doc_paths:
         _progress.set_phase(spec.name, f"javadoc ({len(doc_paths)} site{'s' if len(doc_paths) != 1 else ''})")
-    index = open_doc_index(doc_paths, part.warnings, deps) if targets_by_node and doc_paths else None
+    index = open_doc_index(doc_paths, part.warnings, deps, listed=spec.javadoc, unreadable=part.unreadable) \
+        if targets_by_node and doc_paths else None
     if opts.discover_classpath and targets_by_node:
         _progress.set_phase(spec.name, "docs (javadoc/sources jars of the reached libraries)")
         index, doc_paths = add_fetched_docs(targets_by_node, index, doc_paths, resolution, opts, part, progress, deps)

@@ -218,14 +218,28 @@ def _doc_text(doc) -> tuple:
     return (d.get("description") or "", d.get("first_sentence") or "")
 
 
-def open_doc_index(doc_paths: list[str], warnings: list[str], deps: BuildDeps):
+def open_doc_index(doc_paths: list[str], warnings: list[str], deps: BuildDeps, listed=(), unreadable=None):
+    """The documentation of ``doc_paths`` (``deps.open_docs``), or None when
+    it cannot be opened at all; what it could not read is appended to
+    ``warnings`` (``"docs: PATH: REASON"``), and those of the paths
+    ``listed`` (the list line's own ``javadoc=``) to ``unreadable`` as
+    ``[path, reason]``."""
+    listed = set(listed)
     try:
         index = deps.open_docs(doc_paths)
     except Exception as e:  # unreadable docs cost the documentation, not the project
         warnings.append(f"docs: cannot open {', '.join(doc_paths)}: {type(e).__name__}: {e}")
+        if unreadable is not None:
+            unreadable.extend([p, f"{type(e).__name__}: {e}"] for p in doc_paths if p in listed)
         return None
+    why = {}
     for w in getattr(index, "warnings", ()) or ():
+        if isinstance(w, tuple) and len(w) == 2:
+            why.setdefault(w[0], w[1])
         warnings.append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
+    if unreadable is not None:
+        unreadable.extend([p, why.get(p, "could not be read")]
+                          for p in getattr(index, "failed", ()) or () if p in listed)
     return index
 
 

@@ -10,11 +10,16 @@ from typing import Any
 
 from .projects import Selection
 
-__all__ = ["BuildOptions", "BuildError"]
+__all__ = ["BuildOptions", "BuildError", "EmptyProjectList"]
 
 
 class BuildError(RuntimeError):
     """The build cannot proceed at all (unreadable list, unwritable output folder, bad option)."""
+
+
+class EmptyProjectList(BuildError):
+    """The project list names no project (``qare build`` exits 3): nothing
+    is written, not even the output folder."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,10 @@ class ProjectPart:
     (``None`` when not run); ``doc_paths`` the documentation read and
     ``classpath_jars`` the jars (the describe step reads members from them);
     ``tree`` the stamp of a local folder's working tree as it was read (a
-    resumed build redoes the project when it differs).
+    resumed build redoes the project when it differs); ``unreadable`` the
+    list line's own ``classpath=``/``javadoc=`` paths that could not be
+    read, ``[path, reason]`` each (the build goes on without them and
+    ``qare build`` exits 1).
     """
 
     fingerprint: str
@@ -128,6 +131,8 @@ class ProjectPart:
     classpath_jars: list[str] = field(default_factory=list)
     #: a local folder's working-tree stamp when it was read (``fetching.local_tree_stamp``; None for a clone)
     tree: str | None = None
+    #: the list's own classpath=/javadoc= paths that could not be read: [path, reason] each
+    unreadable: list[list[str]] = field(default_factory=list)
 
     @classmethod
     def new(cls, spec: ProjectSpec, opts: BuildOptions, **fields: Any) -> "ProjectPart":

@@ -43,7 +43,7 @@ from . import _progress
 from ._analyse import analyse_project, default_cache, tb_summary
 from ._docs import DEFAULT_DEPS, BuildDeps, clear_docs_memo
 from ._merge import DENSITY_BINS, MergeResult, llm_steps, merge_parts, sample_id
-from ._options import BuildError, BuildOptions
+from ._options import BuildError, BuildOptions, EmptyProjectList
 from ._outdir import LOCK_FILE, lock_out, remove_stale_tmp
 from ._part import PART_FORMAT, Candidate, ProjectPart, Verdict
 from .fetching import local_tree_stamp
@@ -56,6 +56,7 @@ __all__ = [
     "BuildOptions",
     "BuildResult",
     "BuildError",
+    "EmptyProjectList",
     "BuildDeps",
     "Candidate",
     "ProjectPart",
@@ -89,6 +90,14 @@ class BuildResult:
     def failed(self) -> int:
         return sum(1 for p in self.projects if p["verdict"] == "failed")
 
+    @property
+    def unreadable(self) -> list[tuple[str, str, str]]:
+        """``(project, path, reason)`` of every ``classpath=``/``javadoc=``
+        path the list names that could not be read (``projects.jsonl``
+        ``listed.unreadable``)."""
+        return [(p["project"], u["path"], u["reason"]) for p in self.projects
+                for u in ((p.get("listed") or {}).get("unreadable") or ())]
+
 
 _STAGE_COUNTS = ("dropped_api_count", "dropped_no_targets", "dropped_undocumented", "dropped_leaky", "reached_apis",
                  "undocumented_apis")
@@ -106,7 +115,8 @@ def _project_row(part: ProjectPart, merge: MergeResult) -> ProjectRecord:
         no_samples_reason=merge.no_samples_reasons.get(part.key),
         # the list line's own classpath=/javadoc= paths (a new user, session 8: docs.javadoc lists fetched jars
         # only, so a javadoc= source folder the build read was recorded nowhere)
-        listed={"classpath": list(part.spec.get("classpath") or ()), "javadoc": list(part.spec.get("javadoc") or ())})
+        listed={"classpath": list(part.spec.get("classpath") or ()), "javadoc": list(part.spec.get("javadoc") or ()),
+                "unreadable": [{"path": p, "reason": why} for p, why in part.unreadable]})
 
 
 def _library_totals(rows: list[dict]) -> dict[str, Any]:
@@ -284,7 +294,9 @@ def build_dataset(
     ------
     BuildError
         Unreadable list (wraps ``ProjectListError``), unwritable output
-        folder, a missing optional dependency.
+        folder, a missing optional dependency; :class:`EmptyProjectList`
+        (a ``BuildError``) when the list names no project, before the
+        output folder is created.
     """
     from .projects import ProjectListError
 
@@ -301,6 +313,8 @@ def build_dataset(
         except ProjectListError as e:
             raise BuildError(str(e)) from None
         list_name = str(Path(project_list).resolve())
+    if not specs:  # nothing to build: --out is neither created nor touched (a new user, session 10)
+        raise EmptyProjectList(f"{project_list if list_name else 'the list'}: the project list names no project")
     if "parquet" in formats:
         try:
             import pyarrow  # noqa: F401
@@ -432,6 +446,8 @@ def _merge_and_write(specs, list_name, out: Path, parts_dir: Path, opts: BuildOp
         "kept": verdicts.get("kept", 0),
         "dropped": verdicts.get("dropped", 0),
         "failed": verdicts.get("failed", 0),
+        # classpath=/javadoc= paths of the list that could not be read (listed.unreadable; qare build exits 1)
+        "unreadable_inputs": sum(len(r["listed"]["unreadable"]) for r in rows),
         "list_entries": len(specs),
         "resumed": len(resumed),
         # finished before, analysed again: a local path they read changed since (fetching.local_tree_stamp)

@@ -179,3 +179,25 @@ def test_every_command_takes_quiet():
 
     walk(group, [])
     assert "sccg score" in seen and "graph" in seen and len(seen) >= 15
+
+
+def test_a_closed_output_pipe_ends_the_process_with_141_quietly(tmp_path):
+    # `qare build … | head`: the reader goes away; click's own answer was exit
+    # 1 ("some input failed") — a tool that SIGPIPE ends reports 128 + 13
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "fixtures" / "java" / "qare-example"
+    (tmp_path / "l.txt").write_text(f"{example}\n")
+    r, w = os.pipe()
+    os.close(r)  # no reader before the first line is written
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    p = subprocess.run([sys.executable, "-m", "qare", "build", str(tmp_path / "l.txt"), "--out", str(tmp_path / "o"),
+                        "--no-require-docs", "--jdk", "none", "--no-discover-classpath"],
+                       stdout=w, stderr=w, env=env, timeout=300)
+    os.close(w)
+    assert p.returncode == exitcodes.PIPE_CLOSED == 141
+    # what the build wrote before it ended is whole: a re-run resumes it
+    assert (tmp_path / "o" / "projects.jsonl").is_file() or list((tmp_path / "o" / ".parts").glob("*.json"))

@@ -18,7 +18,7 @@ def test_empty_list_is_no_input(tmp_path):
     (tmp_path / "l.txt").write_text("# nothing here\n")
     r = run(tmp_path / "l.txt", "--out", tmp_path / "o")
     assert r.exit_code == 3
-    assert (tmp_path / "o/samples.jsonl").read_text() == ""
+    assert not (tmp_path / "o").exists()  # nothing to build, nothing written (session 10)
 
 
 def test_broken_list_is_fatal_with_file_and_line(tmp_path):

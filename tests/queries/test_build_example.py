@@ -207,8 +207,8 @@ def test_each_project_row_records_the_lists_own_inputs(built):
     out, _s, _a, projects, _m, _o = built
     folder = str((out.parent / "examples/libs/textkit/src").resolve())
     assert [(p["project"], p["listed"]) for p in projects] == [
-        ("notes-service", {"classpath": [], "javadoc": [folder]}),
-        ("report-tool", {"classpath": [], "javadoc": [folder]})]
+        ("notes-service", {"classpath": [], "javadoc": [folder], "unreadable": []}),
+        ("report-tool", {"classpath": [], "javadoc": [folder], "unreadable": []})]
 
 
 def test_files_round_trip_through_the_schema(built):

@@ -42,13 +42,12 @@ def test_a_second_build_on_the_same_out_is_refused(tmp_path):
         fh.truncate(0)
         fh.write("pid 4242\n")
         fh.flush()
-        (tmp_path / "other.txt").write_text("# nothing\n")
-        second = run(tmp_path / "other.txt", "--out", out, *FAST)
+        second = run(lst, "--out", out, *FAST, "--no-resume")
     assert second.exit_code == 4
     assert f"{out}: another qare build (pid 4242) is writing to this folder" in second.stderr
-    assert (out / "samples.jsonl").read_bytes() == before  # not replaced by the empty list's result
-    third = run(tmp_path / "other.txt", "--out", out, *FAST)  # the lock is gone with its holder
-    assert third.exit_code == 3
+    assert (out / "samples.jsonl").read_bytes() == before  # not rewritten by the refused build
+    third = run(lst, "--out", out, *FAST, "--no-resume")  # the lock is gone with its holder
+    assert third.exit_code == 0, third.output
 
 
 def test_temp_files_of_killed_builds_are_removed(tmp_path):
@@ -66,18 +65,22 @@ def test_temp_files_of_killed_builds_are_removed(tmp_path):
 
     live = out / f".samples.jsonl.{os.getppid()}.tmp"  # a live process's file is not touched
     live.write_text("in progress")
-    (tmp_path / "l.txt").write_text("# nothing\n")
+    (tmp_path / "l.txt").write_text(f"{EXAMPLE}\n")
     r = run(tmp_path / "l.txt", "--out", out, *FAST)
-    assert r.exit_code == 3
+    assert r.exit_code == 0, r.output
     assert [p.exists() for p in stale] == [False, False, False]
     assert live.exists()
 
 
-def test_an_empty_list_says_so_on_stderr(tmp_path):
+def test_an_empty_list_says_so_on_stderr_and_writes_nothing(tmp_path):
     (tmp_path / "l.txt").write_text("# nothing here\n")
-    r = run(tmp_path / "l.txt", "--out", tmp_path / "o", "-q")
-    assert r.exit_code == 3
-    assert r.stderr == f"error: {tmp_path / 'l.txt'}: the project list names no project (exit code 3)\n"
+    for quiet in (["-q"], []):
+        r = run(tmp_path / "l.txt", "--out", tmp_path / "o", *quiet)
+        assert r.exit_code == 3
+        assert r.stderr == f"error: {tmp_path / 'l.txt'}: the project list names no project (exit code 3)\n"
+        # no summary of zeros, no "written to", no output folder (a new user, session 10)
+        assert r.stdout == ""
+        assert not (tmp_path / "o").exists()
 
 
 def test_a_bad_jsonl_line_in_a_project_list_is_a_line_error(tmp_path):
