@@ -350,9 +350,10 @@ class ProjectRecord:
     (docs/dataset.md lists them); ``classpath``/``docs`` the library
     resolution and documentation-fetching records, ``None`` when not run;
     ``listed`` the list line's own inputs, ``{"classpath": [paths],
-    "javadoc": [paths]}`` (its ``classpath=``/``javadoc=`` columns, as read:
-    the documentation the build read first, whatever was resolved or
-    fetched besides).
+    "javadoc": [paths], "unreadable": [{"path", "reason"}]}`` (its
+    ``classpath=``/``javadoc=`` columns, as read: the documentation the
+    build read first, whatever was resolved or fetched besides; and those
+    of them that could not be read — ``qare build`` then exits 1).
     """
 
     project: str
