@@ -18,7 +18,8 @@ class JavadocError(Exception):
 
 class SiteLayout(str, Enum):
     """Where a record's text came from: the HTML generation of a javadoc site
-    (``jdk8``: HTML 4 ``name-T-`` anchors; ``jdk11``: HTML5 ``name(T)``
+    (``jdk8``: HTML 4, ``name-T-`` anchors — and the javadoc 7 tool's
+    sites, ``name(T, U)`` anchors and ``method_detail`` sections; ``jdk11``: HTML5 ``name(T)``
     anchors in ``ul.blockList``; ``jdk17``: ``section.detail``; ``jdk25``:
     ``section.detail`` wrapped in ``div.horizontal-scroll``) or doc comments
     in Java ``sources``."""

@@ -430,6 +430,11 @@ def _members_modern(doc, fqn, page, layout) -> list[ApiDoc]:
 
 
 def _detail_kind(name: str) -> str | None:
+    """The member kind a detail section's anchor names: ``method.detail``
+    (javadoc 8), ``method_detail`` (javadoc 7: the same HTML 4 layout with
+    underscores; jjwt-api 0.12.6's javadoc jar, 2024, was made by 1.7.0)."""
+    if name.endswith("_detail"):
+        name = name[: -len("_detail")].replace("_", ".") + ".detail"
     if not name.endswith(".detail"):
         return None
     base = name[: -len(".detail")]
@@ -459,7 +464,7 @@ def _members_classic(doc, fqn, page, layout) -> list[ApiDoc]:
         for child in li:
             if child.tag == "a":
                 nm = child.get("id") or child.get("name")
-                if nm and not nm.endswith(".detail"):
+                if nm and not nm.endswith((".detail", "_detail")):  # not the section's own anchor
                     anchors.append(nm)
             elif child.tag == "ul" and anchors:
                 box = child.find("li")
