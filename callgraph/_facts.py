@@ -568,13 +568,22 @@ def extract(src: bytes, tree, rel: str, source_set: str, encoding: str | None,
         types.append(td)
         stack.append((td.end_byte, td.key, td.local))
     return FileFacts(rel, source_set, package, tuple(imports), tuple(types),
-                     parse_errors(tree), encoding, src.count(b"\n") + 1)
+                     parse_errors(tree), encoding, physical_lines(src))
 
 
 _METHOD_DECLS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration",
                            "annotation_type_element_declaration"})
 _CTOR_DECLS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
 _FIELD_DECLS = frozenset({"field_declaration", "constant_declaration"})
+
+
+def physical_lines(src: bytes) -> int:
+    """Lines of a file as ``wc -l`` counts them, plus a last line without a
+    newline: ``b"a\nb\n"`` and ``b"a\nb"`` have 2, ``b""`` 0 (before
+    session 10 every file had one more: the empty string after its last
+    newline was counted, as tree-sitter's row of the end point does)."""
+    n = src.count(b"\n")
+    return n + 1 if src and not src.endswith(b"\n") else n
 
 
 def _type_decl(node, key, name, kind, outer, local, anonymous, lines, src,

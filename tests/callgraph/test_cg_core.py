@@ -311,3 +311,17 @@ class T {
     pg = build_project_graph(_project(tmp_path, src))
     assert _edges(pg, "o.T.m()") == {("o.T.Outer.Inner.<init>(int)", "exact", (5,)),
                                      ("o.T.Outer.Inner.go()", "exact", (6,))}
+
+
+def test_summary_lines_count_as_wc_does_plus_an_unterminated_last_line(tmp_path):
+    # a new user, session 10: `lines: 4` for a 3-line file — the empty string
+    # after the last newline was counted as a line
+    from callgraph._facts import physical_lines
+
+    assert [physical_lines(b) for b in (b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\r\nb\r\n")] \
+        == [0, 1, 1, 1, 2, 2, 2]
+    root = _project(tmp_path, {
+        "src/main/java/p/A.java": "package p;\nclass A {\n}\n",  # wc -l: 3
+        "src/main/java/p/B.java": "package p;\nclass B {\n  void m() {}\n}",  # wc -l: 3, and an unterminated 4th
+    })
+    assert build_project_graph(root, jdk=None, auto_classpath=False).summary.lines == 3 + 4
