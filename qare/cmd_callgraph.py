@@ -1255,7 +1255,8 @@ def _partial_reasons(pg, cp_failed: bool) -> str:
 
 
 _CHAIN_EPILOG = epilog(
-    "a classpath jar, class folder or class file could not be read (the warning names it)",
+    "a classpath jar, class folder or class file could not be read, or a file of PROJECT has parse errors "
+    "(a warning names each; chains through them may be missing)",
     "PROJECT missing or holding no .java file, or METHOD unknown or ambiguous (candidates listed)",
     None)
 
@@ -1385,8 +1386,16 @@ def chain_cmd(project, method, max_depth, fmt, dispatch, include_unresolved, cla
         click.echo(json.dumps([t.to_dict() for t in targets], ensure_ascii=False, indent=1))
     else:
         _print_chains(mid, info, targets)
-    if cp_failed:
-        sys.exit(PARTIAL)  # as qare graph: a jar, class folder or class file of the classpath was not read
+    bad = pg.summary.parse_errors
+    if bad:
+        # what tree-sitter could not parse may hide methods of those files, and with them chains through them
+        # (a new user, session 10: one missing ')' and chain dropped three APIs, exit 0, saying nothing)
+        click.echo(f"warning: {len(bad)} file{'s' if len(bad) != 1 else ''} with parse errors (line:col); methods "
+                   "in them may be missing, and the chains through them (exit code 1):\n"
+                   + "\n".join(f"  {f}: " + ", ".join(f"{a}:{b}" for a, b in pos[:5]) for f, pos in bad[:10])
+                   + (f"\n  ... {len(bad) - 10} more (qare graph lists them)" if len(bad) > 10 else ""), err=True)
+    if cp_failed or bad:
+        sys.exit(PARTIAL)  # as qare graph: a classpath entry not read in full, or files not parsed in full
 
 
 def _from_store_line(stored, n_files: int, wrote: bool = False) -> str:

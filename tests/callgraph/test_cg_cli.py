@@ -174,3 +174,22 @@ def test_a_slow_library_resolution_says_it_is_alive_when_stderr_is_no_terminal(p
     assert f"qare: resolving the libraries of {project}, 0:00:00 elapsed" in res.stderr
     res = CliRunner().invoke(main, ["graph", str(project), "--no-cache", "-q"])
     assert "resolving the libraries" not in res.stderr
+
+
+def test_chain_says_which_files_have_parse_errors_and_exits_1(tmp_path):
+    # a new user, session 10: one missing ')' cost chains through that file, and
+    # `qare chain` exited 0 saying nothing (only `qare graph` listed the error)
+    src = tmp_path / "p" / "src" / "main" / "java" / "p"
+    src.mkdir(parents=True)
+    (src / "A.java").write_text("package p;\nclass A {\n    int ok() { return 1; }\n"
+                                "    void broken() { System.out.println(\"x\"; }\n}\n")
+    (src / "B.java").write_text("package p;\nclass B {\n    int use(A a) { return a.ok(); }\n}\n")
+    args = ["chain", str(tmp_path / "p"), "B.use", "--no-cache", "--no-discover-classpath", "--quiet"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == PARTIAL, res.output
+    # the missing ')' is before ';' at line 4, column 43 (tree-sitter's MISSING node, 1-based)
+    assert res.stderr == ("warning: 1 file with parse errors (line:col); methods in them may be missing, "
+                          "and the chains through them (exit code 1):\n  src/main/java/p/A.java: 4:43\n")
+    (src / "A.java").write_text("package p;\nclass A {\n    int ok() { return 1; }\n}\n")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0 and res.stderr == "", res.output
