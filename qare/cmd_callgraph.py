@@ -195,16 +195,17 @@ def _silent(*_args, **_kw) -> None:
     pass
 
 
-def _report_build(pg, classpath, quiet, echo=click.echo) -> bool:
+def _report_build(pg, classpath, quiet, echo=click.echo, given=None) -> bool:
     """The stderr lines of a build (classpath line unless ``quiet``, classpath
     warnings); True when a jar or class folder of the classpath could not be
     read in full. ``echo``: where the lines go (a build made again after a bad
-    stored row says nothing its first one said)."""
+    stored row says nothing its first one said); ``given``: the entries to
+    warn about when they hold no class file (default ``classpath``)."""
     if pg.resolution is not None and _show_resolution(pg.resolution, quiet):
         echo(resolution_line(pg.resolution), err=True)
     # an entry that is no jar/zip/class folder is skipped by the index: say which and why
     warned = {entry for entry, _ in pg.summary.classpath_warnings}
-    for entry in classpath:
+    for entry in (classpath if given is None else given):
         if str(entry) not in warned and not _has_class_files(entry):
             echo(f"warning: classpath entry {entry}: no .class files in it; it adds no library types", err=True)
     entries = {os.path.realpath(p) for p in classpath}
@@ -229,9 +230,13 @@ def _report_build(pg, classpath, quiet, echo=click.echo) -> bool:
 
 def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=None, offline=False,
            maven_repo_local=None, user_m2=False, no_cache=False, inputs=None, store=None, store_later=None,
-           patch=False, compact=False, report=True):
+           patch=False, compact=False, report=True, given=None):
     """``(ProjectGraph, classpath_failed)``: warnings printed (not with
     ``report`` False: a build made again, whose first one printed them);
+    ``given``: the classpath entries the user named, each warned about when
+    it holds no class file (default ``classpath``; a caller that passes
+    Maven's jars in ``classpath`` names the user's own: an empty starter
+    jar is no mistake of theirs);
     ``classpath_failed``
     when a jar or class folder of the classpath could not be read in full.
     With ``store`` (a ``GraphStore``) the graph is stored, keyed by
@@ -324,7 +329,8 @@ def _build(project, classpath, discover_classpath, jobs, quiet, loc_mode, cache=
     # "time: build" names discover and classpath among its parts: those found before the build count in it
     pg.summary = dataclasses.replace(pg.summary,
                                      seconds=pg.summary.seconds + inputs.discover_seconds + inputs.classpath_seconds)
-    failed = _report_build(pg, classpath, quiet, **({} if report else {"echo": _silent}))
+    failed = _report_build(pg, classpath, quiet, **({} if report else {"echo": _silent}),
+                           given=classpath if given is None else given)
     # the imports above, made after the inputs were found when the graph store was asked first
     phases["startup"] = round(startup + (t_imports if inputs_found_first else 0.0), 3)
     if store is not None:

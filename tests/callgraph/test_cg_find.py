@@ -220,3 +220,19 @@ def test_bad_classpath_entries(tiny, tmp_path):
     res = CliRunner().invoke(main, ["chain", str(tiny), "App.check", "--quiet",
                                     "--classpath", str(tmp_path / "missing.jar")])
     assert res.exit_code == 2 and "missing.jar" in res.stderr and "does not exist" in res.stderr
+
+
+def test_only_the_users_own_entries_are_warned_about_when_classless(tiny, tmp_path, capsys):
+    # qare crosscheck passes Maven's jars as the classpath too: an empty
+    # Spring Boot starter (a pom's jar, empty by design) is no mistake of the
+    # user's (a new user, session 10: 14 such warnings)
+    from qare.cmd_callgraph import _build
+
+    starter = tmp_path / "starter.jar"
+    with zipfile.ZipFile(starter, "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+    _build(str(tiny), (starter,), False, 1, True, "physical", no_cache=True, given=())
+    assert capsys.readouterr().err == ""
+    _build(str(tiny), (starter,), False, 1, True, "physical", no_cache=True)  # named by the user
+    assert capsys.readouterr().err == \
+        f"warning: classpath entry {starter}: no .class files in it; it adds no library types\n"
