@@ -230,6 +230,34 @@ class DocIndex:
                 return None
         return w[0].seq[w[1]]
 
+    def inherited(self, doc: ApiDoc, limit: int = 8) -> ApiDoc | None:
+        """The documented member whose comment ``doc`` inherits, when ``doc``
+        has none of its own: the first of ``doc.overrides`` (its page's
+        "Overrides:"/"Specified by:" notes, in page order) found here with a
+        description, else the first of theirs, breadth-first, at most
+        ``limit`` members asked; None when ``doc`` is documented or nothing
+        is found. Javadoc copies such a comment itself when the supertype's
+        sources are part of its run; a supertype in another jar leaves only
+        the notes (jackson-databind's ``JsonNode.isMissingNode()``, specified
+        by jackson-core's ``TreeNode``)."""
+        if doc.description or doc.first_sentence:
+            return None
+        seen = {doc.id}
+        queue = list(doc.overrides)
+        while queue and limit > 0:
+            mid = queue.pop(0)
+            if mid in seen:
+                continue
+            seen.add(mid)
+            limit -= 1
+            found = self.get(mid)
+            if found is None:
+                continue
+            if found.description or found.first_sentence:
+                return found
+            queue += found.overrides
+        return None
+
     def get_class(self, fqn: str) -> ClassDoc | None:
         """The type with this source FQN (``pkg.Outer.Inner``), or ``None``."""
         w = self._first(self._classes, fqn)

@@ -80,6 +80,13 @@ class ApiDoc:
         File inside the site or source archive/folder (``com/acme/Widget.html``).
     anchor : str
         The page anchor (site) or declaration as written (sources).
+    overrides : tuple of str
+        Ids of the members this one overrides or implements, as the page's
+        "Overrides:" and "Specified by:" notes name them, in page order
+        (HTML sites; ``()`` for sources, which inherit comments themselves).
+        A member without a comment of its own whose supertype is documented
+        in another site (another jar) has only these notes: javadoc could
+        not copy the comment (:meth:`DocIndex.inherited` does).
     """
 
     id: str
@@ -97,6 +104,7 @@ class ApiDoc:
     layout: SiteLayout
     location: str
     anchor: str = ""
+    overrides: tuple[str, ...] = ()
 
     def to_record(self, library: str | None = None) -> ApiRecord:
         """The ``apis.jsonl`` record (:class:`records.ApiRecord`, the one

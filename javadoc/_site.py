@@ -248,7 +248,8 @@ def _type_of_code(code, page: str) -> str:
     a = code if code.tag == "a" else code.find(".//a")
     if a is None:
         return text
-    href = (a.get("href") or "").split("#", 1)[0]
+    # an external link's page carries a query (`TreeNode.html?is-external=true`, javadoc 8): not part of its name
+    href = (a.get("href") or "").split("#", 1)[0].split("?", 1)[0]
     title = a.get("title") or ""
     base = posixpath.basename(href)[:-5] if href.endswith(".html") else ""
     if title.startswith(("type parameter", "type variable")):
@@ -283,17 +284,42 @@ def _split_dd(dd, page: str, typed: bool) -> tuple[str, str]:
     return name, rest
 
 
-def _notes(dl, page: str) -> tuple[list, str | None, list]:
+def _overridden(dd, page: str) -> str | None:
+    """The member id an "Overrides:"/"Specified by:" entry names:
+    ``<code><a href="T.html#m-int-">m</a></code> in class <code><a
+    title="class in pkg">T</a></code>`` — the member's anchor from the first
+    link, its type from the last ``<code>`` (a link's title and page, as
+    for Throws; external links included); None when either is not a link."""
+    codes = [c for c in dd if c.tag == "code"]
+    if len(codes) < 2:
+        return None
+    a = codes[0] if codes[0].tag == "a" else codes[0].find(".//a")
+    href = a.get("href") if a is not None else None
+    if not href or "#" not in href:
+        return None
+    fqn = _type_of_code(codes[-1], page)
+    if "." not in fqn:
+        return None
+    ids = _member_id(fqn, "method", href.split("#", 1)[1], [])
+    return ids[0] if ids is not None else None
+
+
+def _notes(dl, page: str) -> tuple[list, str | None, list, list]:
     params: list = []
     type_params: list = []
     returns = None
     throws: list = []
+    overrides: list = []
     label = ""
     for child in dl:
         if child.tag == "dt":
             label = inline_text(child).rstrip(":").strip().lower()
         elif child.tag == "dd":
-            if label == "parameters":
+            if label in ("overrides", "specified by"):
+                mid = _overridden(child, page)
+                if mid is not None and mid not in overrides:
+                    overrides.append(mid)
+            elif label == "parameters":
                 params.append(_split_dd(child, page, False))
             elif label == "type parameters":
                 n, t = _split_dd(child, page, False)
@@ -302,7 +328,7 @@ def _notes(dl, page: str) -> tuple[list, str | None, list]:
                 returns = element_text(child)
             elif label == "throws":
                 throws.append(_split_dd(child, page, True))
-    return type_params + params, returns, throws
+    return type_params + params, returns, throws, overrides
 
 
 # --- page parsers ----------------------------------------------------------------
@@ -374,10 +400,10 @@ def _member(fqn, kind, erased, anchors, box, sig_el, page, layout) -> ApiDoc | N
     mid, api = ids
     blocks = _blocks(box)
     desc = elements_text(blocks) or None
-    params, returns, throws = [], None, []
+    params, returns, throws, overrides = [], None, [], []
     for child in _children_flat(box):
         if child.tag == "dl":
-            params, returns, throws = _notes(child, page)
+            params, returns, throws, overrides = _notes(child, page)
             break
     return ApiDoc(
         id=mid, api=api, class_=fqn, kind=kind,
@@ -385,7 +411,7 @@ def _member(fqn, kind, erased, anchors, box, sig_el, page, layout) -> ApiDoc | N
         description=desc, first_sentence=first_sentence_of(blocks) if desc else None,
         params=tuple(params), returns=returns, throws=tuple(throws),
         deprecated=_deprecation(box), doc_source="javadoc", layout=layout,
-        location=page, anchor=anchors[-1] if anchors else erased,
+        location=page, anchor=anchors[-1] if anchors else erased, overrides=tuple(overrides),
     )
 
 

@@ -62,7 +62,7 @@ from ._model import ApiDoc, ClassDoc, DocSet, JavadocError, SiteLayout
 
 __all__ = ["DocSetStore", "StoreRefused", "StoredMembers", "StoredClasses", "DamagedEntry"]
 
-FORMAT = "qare-docset 2"
+FORMAT = "qare-docset 3"  # 3: members carry overrides (session 10)
 _MAX_FILE = 512 << 20  # compressed bytes of one entry read at most
 _MAX_JSON = 2 << 30  # inflated bytes at most (a jar's limits allow 2 GiB of text)
 _HASH_CHUNK = 1 << 20
@@ -391,7 +391,7 @@ def _encode(ds: DocSet, key: str, path: str) -> bytes:
                 c.doc_source, c.layout.value, c.location, list(c.members), c.package] for c in ds.classes]
     members = [[m.id, m.api, m.class_, m.kind, m.signature_text, m.description, m.first_sentence,
                 [list(p) for p in m.params], m.returns, [list(t) for t in m.throws], m.deprecated,
-                m.doc_source, m.layout.value, m.location, m.anchor] for m in ds.members]
+                m.doc_source, m.layout.value, m.location, m.anchor, list(m.overrides)] for m in ds.members]
     header = {
         "format": FORMAT,
         "key": key,
@@ -503,8 +503,8 @@ _S, _OPT = str, (str, type(None))
 
 def _check_member(m, layouts: dict) -> None:
     """Raise ``TypeError`` unless ``m`` is a member row as :func:`_encode` writes it
-    (15 fields of the right types, known layout)."""
-    if type(m) is not list or len(m) != 15:
+    (16 fields of the right types, known layout)."""
+    if type(m) is not list or len(m) != 16 or type(m[15]) is not list or not all(type(x) is _S for x in m[15]):
         raise TypeError("member")
     if not (type(m[0]) is _S and type(m[1]) is _S and type(m[2]) is _S and type(m[3]) is _S
             and type(m[4]) is _S and type(m[5]) in _OPT and type(m[6]) in _OPT and type(m[8]) in _OPT
@@ -641,7 +641,7 @@ class StoredMembers(_StoredRows):
         return ApiDoc(id=r[0], api=r[1], class_=r[2], kind=r[3], signature_text=r[4], description=r[5],
                       first_sentence=r[6], params=tuple((a, b) for a, b in r[7]), returns=r[8],
                       throws=tuple((a, b) for a, b in r[9]), deprecated=r[10], doc_source=r[11],
-                      layout=self._layouts[r[12]], location=r[13], anchor=r[14])
+                      layout=self._layouts[r[12]], location=r[13], anchor=r[14], overrides=tuple(r[15]))
 
 
 

@@ -203,6 +203,13 @@ def doc_record(index, target: TargetRecord) -> ApiRecord | None:
     if doc is None:
         return None
     d = dict(doc.to_dict())
+    parent = index.inherited(doc) if hasattr(index, "inherited") else None
+    if parent is not None:
+        # no comment of its own, and its page names the member it overrides or implements, documented in
+        # another jar of the build (javadoc copies such a comment when it has the supertype's sources)
+        d.update({k: v for k, v in parent.to_dict().items()
+                  if k in ("description", "first_sentence", "params", "returns", "throws")},
+                 doc_source=parent.doc_source, doc_from=parent.id)
     if not (d.get("description") or d.get("first_sentence")):
         # found in the sources but without a doc comment: nothing describes it
         return None

@@ -302,6 +302,10 @@ class ApiRecord:
     ``first_sentence`` written by the language model ``doc_model`` from the
     member's source code: generated text, not documentation — filter on
     ``doc_source`` to leave it out) or ``None`` (no documentation found).
+    ``doc_from`` is the id of the member the documentation was copied from
+    when the API has no comment of its own and its page names the member it
+    overrides or implements ("Overrides:"/"Specified by:", as javadoc copies
+    comments), else ``None``.
     """
 
     api: str
@@ -316,6 +320,7 @@ class ApiRecord:
     deprecated: str | None = None
     doc_source: str | None = None
     doc_model: str | None = None
+    doc_from: str | None = None
 
     def __post_init__(self) -> None:
         if not self.class_:

@@ -12,7 +12,7 @@ from qare.cli import main
 
 SRC = Path(__file__).resolve().parents[2] / "fixtures" / "javadoc" / "src"
 APIRECORD_KEYS = ["api", "signature", "class", "library", "description", "first_sentence",
-                  "params", "returns", "throws", "deprecated", "doc_source", "doc_model"]
+                  "params", "returns", "throws", "deprecated", "doc_source", "doc_model", "doc_from"]
 
 
 def test_writes_apirecords_and_counts(generated_sites, tmp_path):
