@@ -161,9 +161,13 @@ def _dep_elements(el):
 
 
 class _PomLoader:
-    def __init__(self, repos: _Repos, report: ClasspathReport):
+    def __init__(self, repos: _Repos, report: ClasspathReport, root: Path | None = None):
         self.repos = repos
         self.report = report
+        # a <parent>'s relativePath is followed inside the project only: a pom of a stranger's repository
+        # must not make qare read (and report the properties of) a file elsewhere on the machine — Maven
+        # itself reads a repository pom's parent by its coordinates, never by a path
+        self.root = root.resolve() if root is not None else None
         self.cache: dict[Path, _Pom | None] = {}
         self.parsed: dict[Path, object] = {}
         self.project_poms: dict[tuple[str, str], Path] = {}
@@ -201,7 +205,20 @@ class _PomLoader:
             pg, pa, pv = (_text(parent_el, k) for k in ("groupId", "artifactId", "version"))
             rel = _text(parent_el, "relativePath", "../pom.xml")
             cand = (path.parent / rel) if rel else None
-            if cand is not None and cand.is_dir():
+            if cand is not None and self.root is not None:
+                inside = path.is_relative_to(self.root)
+                try:
+                    if cand.is_dir():
+                        cand = cand / "pom.xml"
+                    cand = cand.resolve()
+                except (OSError, RuntimeError):  # a symlink loop: no parent there
+                    cand = None
+                if cand is not None and not cand.is_relative_to(self.root):
+                    if inside and rel != "../pom.xml":  # the default of a top-level pom is no choice of its own
+                        self.report.warnings.append(
+                            (str(path), f"parent relativePath {rel!r} leads outside the project; not read"))
+                    cand = None
+            elif cand is not None and cand.is_dir():
                 cand = cand / "pom.xml"
             if cand is not None and cand.is_file():
                 p = self.load(cand, depth + 1)
@@ -306,23 +323,32 @@ def _interpolate(val: str, props: dict[str, str]) -> str:
         nested references, or a result longer than :data:`MAX_EXPANDED_CHARS`.
     """
     budget = [MAX_EXPANDED_CHARS]
+    # each name is expanded once per call (its value does not depend on where it is used), and every
+    # reference costs the budget a unit besides its characters: `a1 = ${a0}${a0}`, ... `a30 = ${a29}${a29}`
+    # with an empty a0 made 2^30 expansions of nothing, which the characters alone never stopped (a 969-byte
+    # pom hung the build: the attacker's review, session 10)
+    done: dict[str, str] = {}
 
     def expand(s: str, stack: tuple[str, ...]) -> str:
         out: list[str] = []
         pos = 0
         for m in _PROP.finditer(s):
             out.append(s[pos:m.start()])
-            budget[0] -= m.start() - pos
+            budget[0] -= m.start() - pos + 1
             name = m.group(1)
             if name in stack:
                 raise PropertyExpansionError("property cycle: " + " -> ".join((*stack, name)))
             if name not in props:
                 out.append(m.group(0))
                 budget[0] -= len(m.group(0))
+            elif name in done:
+                out.append(done[name])
+                budget[0] -= len(done[name])
             elif len(stack) >= MAX_PROPERTY_DEPTH:
                 raise PropertyExpansionError(f"property ${{{name}}} nested deeper than {MAX_PROPERTY_DEPTH} levels")
             else:
-                out.append(expand(props[name], (*stack, name)))
+                done[name] = r = expand(props[name], (*stack, name))
+                out.append(r)
             if budget[0] < 0:
                 raise PropertyExpansionError(f"property expansion longer than {MAX_EXPANDED_CHARS} characters"
                                              f" (${{{name}}})")
@@ -403,7 +429,7 @@ def discover_classpath_report(project_root: str | os.PathLike, *,
         report.warnings.append((str(root), "project root is not a folder"))
         return report
     repos = _Repos(list(repositories) if repositories is not None else default_repositories())
-    loader = _PomLoader(repos, report)
+    loader = _PomLoader(repos, report, root)
     poms, gradles = _project_files(root)
     report.build_files = poms + gradles
     # Pass 1: the project's own modules, so inter-module dependencies are not looked up.

@@ -93,3 +93,39 @@ def test_deep_nesting_is_bounded(tmp_path):
     r = discover_classpath_report(root, repositories=[_repo(tmp_path)])
     assert "nested deeper than 32 levels" in r.warnings[0][1]
     assert "org.lib:shallow:1.0" in r.missing  # p5 expanded fine (and is not in the repository)
+
+
+def test_doubling_references_to_nothing_are_bounded(tmp_path):
+    # a0 empty; a_i = ${a_{i-1}}${a_{i-1}}: ${a30} is 2^30 references that
+    # expand to nothing, so no character budget stopped them (a 969-byte pom
+    # hung the build: the attacker's review, session 10). Each name is now
+    # expanded once per value: a30 is "", the version empty
+    props = "<a0></a0>" + "".join(f"<a{i}>${{a{i - 1}}}${{a{i - 1}}}</a{i}>" for i in range(1, 31))
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pom.xml").write_text(_pom(props, _dep("none", "${a30}") + _dep("good", "1.0")))
+    code = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(REPO)!r})
+        from callgraph._maven import _interpolate
+        from callgraph.classpath import discover_classpath_report
+        r = discover_classpath_report({str(root)!r}, repositories=[__import__('pathlib').Path({str(_repo(tmp_path))!r})])
+        props = {{"a0": ""}} | {{f"a{{i}}": f"${{{{a{{i - 1}}}}}}" * 2 for i in range(1, 31)}}
+        print(json.dumps({{"jars": [p.name for p in r.jars], "a30": _interpolate("v${{a30}}", props)}}))
+    """)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("property expansion did not finish within 60 s")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout) == {"jars": ["good-1.0.jar"], "a30": "v"}
+
+
+def test_a_reference_costs_the_budget_even_when_it_expands_to_nothing():
+    from callgraph._maven import PropertyExpansionError, _interpolate
+
+    # 20,000 distinct empty properties referenced once each: more references than the 16,384 budget
+    props = {f"e{i}": "" for i in range(20_000)}
+    with pytest.raises(PropertyExpansionError, match="longer than 16384 characters"):
+        _interpolate("".join(f"${{e{i}}}" for i in range(20_000)), props)
+    assert _interpolate("".join(f"${{e{i}}}" for i in range(1_000)), props) == ""

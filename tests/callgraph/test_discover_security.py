@@ -270,3 +270,36 @@ def test_a_memory_error_names_the_file(proj, monkeypatch):
     pg = build_project_graph(proj, jdk=None)
     size = (proj / "src/main/java/p/Huge.java").stat().st_size
     assert list(pg.summary.skipped) == [("src/main/java/p/Huge.java", f"out of memory while parsing it ({size} bytes)")]
+
+
+def test_a_parent_relative_path_outside_the_project_is_not_read(tmp_path):
+    # the offline pom model followed <relativePath> anywhere: a stranger's pom
+    # made qare read a file elsewhere on the machine and print its properties
+    # in the missing coordinates (the attacker's review, session 10: critical)
+    from callgraph.classpath import discover_classpath_report
+
+    ns = '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "pom.xml").write_text(
+        ns + "<groupId>com.secret</groupId><artifactId>parent</artifactId><version>1</version>"
+        "<packaging>pom</packaging><properties><token>s3cr3t</token></properties></project>")
+    root = tmp_path / "proj"
+    (root / "mod").mkdir(parents=True)
+    dep = ("<dependencies><dependency><groupId>leak.example</groupId><artifactId>probe</artifactId>"
+           "<version>${token}</version></dependency></dependencies>")
+    (root / "pom.xml").write_text(
+        ns + "<parent><groupId>com.secret</groupId><artifactId>parent</artifactId><version>1</version>"
+        "<relativePath>../private/pom.xml</relativePath></parent><artifactId>app</artifactId>"
+        "<packaging>pom</packaging><properties><own>2.0</own></properties>" + dep + "</project>")
+    # a module's parent inside the project is still read: its property resolves
+    (root / "mod" / "pom.xml").write_text(
+        ns + "<parent><groupId>com.secret</groupId><artifactId>app</artifactId><version>1</version></parent>"
+        "<artifactId>mod</artifactId><dependencies><dependency><groupId>org.lib</groupId>"
+        "<artifactId>inner</artifactId><version>${own}</version></dependency></dependencies></project>")
+    (tmp_path / "m2").mkdir()
+    r = discover_classpath_report(root, repositories=[tmp_path / "m2"])
+    assert not any("s3cr3t" in m for m in r.missing) and not any("s3cr3t" in w for _f, w in r.warnings)
+    assert "leak.example:probe:${token}" in r.missing
+    assert "org.lib:inner:2.0" in r.missing
+    assert (str((root / "pom.xml").resolve()),
+            "parent relativePath '../private/pom.xml' leads outside the project; not read") in r.warnings
