@@ -1078,7 +1078,7 @@ def _env_key(root: Path, kept_files, classpath, cp, loc_mode: str) -> str:
     for entry in classpath:
         p = Path(entry)
         h.update(_stat_sig(p).encode() + b"\n")
-        if p.is_dir():
+        if os.path.isdir(p):  # never raises (Path.is_dir does for a name too long: the whole project failed)
             n = 0
             for dirpath, _dirs, names in safefs_walk(p):
                 for name in sorted(names):

@@ -173,7 +173,7 @@ def doc_paths_next_to(jars: Iterable[str]) -> list[str]:
             continue
         for suffix in ("-javadoc.jar", "-sources.jar"):
             q = p.with_name(p.stem + suffix)
-            if q.is_file():
+            if os.path.isfile(q):  # never raises (Path.is_file does for a name too long)
                 out.append(str(q))
     return out
 

@@ -127,7 +127,9 @@ def _head_commit(path: Path) -> str | None:
 
 
 def _is_bare_repo(path: Path) -> bool:
-    return path.is_dir() and (path / "HEAD").is_file() and (path / "objects").is_dir() and not (path / ".git").exists()
+    # os.path never raises (Path.is_dir does for a name too long: the list's path is anyone's)
+    return (os.path.isdir(path) and os.path.isfile(path / "HEAD") and os.path.isdir(path / "objects")
+            and not os.path.lexists(path / ".git"))
 
 
 def fetch_project(spec: ProjectSpec, cache_dir: str | os.PathLike) -> tuple[Path, str | None]:

@@ -31,6 +31,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.safefs import FileRefused, read_regular
+
 from .fetching import FetchError, check_revision, check_url, fetch_project
 from .selection import Selection, select_checkout, select_metadata
 
@@ -94,6 +96,12 @@ class ProjectSpec:
         }
 
 
+#: bytes a project list may hold (a list of 100,000 projects is ~30 MB), and
+#: characters one of its lines may (a row's classpath column of a few hundred
+#: jars is tens of KB): the list is read whole, so both bound its memory
+MAX_LIST_BYTES = 64 << 20
+MAX_LINE_CHARS = 1 << 20
+
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git@[^:]+:)", re.I)
 
 
@@ -105,7 +113,8 @@ def _split_commit(source: str, base: Path | None = None) -> tuple[str, str | Non
     """``url@commit`` → (url, commit). Only an ``@`` in the last path
     segment counts (``git@host:`` and ``user@host`` parts are kept); a local
     path that exists as written (relative to ``base``) is never split."""
-    if not _is_url(source) and (base or Path.cwd()).joinpath(os.path.expanduser(source)).exists():
+    # os.path.exists never raises: Path.exists did for a name too long (ENAMETOOLONG), a traceback for the list
+    if not _is_url(source) and os.path.exists((base or Path.cwd()).joinpath(os.path.expanduser(source))):
         return source, None
     head, sep, last = source.rpartition("/")
     if "@" in last and not last.startswith("@"):
@@ -200,6 +209,10 @@ def _int(value, where: str) -> int | None:
 
 
 def _spec(row: dict, base: Path, line: int, where: str, words: bool = False) -> ProjectSpec:
+    # no path or URL holds a NUL (one made the build end in a ValueError traceback; JSON can write it escaped)
+    if any("\0" in v for v in row.values() if isinstance(v, str)) \
+            or any("\0" in x for v in row.values() if isinstance(v, list) for x in v if isinstance(x, str)):
+        raise ProjectListError(f"{where}: a NUL character (no path or URL holds one)")
     raw = next((row[k] for k in ("url", "path", "source", "repo") if row.get(k)), None)
     if not raw:
         raise ProjectListError(f"{where}: no url/path/source value")
@@ -249,13 +262,19 @@ def read_project_list(path: str | os.PathLike) -> list[ProjectSpec]:
     """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        # bounded, and a regular file only (a FIFO or device as the list never blocks or streams)
+        data = read_regular(p, MAX_LIST_BYTES)
+    except FileRefused as e:
+        raise ProjectListError(f"{p}: cannot read project list ({e.strerror})") from None
     except OSError as e:
         raise ProjectListError(f"{p}: cannot read project list ({e.strerror or e})") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ProjectListError(f"{p}: not UTF-8 text (byte {e.start})") from None
+    for i, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise ProjectListError(f"{p}:{i}: line longer than {MAX_LINE_CHARS} characters")
     base = p.resolve().parent
     suffix = p.suffix.lower()
     specs: list[ProjectSpec] = []

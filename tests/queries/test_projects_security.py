@@ -110,3 +110,46 @@ def test_an_unterminated_csv_quote_is_fatal_with_file_and_line(tmp_path):
     lst.write_text('path,name\np1,"two\nlines"\n')
     (a,) = read_project_list(lst)
     assert a.name == "two\nlines"
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("l.txt", f"{EXAMPLE}\n/tmp/a\0b\n", ":2: a NUL character (no path or URL holds one)"),
+    ("l.jsonl", '{"path": "x"}\n{"path": "a\\u0000b"}\n', None),  # JSON escapes it: the decoded path has it
+    ("l.csv", "path,classpath\nx,\"a\0b\"\n", ":2: a NUL character (no path or URL holds one)"),
+    ("l.txt", "x" * (1 << 20 | 1) + "\n", ":1: line longer than 1048576 characters"),
+])
+def test_list_lines_with_a_nul_or_too_long_are_list_errors(tmp_path, name, text, why):
+    # the attacker's review, session 10: a NUL ended the build in a ValueError traceback, a 100 MB
+    # line took 1.2 GB and wrote a 200 MB projects.jsonl
+    lst = tmp_path / name
+    lst.write_text(text)
+    if why is None:  # a NUL the JSON decoder makes: refused where the path is used
+        with pytest.raises(ProjectListError, match=r"l\.jsonl:2: .*NUL"):
+            read_project_list(lst)
+        return
+    with pytest.raises(ProjectListError) as e:
+        read_project_list(lst)
+    assert str(e.value) == f"{lst}{why}"
+
+
+def test_a_list_larger_than_its_bound_is_refused_unread(tmp_path):
+    from queries.projects import MAX_LIST_BYTES
+
+    lst = tmp_path / "l.txt"
+    with open(lst, "wb") as fh:  # sparse: nothing is written, and nothing must be read
+        fh.truncate(MAX_LIST_BYTES + 1)
+    with pytest.raises(ProjectListError) as e:
+        read_project_list(lst)
+    assert str(e.value) == f"{lst}: cannot read project list (larger than the limit of {MAX_LIST_BYTES} bytes)"
+
+
+def test_a_name_too_long_fails_its_project_not_the_build(tmp_path):
+    long = tmp_path / ("x" * 300)  # longer than a file name may be (ENAMETOOLONG)
+    (tmp_path / "l.txt").write_text(f"{EXAMPLE} classpath={long}.jar\n{long}\n")
+    r = CliRunner().invoke(main, ["build", str(tmp_path / "l.txt"), "--out", str(tmp_path / "o"), "-q",
+                                  "--no-discover-classpath", "--no-require-docs", "--jdk", "none"])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), r.output
+    rows = [json.loads(x) for x in (tmp_path / "o" / "projects.jsonl").read_text().splitlines()]
+    assert [x["verdict"] for x in rows] == ["kept", "failed"]
+    assert rows[0]["listed"]["unreadable"][0]["path"] == f"{long}.jar"
+    assert "File name too long" in rows[1]["error"]
