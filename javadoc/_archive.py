@@ -102,14 +102,32 @@ class FolderContainer(Container):
             def unreadable(exc: OSError) -> None:
                 self.warnings.append((exc.filename or root, f"unreadable folder: {exc.strerror or exc}; skipped"))
 
-            # followlinks=False: a folder link is never entered (its target
-            # is listed at its real place when it is inside the site)
-            for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
-                dirnames.sort()
-                rel = os.path.relpath(dirpath, root)
-                rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-                for f in sorted(filenames):
-                    out.append(rel + f)
+            # os.walk's order (top-down, names sorted) without its recursion: a
+            # folder 1,100 levels deep ended it in a RecursionError and lost the
+            # whole site (the attacker's review, session 10). A folder link is
+            # never entered (its target is listed at its real place when it is
+            # inside the site), nor listed as a file
+            stack = [""]
+            while stack:
+                rel = stack.pop()
+                try:
+                    with os.scandir(os.path.join(root, rel) if rel else root) as it:
+                        entries = list(it)
+                except OSError as exc:
+                    unreadable(exc)
+                    continue
+                files, folders = [], []
+                for e in entries:
+                    try:
+                        is_dir = e.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        files.append(e.name)
+                    elif not e.is_symlink():
+                        folders.append(e.name)
+                out += [rel + f for f in sorted(files)]
+                stack += [rel + d + "/" for d in sorted(folders, reverse=True)]
             self._names = out
         return self._names
 

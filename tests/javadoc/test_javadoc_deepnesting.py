@@ -5,6 +5,7 @@ read, and a parse that lost content must be a warning naming the page."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -116,3 +117,26 @@ def test_unparseable_page_is_a_warning(generated_sites, tmp_path):
     assert (where, reason) == (str(box), f"{box}: empty HTML page")
     assert not any(m.class_ == f"{P}.Box" for m in ds.members)
     assert len(ds.members) > 0
+
+
+def test_a_folder_deeper_than_the_recursion_limit_loses_nothing(deep_tree_dir):
+    # a javadoc= source folder holding one folder 1,100 levels deep: os.walk
+    # recursed once per level and the RecursionError lost the whole folder
+    # (the attacker's review, session 10)
+    from javadoc._archive import ZipLimits, open_container
+
+    src = deep_tree_dir / "src"
+    (src / "com" / "acme").mkdir(parents=True)
+    (src / "com" / "acme" / "Top.java").write_text(
+        "package com.acme;\n/** The top. */\npublic class Top {\n    /** Runs it. */\n    public void run() {}\n}\n")
+    d = src
+    for _ in range(1100):  # one level at a time: os.makedirs recurses once per missing level
+        d = d / "d"
+        d.mkdir()
+    (d / "Deep.java").write_text("class Deep {}\n")
+    names = open_container(str(src), ZipLimits()).names()
+    assert names[0] == "com/acme/Top.java" and names[-1] == "d/" * 1100 + "Deep.java" and len(names) == 2
+    from javadoc import DocIndex
+
+    index = DocIndex.open(str(src))
+    assert index.warnings == [] and index.get("com.acme.Top.run()").description == "Runs it."
