@@ -113,7 +113,8 @@ def _print_classpath_lines(quiet: bool):
 
 _EPILOG = LLM_EPILOG + epilog(
     "some project failed (recorded in projects.jsonl with its reason), a classpath= or javadoc= path the list "
-    "names could not be read (a warning on stderr; listed.unreadable), or the dataset has 0 samples "
+    "names could not be read (a warning on stderr; listed.unreadable), a project's files were skipped or had parse "
+    "errors (a warning on stderr; each in projects.jsonl warnings), or the dataset has 0 samples "
     "(a warning on stderr and projects.jsonl's no_samples_reason say why per project)",
     "PROJECT_LIST missing or naming no project",
     "the build could not proceed (e.g. the output folder is not writable, an optional package is missing)")
@@ -209,13 +210,19 @@ def build(project_list, out, **kw):
                    + "\n".join(f"  {project}: {path}: {why}" for project, path, why in bad[:20])
                    + (f"\n  ... {len(bad) - 20} more in projects.jsonl (listed.unreadable)" if len(bad) > 20 else ""),
                    err=True)
+    partial = result.incomplete
+    if partial:  # as qare graph: a file not read, or read only in part, is an input that failed
+        click.echo(f"warning: {len(partial)} project{'s' if len(partial) != 1 else ''} with files skipped or not "
+                   "parsed in full (exit code 1; each file and why in projects.jsonl warnings):\n"
+                   + "\n".join(f"  {project}: {sk} skipped, {pe} with parse errors" for project, sk, pe in partial[:20])
+                   + (f"\n  ... {len(partial) - 20} more" if len(partial) > 20 else ""), err=True)
     if not result.counts.get("samples"):
         why = [f"  {r['project']}: {r['no_samples_reason'] or r['error'] or r['reason'] or r['verdict']}"
                for r in result.projects]
         click.echo("warning: the dataset has 0 samples (exit code 1); per project:\n" + "\n".join(why[:20])
                    + (f"\n  ... {len(why) - 20} more in projects.jsonl" if len(why) > 20 else ""), err=True)
         sys.exit(PARTIAL)
-    if result.failed or bad:
+    if result.failed or bad or partial:
         sys.exit(PARTIAL)
 
 

@@ -157,6 +157,13 @@ def build_graph(part: ProjectPart, spec: ProjectSpec, root: Path, classpath: lis
         v = getattr(summary, attr, None)
         if isinstance(v, (list, tuple)):
             part.counts[attr] = len(v)
+    # each file not read, or not parsed in full, with why: in warnings, and qare build exits 1 (they were
+    # counted only: a FIFO named Foo.java or a link out of the project went by with exit 0 — the attacker's
+    # review, session 10; qare graph lists them and exits 1)
+    for rel, why in (getattr(summary, "skipped", None) or ())[:20]:
+        part.warnings.append(f"skipped {rel}: {why}")
+    for rel, pos in (getattr(summary, "parse_errors", None) or ())[:20]:
+        part.warnings.append(f"parse errors in {rel} (line:col): " + ", ".join(f"{a}:{b}" for a, b in pos[:5]))
     # the issue-9 figure: third-party call sites whose type is on the classpath (docs/callgraph.md)
     st = getattr(summary, "site_types", None)
     if isinstance(st, dict) and st:

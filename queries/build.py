@@ -91,6 +91,14 @@ class BuildResult:
         return sum(1 for p in self.projects if p["verdict"] == "failed")
 
     @property
+    def incomplete(self) -> list[tuple[str, int, int]]:
+        """``(project, files skipped, files with parse errors)`` of every
+        project whose graph left files out or read them only in part (each
+        named with its reason in ``projects.jsonl`` ``warnings``)."""
+        return [(p["project"], p["counts"].get("skipped", 0), p["counts"].get("parse_errors", 0))
+                for p in self.projects if p["counts"].get("skipped") or p["counts"].get("parse_errors")]
+
+    @property
     def unreadable(self) -> list[tuple[str, str, str]]:
         """``(project, path, reason)`` of every ``classpath=``/``javadoc=``
         path the list names that could not be read (``projects.jsonl``

@@ -63,3 +63,34 @@ def test_a_resumed_build_still_exits_1_for_them(tmp_path):
     assert again.exit_code == 1
     assert rows[0]["listed"]["unreadable"] == [{"path": str(missing), "reason": "no such file or folder"}]
     assert f"qare-example: {missing}: no such file or folder" in again.stderr
+
+
+def test_files_skipped_or_not_parsed_in_full_are_named_and_exit_1(tmp_path):
+    # the attacker's review, session 10: a FIFO named Foo.java and a link to
+    # /etc/passwd were refused (right) but only counted, exit 0; qare graph
+    # names them and exits 1
+    import os
+    import shutil
+
+    proj = tmp_path / "p"
+    shutil.copytree(EXAMPLE, proj)
+    src = next(proj.rglob("*.java")).parent
+    rel = src.relative_to(proj).as_posix()
+    os.mkfifo(src / "Fifo.java")
+    (src / "Passwd.java").symlink_to("/etc/passwd")
+    (src / "Bad.java").write_text("package x;\nclass Bad {\n  void m() { int x = ; }\n}\n")
+    r, rows = _build(tmp_path, str(proj))
+    assert r.exit_code == 1, r.output
+    w = rows[0]["warnings"]
+    assert f"skipped {rel}/Fifo.java: not a regular file (FIFO)" in w
+    assert f"skipped {rel}/Passwd.java: symlink leads outside the project (to /etc/passwd)" in w
+    assert any(x.startswith(f"parse errors in {rel}/Bad.java (line:col): 3:") for x in w)
+    assert (rows[0]["counts"]["skipped"], rows[0]["counts"]["parse_errors"]) == (2, 1)
+    assert "  p: 2 skipped, 1 with parse errors\n" in r.stderr
+    # nothing else lost: the example's samples, as without the three files
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    r2, _ = _build(clean, str(EXAMPLE))
+    assert r2.exit_code == 0
+    assert (tmp_path / "o" / "samples.jsonl").read_text().count("\n") == \
+        (clean / "o" / "samples.jsonl").read_text().count("\n") > 0
