@@ -111,7 +111,7 @@ class FolderContainer(Container):
             while stack:
                 rel = stack.pop()
                 try:
-                    with os.scandir(os.path.join(root, rel) if rel else root) as it:
+                    with os.scandir(os.path.join(root, rel[:-1]) if rel else root) as it:
                         entries = list(it)
                 except OSError as exc:
                     unreadable(exc)
