@@ -1017,7 +1017,7 @@ class ClasspathIndex:
                     elif p.is_file():
                         self._add(_JarSource(p, self.warnings, disk=disk))
                     else:
-                        self.warnings.append((str(p), "classpath entry does not exist"))
+                        self.warnings.append((str(p), _not_an_entry(p)))
                 # NotImplementedError: zipfile's unsupported zip version or compression.
                 except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
                         NotImplementedError, _EntryError) as exc:
@@ -1369,3 +1369,18 @@ def with_resolved(root, classpath, *, offline: bool = False, repo_local=None, pr
             seen.add(real)
             out.append(jar)
     return out, resolution
+
+
+def _not_an_entry(p: Path) -> str:
+    """Why a classpath path that is neither a folder nor a file is skipped: a
+    FIFO or a device was "does not exist" before session 10 (the attacker's
+    review), a link loop too."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return "classpath entry does not exist"
+    except OSError as e:
+        return f"unreadable classpath entry: {e.strerror or e}"
+    from .safefs import file_kind
+
+    return f"not a jar, zip or class folder ({file_kind(st.st_mode)})"

@@ -181,7 +181,13 @@ def build(project_list, out, **kw):
              maven_repo_local=str(repo_local) if repo_local else None)
     )
     if not os.path.isfile(project_list):
-        click.echo(f"error: {project_list}: no such file", err=True)
+        try:  # a FIFO or a device is named as such, not "no such file" (the attacker's review, session 10)
+            from records.safefs import file_kind
+
+            why = f"not a regular file ({file_kind(os.stat(project_list).st_mode)})"
+        except OSError:
+            why = "no such file"
+        click.echo(f"error: {project_list}: {why}", err=True)
         sys.exit(NO_INPUT)
     try:
         result = build_dataset(

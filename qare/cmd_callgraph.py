@@ -213,7 +213,7 @@ def _report_build(pg, classpath, quiet, echo=click.echo, given=None) -> bool:
         entries.update(os.path.realpath(j) for j in pg.resolution.jars)
     failed = False
     for entry, why in pg.summary.classpath_warnings:
-        ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist"))
+        ignored = why.startswith(("unreadable classpath entry", "classpath entry does not exist", "not a jar, zip"))
         # the JDK's own files and the cache folder are named as they are, not as classpath
         # entries (a 0777 cache folder was "classpath entry <cache folder>": new user, session 7)
         what = "classpath entry " if os.path.realpath(entry) in entries else ""

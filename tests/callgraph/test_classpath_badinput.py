@@ -249,3 +249,22 @@ def test_class_folder_link_out_of_the_folder_is_not_indexed(tmp_path, good_class
     assert isinstance(idx.lookup_result("bad.pkg.Good"), Unsolved)
     r = idx.lookup_result("evil.Leak")
     assert isinstance(r, Unsolved) and "outside" in r.text
+
+
+def test_a_classpath_path_that_is_no_file_nor_folder_says_what_it_is(tmp_path):
+    # a FIFO, a device and a link loop were all "classpath entry does not
+    # exist" (the attacker's review, session 10)
+    import os
+
+    from callgraph.classpath import ClasspathIndex
+
+    os.mkfifo(tmp_path / "fifo.jar")
+    (tmp_path / "loop.jar").symlink_to(tmp_path / "loop.jar")
+    entries = [tmp_path / "fifo.jar", "/dev/zero", tmp_path / "loop.jar", tmp_path / "none.jar"]
+    cp = ClasspathIndex.open([str(e) for e in entries], jdk=None)
+    assert cp.warnings == [
+        (str(tmp_path / "fifo.jar"), "not a jar, zip or class folder (FIFO)"),
+        ("/dev/zero", "not a jar, zip or class folder (character device)"),
+        (str(tmp_path / "loop.jar"), "unreadable classpath entry: Too many levels of symbolic links"),
+        (str(tmp_path / "none.jar"), "classpath entry does not exist"),
+    ]

@@ -135,3 +135,14 @@ def test_temp_file_names_are_never_written_through_links(tmp_path):
     (tmp_path / f".samples.jsonl.{os.getpid()}.tmp").symlink_to(victim)
     write_jsonl(target, [{"a": 1}])
     assert victim.read_text() == "precious data\n" and target.read_text() == '{"a": 1}\n'
+
+
+def test_a_list_that_is_no_regular_file_says_what_it_is(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "l.txt")
+    r = run(tmp_path / "l.txt", "--out", tmp_path / "o", "-q")
+    assert r.exit_code == 3 and r.stderr == f"error: {tmp_path / 'l.txt'}: not a regular file (FIFO)\n"
+    r = run(tmp_path / "missing.txt", "--out", tmp_path / "o", "-q")
+    assert r.exit_code == 3 and r.stderr == f"error: {tmp_path / 'missing.txt'}: no such file\n"
+    assert not (tmp_path / "o").exists()
