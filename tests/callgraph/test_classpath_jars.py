@@ -129,3 +129,27 @@ def test_lookups_in_forked_workers():
         for n, got in out:
             r = fresh.lookup_result(n)
             assert got == (r.type.fqn if isinstance(r, Solved) else r.reason)
+
+
+def test_a_deep_class_folder_is_read_with_one_realpath_per_link(deep_tree_dir, monkeypatch):
+    # every folder's realpath (and relpath) cost one step per level: a chain of
+    # 2,000 empty folders as classpath= took 79 s (the attacker's review,
+    # session 10). Now a folder's real path comes from its parent's; only the
+    # root and links are resolved
+    import os
+
+    import callgraph.classpath as cpm
+
+    d = deep_tree_dir
+    for _ in range(1200):  # deeper than the recursion limit; made one level at a time
+        d = d / "p"
+        d.mkdir()
+    (d / "Deep.class").write_bytes(b"\xca\xfe\xba\xbe")
+    (deep_tree_dir / "p" / "p" / "out").symlink_to("/etc")  # a link out: resolved, never read
+    calls = []
+    real = os.path.realpath
+    monkeypatch.setattr(cpm.os.path, "realpath", lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
+    src = cpm._DirSource(deep_tree_dir, [])
+    assert set(src.names) == {"/".join(["p"] * 1200) + "/Deep"}
+    # the root (Path.resolve) and the link, nothing per level
+    assert list(map(str, calls)) == [str(deep_tree_dir), str(deep_tree_dir / "p" / "p" / "out")]
