@@ -85,6 +85,8 @@ __all__ = [
 
 #: Limits for reading archives (zip bombs, hostile jars).
 MAX_ZIP_ENTRIES = 200_000
+#: folders one class folder of the classpath may hold (one per package: thousands at most)
+MAX_CLASS_FOLDER_DIRS = 100_000
 MAX_CLASS_BYTES = 16 * 1024 * 1024
 MAX_POM_PROPERTIES_BYTES = 64 * 1024
 _OPEN_JARS = 64  # at most this many jars held open at once (LRU)
@@ -530,6 +532,11 @@ class _DirSource(_Source):
                 dirnames[:] = []
                 continue
             seen_dirs.add(real)
+            if len(seen_dirs) > MAX_CLASS_FOLDER_DIRS:
+                # a project's class folder has a folder per package; classpath=/ walked the whole machine
+                # (76 s, no word said: the attacker's review, session 10)
+                warnings.append((self.path, f"more than {MAX_CLASS_FOLDER_DIRS} folders; rest not indexed"))
+                break
             for d in dirnames:
                 sub = os.path.join(dirpath, d)
                 known[sub] = (os.path.realpath(sub) if os.path.islink(sub) else os.path.join(real, d),

@@ -153,3 +153,16 @@ def test_a_deep_class_folder_is_read_with_one_realpath_per_link(deep_tree_dir, m
     assert set(src.names) == {"/".join(["p"] * 1200) + "/Deep"}
     # the root (Path.resolve) and the link, nothing per level
     assert list(map(str, calls)) == [str(deep_tree_dir), str(deep_tree_dir / "p" / "p" / "out")]
+
+
+def test_a_class_folder_of_too_many_folders_is_read_in_part_and_said(tmp_path, monkeypatch):
+    import callgraph.classpath as cpm
+
+    monkeypatch.setattr(cpm, "MAX_CLASS_FOLDER_DIRS", 5)
+    for i in range(8):
+        (tmp_path / f"pkg{i}").mkdir()
+        (tmp_path / f"pkg{i}" / "A.class").write_bytes(b"\xca\xfe\xba\xbe")
+    warnings: list = []
+    src = cpm._DirSource(tmp_path, warnings)
+    assert warnings == [(str(tmp_path), "more than 5 folders; rest not indexed")]
+    assert len(src.names) == 4  # the root and four packages, then the sixth folder stopped it
