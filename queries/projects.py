@@ -209,10 +209,16 @@ def _int(value, where: str) -> int | None:
 
 
 def _spec(row: dict, base: Path, line: int, where: str, words: bool = False) -> ProjectSpec:
-    # no path or URL holds a NUL (one made the build end in a ValueError traceback; JSON can write it escaped)
-    if any("\0" in v for v in row.values() if isinstance(v, str)) \
-            or any("\0" in x for v in row.values() if isinstance(v, list) for x in v if isinstance(x, str)):
-        raise ProjectListError(f"{where}: a NUL character (no path or URL holds one)")
+    # no path, URL or commit of a list holds a control character: a NUL made the build end in a ValueError traceback,
+    # a newline (JSON or CSV can hold one) forged lines of qare's own stderr where the path was named (the
+    # attacker's review, session 10)
+    fields = [row.get(k) for k in ("url", "path", "source", "repo", "commit", "classpath", "javadoc")]
+    values = [v for v in fields if isinstance(v, str)] \
+        + [x for v in fields if isinstance(v, list) for x in v if isinstance(x, str)]
+    bad = next((c for v in values for c in v if c < " " or c == "\x7f"), None)
+    if bad is not None:
+        raise ProjectListError(f"{where}: " + ("a NUL character" if bad == "\0" else f"a control character "
+                                               f"({bad!r})") + " (no path or URL holds one)")
     raw = next((row[k] for k in ("url", "path", "source", "repo") if row.get(k)), None)
     if not raw:
         raise ProjectListError(f"{where}: no url/path/source value")

@@ -117,6 +117,9 @@ def test_an_unterminated_csv_quote_is_fatal_with_file_and_line(tmp_path):
     ("l.jsonl", '{"path": "x"}\n{"path": "a\\u0000b"}\n', None),  # JSON escapes it: the decoded path has it
     ("l.csv", "path,classpath\nx,\"a\0b\"\n", ":2: a NUL character (no path or URL holds one)"),
     ("l.txt", "x" * (1 << 20 | 1) + "\n", ":1: line longer than 1048576 characters"),
+    # a newline inside a value would forge a line of qare's stderr where the path is named
+    ("l.csv", 'path,javadoc\nx,"a\nwarning: forged"\n', ":3: a control character ('\\n') (no path or URL holds one)"),
+    ("l.jsonl", '{"path": "x", "javadoc": ["a\\u001b[31mred"]}\n', ":1: a control character ('\\x1b') (no path or URL holds one)"),
 ])
 def test_list_lines_with_a_nul_or_too_long_are_list_errors(tmp_path, name, text, why):
     # the attacker's review, session 10: a NUL ended the build in a ValueError traceback, a 100 MB
