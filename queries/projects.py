@@ -209,16 +209,16 @@ def _int(value, where: str) -> int | None:
 
 
 def _spec(row: dict, base: Path, line: int, where: str, words: bool = False) -> ProjectSpec:
-    # no path, URL or commit of a list holds a control character: a NUL made the build end in a ValueError traceback,
-    # a newline (JSON or CSV can hold one) forged lines of qare's own stderr where the path was named (the
-    # attacker's review, session 10)
-    fields = [row.get(k) for k in ("url", "path", "source", "repo", "commit", "classpath", "javadoc")]
+    # no path, URL, commit or name of a list holds a control character: a NUL made the build end in a ValueError
+    # traceback, a newline (JSON or CSV can hold one) forged lines of qare's own stderr where the path or the
+    # project's name was printed (the attacker's review, session 10)
+    fields = [row.get(k) for k in ("url", "path", "source", "repo", "commit", "classpath", "javadoc", "name")]
     values = [v for v in fields if isinstance(v, str)] \
         + [x for v in fields if isinstance(v, list) for x in v if isinstance(x, str)]
     bad = next((c for v in values for c in v if c < " " or c == "\x7f"), None)
     if bad is not None:
         raise ProjectListError(f"{where}: " + ("a NUL character" if bad == "\0" else f"a control character "
-                                               f"({bad!r})") + " (no path or URL holds one)")
+                                               f"({bad!r})") + " (no path, URL or name holds one)")
     raw = next((row[k] for k in ("url", "path", "source", "repo") if row.get(k)), None)
     if not raw:
         raise ProjectListError(f"{where}: no url/path/source value")
