@@ -212,7 +212,7 @@ def build(project_list, out, **kw):
     bad = result.unreadable
     if bad:  # the list's own inputs: never only in projects.jsonl, -q or not
         click.echo(f"warning: {len(bad)} path{'s' if len(bad) != 1 else ''} the list names could not be read "
-                   "(exit code 1; the projects were built without them):\n"
+                   "in full (exit code 1; the projects were built with what could be read):\n"
                    + "\n".join(f"  {project}: {path}: {why}" for project, path, why in bad[:20])
                    + (f"\n  ... {len(bad) - 20} more in projects.jsonl (listed.unreadable)" if len(bad) > 20 else ""),
                    err=True)

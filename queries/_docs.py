@@ -245,8 +245,20 @@ def open_doc_index(doc_paths: list[str], warnings: list[str], deps: BuildDeps, l
             why.setdefault(w[0], w[1])
         warnings.append(f"docs: {w[0]}: {w[1]}" if isinstance(w, tuple) and len(w) == 2 else f"docs: {w}")
     if unreadable is not None:
-        unreadable.extend([p, why.get(p, "could not be read")]
-                          for p in getattr(index, "failed", ()) or () if p in listed)
+        failed = tuple(getattr(index, "failed", ()) or ())
+        unreadable.extend([p, why.get(p, "could not be read")] for p in failed if p in listed)
+        # a listed jar or folder read in part: a file in it that could not be read (a bad CRC, a source file
+        # that does not parse, a FIFO) lost its members without a word, exit 0 (the attacker's second
+        # review, session 10)
+        inside: dict = {}
+        for w in getattr(index, "warnings", ()) or ():
+            if isinstance(w, tuple) and len(w) == 2 and isinstance(w[0], str):
+                for p in listed.difference(failed):
+                    if w[0].startswith((p + "!", p + "/")):
+                        inside.setdefault(p, []).append(w)
+        for p, ws in sorted(inside.items()):
+            unreadable.append([p, f"{len(ws)} file{'s' if len(ws) != 1 else ''} in it not read in full, "
+                                  f"first {ws[0][0][len(p) + 1:]}: {ws[0][1]}"])
     return index
 
 

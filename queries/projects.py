@@ -101,6 +101,8 @@ class ProjectSpec:
 #: jars is tens of KB): the list is read whole, so both bound its memory
 MAX_LIST_BYTES = 64 << 20
 MAX_LINE_CHARS = 1 << 20
+#: paths one classpath= or javadoc= value may name (a project's resolved classpath has hundreds)
+MAX_PATHS_PER_COLUMN = 5_000
 
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git@[^:]+:)", re.I)
 
@@ -215,7 +217,14 @@ def _spec(row: dict, base: Path, line: int, where: str, words: bool = False) -> 
     fields = [row.get(k) for k in ("url", "path", "source", "repo", "commit", "classpath", "javadoc", "name")]
     values = [v for v in fields if isinstance(v, str)] \
         + [x for v in fields if isinstance(v, list) for x in v if isinstance(x, str)]
-    bad = next((c for v in values for c in v if c < " " or c == "\x7f"), None)
+    bad = next((c for v in values for c in v if c < " " or c == "\x7f" or "\ud800" <= c <= "\udfff"), None)
+    if bad is not None and "\ud800" <= bad <= "\udfff":  # JSON's "\ud800": no text (a UnicodeEncodeError traceback)
+        raise ProjectListError(f"{where}: a lone surrogate {bad!r} (not text)")
+    for k in ("classpath", "javadoc"):
+        v = row.get(k)
+        n = len(v) if isinstance(v, list) else len(re.split(r"[;\s]+" if words else r";", v)) if isinstance(v, str) else 0
+        if n > MAX_PATHS_PER_COLUMN:  # each is resolved (realpath): a 4 MiB list of them took 33 s to read
+            raise ProjectListError(f"{where}: more than {MAX_PATHS_PER_COLUMN} {k} paths")
     if bad is not None:
         raise ProjectListError(f"{where}: " + ("a NUL character" if bad == "\0" else f"a control character "
                                                f"({bad!r})") + " (no path, URL or name holds one)")

@@ -129,3 +129,36 @@ def test_a_reference_costs_the_budget_even_when_it_expands_to_nothing():
     with pytest.raises(PropertyExpansionError, match="longer than 16384 characters"):
         _interpolate("".join(f"${{e{i}}}" for i in range(20_000)), props)
     assert _interpolate("".join(f"${{e{i}}}" for i in range(1_000)), props) == ""
+
+
+def test_unclosed_references_are_scanned_once():
+    # 80,000 unclosed "${" made every one of them scan to the value's end: 40 s
+    # for a 160 KB pom (the attacker's second review, session 10). A name holds
+    # no "$" or "{" (Maven's do not), so each scan stops at the next one: the
+    # value is refused by its length, at once
+    from callgraph._maven import _PROP, PropertyExpansionError, _interpolate
+
+    assert _PROP.findall("${a}${b.c}${${x}}${") == ["a", "b.c", "x"]
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(REPO)!r})
+        from callgraph._maven import _PROP
+        print(sum(1 for _ in _PROP.finditer("${{" * 200_000)))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "0"
+    with pytest.raises(PropertyExpansionError, match="longer than 16384"):
+        _interpolate("${" * 80_000, {"a": "b"})
+
+
+def test_a_pom_declares_at_most_so_many_properties(tmp_path, monkeypatch):
+    from callgraph import _maven
+
+    monkeypatch.setattr(_maven, "MAX_POM_PROPERTIES", 3)
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pom.xml").write_text(_pom("<a>1.0</a><b>1.0</b><c>1.0</c><d>1.0</d>", _dep("good", "${c}") + _dep("late", "${d}")))
+    r = discover_classpath_report(root, repositories=[_repo(tmp_path)])
+    assert [p.name for p in r.jars] == ["good-1.0.jar"]
+    assert (str((root / "pom.xml").resolve()), "more than 3 properties; the rest not read") in r.warnings
+    assert "org.lib:late:${d}" in r.missing

@@ -184,3 +184,25 @@ def test_offline_model_takes_a_system_jar_only_from_inside_the_project(tmp_path)
     assert secret.resolve() not in jars
     assert own.resolve() in jars, report.missing
     assert any("x:secret:1" in m and "not a file inside the project" in m for m in report.missing)
+
+
+def test_module_and_parent_paths_that_loop_are_no_traceback(tmp_path):
+    # <module>loop</module> and <relativePath>loop/pom.xml</relativePath> with
+    # loop -> loop: Path.resolve raised RuntimeError and the resolution ended in
+    # a traceback (the attacker's second review, session 10)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "loop").symlink_to("loop")
+    (proj / "pom.xml").write_text("""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <parent><groupId>t</groupId><artifactId>p</artifactId><version>1</version>
+    <relativePath>loop/pom.xml</relativePath></parent>
+  <groupId>t</groupId><artifactId>app</artifactId><version>1</version><packaging>pom</packaging>
+  <modules><module>loop</module></modules>
+</project>""")
+    work = _Work(proj, MavenClient(repo_local=tmp_path / "repo", offline=True), None)
+    work.add_project_poms([proj / "pom.xml", proj / "loop"])
+    work.link_parents()
+    (pm,) = work.poms
+    mods = _maven._child(pm.tree, "modules")
+    assert mods is None or len(mods) == 0  # "loop" names no pom of the project

@@ -41,7 +41,7 @@ def test_unreadable_listed_paths_are_reported_and_exit_1(tmp_path):
     assert f"classpath: {missing_jar}: classpath entry does not exist" in rows[0]["warnings"]
     assert f"docs: {missing_doc}: no such file or folder" in rows[0]["warnings"]
     # said on stderr under -q, each with the project, the path and the reason
-    assert "warning: 3 paths the list names could not be read (exit code 1" in r.stderr
+    assert "warning: 3 paths the list names could not be read in full (exit code 1" in r.stderr
     for u in expected:
         assert f"  qare-example: {u['path']}: {u['reason']}\n" in r.stderr
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
@@ -94,3 +94,24 @@ def test_files_skipped_or_not_parsed_in_full_are_named_and_exit_1(tmp_path):
     assert r2.exit_code == 0
     assert (tmp_path / "o" / "samples.jsonl").read_text().count("\n") == \
         (clean / "o" / "samples.jsonl").read_text().count("\n") > 0
+
+
+def test_a_listed_javadoc_folder_read_in_part_is_reported(tmp_path):
+    # the attacker's second review, session 10: a javadoc= folder with a file
+    # that does not parse and a FIFO lost their members without a word, exit 0
+    import os
+    import shutil
+
+    docs = tmp_path / "docs"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "libs" / "textkit" / "src", docs)
+    pkg = next(docs.rglob("*.java")).parent
+    rel = pkg.relative_to(docs).as_posix()
+    (pkg / "Broken.java").write_text("package org.example.textkit;\n/** B. */\npublic class Broken { void m( }\n")
+    os.mkfifo(pkg / "Fifo.java")
+    example = Path(__file__).resolve().parents[2] / "examples" / "projects" / "notes-service"
+    r, rows = _build(tmp_path, f"{example} javadoc={docs}")
+    assert r.exit_code == 1, r.output
+    assert rows[0]["listed"]["unreadable"] == [{
+        "path": str(docs),
+        "reason": f"2 files in it not read in full, first {rel}/Broken.java: syntax errors; "
+                  "declarations read as far as possible"}]

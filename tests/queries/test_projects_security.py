@@ -158,3 +158,19 @@ def test_a_name_too_long_fails_its_project_not_the_build(tmp_path):
     assert [x["verdict"] for x in rows] == ["kept", "failed"]
     assert rows[0]["listed"]["unreadable"][0]["path"] == f"{long}.jar"
     assert "File name too long" in rows[1]["error"]
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("l.jsonl", '{"path": "x\\ud800"}\n', ":1: a lone surrogate '\\ud800' (not text)"),
+    ("l.jsonl", '{"path": "x", "name": "\\udc00"}\n', ":1: a lone surrogate '\\udc00' (not text)"),
+    ("l.txt", "x classpath=" + ";".join(["a"] * 5001) + "\n", ":1: more than 5000 classpath paths"),
+    ("l.jsonl", '{"path": "x", "javadoc": ' + json.dumps(["a"] * 5001) + "}\n", ":1: more than 5000 javadoc paths"),
+])
+def test_surrogates_and_too_many_paths_are_list_errors(tmp_path, name, text, why):
+    # the attacker's second review, session 10: a JSON lone surrogate ended the build in a
+    # UnicodeEncodeError traceback; every classpath path is resolved, and a 4 MiB list of them took 33 s
+    lst = tmp_path / name
+    lst.write_text(text)
+    with pytest.raises(ProjectListError) as e:
+        read_project_list(lst)
+    assert str(e.value) == f"{lst}{why}"
