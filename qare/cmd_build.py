@@ -185,8 +185,8 @@ def build(project_list, out, **kw):
             from records.safefs import file_kind
 
             why = f"not a regular file ({file_kind(os.stat(project_list).st_mode)})"
-        except OSError:
-            why = "no such file"
+        except OSError as e:
+            why = "no such file" if isinstance(e, FileNotFoundError) else f"cannot read it ({e.strerror or e})"
         click.echo(f"error: {project_list}: {why}", err=True)
         sys.exit(NO_INPUT)
     try:

@@ -145,4 +145,8 @@ def test_a_list_that_is_no_regular_file_says_what_it_is(tmp_path):
     assert r.exit_code == 3 and r.stderr == f"error: {tmp_path / 'l.txt'}: not a regular file (FIFO)\n"
     r = run(tmp_path / "missing.txt", "--out", tmp_path / "o", "-q")
     assert r.exit_code == 3 and r.stderr == f"error: {tmp_path / 'missing.txt'}: no such file\n"
+    (tmp_path / "loop.txt").symlink_to("loop.txt")
+    r = run(tmp_path / "loop.txt", "--out", tmp_path / "o", "-q")
+    assert r.exit_code == 3 and r.stderr == \
+        f"error: {tmp_path / 'loop.txt'}: cannot read it (Too many levels of symbolic links)\n"
     assert not (tmp_path / "o").exists()
