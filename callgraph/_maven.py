@@ -165,13 +165,13 @@ def _dep_elements(el):
 
 
 class _PomLoader:
-    def __init__(self, repos: _Repos, report: ClasspathReport, root: Path | None = None):
+    def __init__(self, repos: _Repos, report: ClasspathReport, root: Path):
         self.repos = repos
         self.report = report
         # a <parent>'s relativePath is followed inside the project only: a pom of a stranger's repository
         # must not make qare read (and report the properties of) a file elsewhere on the machine — Maven
         # itself reads a repository pom's parent by its coordinates, never by a path
-        self.root = root.resolve() if root is not None else None
+        self.root = real_path(root)
         self.cache: dict[Path, _Pom | None] = {}
         self.parsed: dict[Path, object] = {}
         self.project_poms: dict[tuple[str, str], Path] = {}
@@ -209,22 +209,15 @@ class _PomLoader:
             pg, pa, pv = (_text(parent_el, k) for k in ("groupId", "artifactId", "version"))
             rel = _text(parent_el, "relativePath", "../pom.xml")
             cand = (path.parent / rel) if rel else None
-            if cand is not None and self.root is not None:
-                inside = path.is_relative_to(self.root)
-                try:
-                    if cand.is_dir():
-                        cand = cand / "pom.xml"
-                    cand = cand.resolve()
-                except (OSError, RuntimeError):  # a symlink loop: no parent there
-                    cand = None
-                if cand is not None and not cand.is_relative_to(self.root):
-                    if inside and rel != "../pom.xml":  # the default of a top-level pom is no choice of its own
+            if cand is not None:
+                cand = real_path(cand / "pom.xml" if os.path.isdir(cand) else cand)
+                if not cand.is_relative_to(self.root):
+                    # the default of a top-level pom is no choice of its own; a repository pom's is not said
+                    if rel != "../pom.xml" and path.is_relative_to(self.root):
                         self.report.warnings.append(
                             (str(path), f"parent relativePath {rel!r} leads outside the project; not read"))
                     cand = None
-            elif cand is not None and cand.is_dir():
-                cand = cand / "pom.xml"
-            if cand is not None and cand.is_file():
+            if cand is not None and os.path.isfile(cand):
                 p = self.load(cand, depth + 1)
                 if p is not None and p.gav[:2] == (pg, pa):
                     parent = p
@@ -316,6 +309,15 @@ class _PomLoader:
 # properties that refer to others several times expand exponentially ("billion laughs").
 MAX_PROPERTY_DEPTH = 32           # nested references followed
 MAX_EXPANDED_CHARS = 16 * 1024    # characters one value may expand to
+
+
+def real_path(p) -> Path:
+    """``p``'s real path, never raising: ``Path.resolve`` raises RuntimeError on
+    a symlink loop (a <module> or relativePath ``loop -> loop`` ended
+    resolution in a traceback: the attacker's second review, session 10);
+    ``os.path.realpath`` returns a looping path as it stands, which then
+    names no pom of the project."""
+    return Path(os.path.realpath(p))
 
 
 class PropertyExpansionError(ValueError):

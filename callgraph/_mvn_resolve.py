@@ -59,15 +59,6 @@ _OUT_FILE = "qare-deps.txt"
 _CACHE_FORMAT = 1
 
 
-
-def _real(p) -> Path:
-    """``p``'s real path, never raising: ``Path.resolve`` raises RuntimeError on
-    a symlink loop (a <module> or relativePath ``loop -> loop`` ended
-    resolution in a traceback: the attacker's second review, session 10);
-    ``os.path.realpath`` returns a looping path as it stands, which then
-    names no pom of the project."""
-    return Path(os.path.realpath(p))
-
 class Method(str, Enum):
     """How a project's dependencies were resolved."""
 
@@ -547,10 +538,10 @@ class _Work:
 
     def add_project_poms(self, pom_files: list[Path]) -> None:
         parsed: dict[Path, object] = {}
-        real_root = _real(self.root)
+        real_root = _maven.real_path(self.root)
         for p in pom_files[:_MAX_MODULES]:
             try:
-                rp = _real(p)
+                rp = _maven.real_path(p)
                 rp.relative_to(real_root)
             except (OSError, ValueError):
                 self.warnings.append((str(p), "pom outside the project (symlink); skipped"))
@@ -586,7 +577,7 @@ class _Work:
             mods = _child(tree, "modules")
             if mods is not None:
                 for m in list(mods):
-                    target = _real(rp.parent / (m.text or ""))
+                    target = _maven.real_path(rp.parent / (m.text or ""))
                     if os.path.isdir(target):
                         target = target / "pom.xml"
                     if target not in parsed or target.name != "pom.xml":
@@ -632,8 +623,8 @@ class _Work:
                 self.failures.append(Failure(coords, Reason.REFUSED, why + "; dependency left out", where))
                 continue
             try:
-                real = _real(Path(sp))
-                real.relative_to(_real(self.root))
+                real = _maven.real_path(Path(sp))
+                real.relative_to(_maven.real_path(self.root))
                 ok = "${" not in sp and Path(sp).is_absolute() and real.is_file()
             except (OSError, ValueError):
                 ok = False
@@ -662,7 +653,7 @@ class _Work:
             rel = "../pom.xml" if relc is None else (relc.text or "").strip()
             local = None
             if rel and pm.source is not None:
-                cand = _real(pm.source.parent / rel)
+                cand = _maven.real_path(pm.source.parent / rel)
                 if os.path.isdir(cand):
                     cand = cand / "pom.xml"
                 local = by_src.get(cand)

@@ -520,15 +520,15 @@ class _DirSource(_Source):
         self.path = str(path)
         root = path.resolve()
         names = set()
-        seen_dirs = {str(root)}
+        root_s = str(root)
+        seen_dirs = {root_s}
         # each folder's real path and path below the root, from its parent's: realpath and relpath of every
         # folder cost one step per level each, and a chain 2,000 folders deep took 79 s (the attacker's
         # review, session 10); only a link is resolved again
-        known = {str(root): (str(root), "")}
+        known = {root_s: (root_s, "")}
         visited = 0
         for dirpath, dirnames, filenames in safefs_walk(root, followlinks=True):
-            # found through its parent (the root is known from the start)
-            real, rel = known.pop(dirpath, None) or (os.path.realpath(dirpath), os.path.relpath(dirpath, root))
+            real, rel = known.pop(dirpath)  # found through its parent below (the root: from the start)
             visited += 1
             if visited > MAX_CLASS_FOLDER_DIRS:
                 # a project's class folder has a folder per package; classpath=/ walked the whole machine
@@ -541,7 +541,7 @@ class _DirSource(_Source):
             for d in dirnames:
                 sub = os.path.join(dirpath, d)
                 r = os.path.realpath(sub) if os.path.islink(sub) else os.path.join(real, d)
-                if r in seen_dirs or not is_inside(r, str(root)):  # symlink loop, a second way in, or outside
+                if r in seen_dirs or not is_inside(r, root_s):  # symlink loop, a second way in, or outside
                     continue
                 seen_dirs.add(r)
                 kept.append(d)

@@ -251,10 +251,11 @@ def open_doc_index(doc_paths: list[str], warnings: list[str], deps: BuildDeps, l
         # that does not parse, a FIFO) lost its members without a word, exit 0 (the attacker's second
         # review, session 10)
         inside: dict = {}
+        prefixes = {p: (p + "!", p + "/") for p in listed.difference(failed)}
         for w in getattr(index, "warnings", ()) or ():
             if isinstance(w, tuple) and len(w) == 2 and isinstance(w[0], str):
-                for p in listed.difference(failed):
-                    if w[0].startswith((p + "!", p + "/")):
+                for p, pre in prefixes.items():
+                    if w[0].startswith(pre):
                         inside.setdefault(p, []).append(w)
         for p, ws in sorted(inside.items()):
             unreadable.append([p, f"{len(ws)} file{'s' if len(ws) != 1 else ''} in it not read in full, "

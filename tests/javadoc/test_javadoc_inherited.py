@@ -102,3 +102,37 @@ def test_javadoc_8_notes_with_external_links():
     params, returns, throws, overrides = _notes(dl, "com/fasterxml/jackson/databind/JsonNode.html")
     assert overrides == ["com.fasterxml.jackson.core.TreeNode.isMissingNode()"]
     assert throws == [("com.fasterxml.jackson.core.JsonProcessingException", "when it is not JSON")]
+
+
+def _doc(mid: str, description=None, overrides=()):
+    from javadoc import ApiDoc, SiteLayout
+
+    return ApiDoc(id=mid, api=mid.split("(")[0], class_=mid.rsplit(".", 1)[0], kind="method", signature_text="",
+                  description=description, first_sentence=description, params=(), returns=None, throws=(),
+                  deprecated=None, doc_source="javadoc", layout=SiteLayout.JDK17, location="x.html",
+                  overrides=overrides)
+
+
+def test_a_stranger_site_cannot_make_inheritance_loop_or_run_on():
+    from javadoc import DocSet
+
+    # a page whose notes name each other (A -> B -> A), and a chain longer than the bound
+    loop = [_doc("p.A.m()", overrides=("p.B.m()",)), _doc("p.B.m()", overrides=("p.A.m()",))]
+    chain = [_doc(f"p.C{i}.m()", overrides=(f"p.C{i + 1}.m()",)) for i in range(20)] + [_doc("p.C20.m()", "Deep.")]
+    index = DocIndex([DocSet(source="s", layout=None, classes=(), members=tuple(loop + chain), warnings=(), pages=0)])
+    assert index.inherited(index.get("p.A.m()")) is None
+    assert index.inherited(index.get("p.C0.m()")) is None  # 20 steps: past the bound of 8 members asked
+    assert index.inherited(index.get("p.C13.m()")).id == "p.C20.m()"  # 7 steps
+
+
+@pytest.mark.parametrize("dd", [
+    '<dd><code>m</code> in class <code>T</code></dd>',  # no links
+    '<dd><code><a href="T.html">m</a></code> in class <code><a href="T.html" title="class in p">T</a></code></dd>',
+    '<dd><code><a href="T.html#m--">m</a></code></dd>',  # no type
+    '<dd><code><a href="#m--">m</a></code> in class <code>T</code></dd>',  # a type without a link or package
+])
+def test_notes_that_name_no_member_add_none(dd):
+    from javadoc._site import _notes, parse_html
+
+    html = f"<html><body><dl><dt>Overrides:</dt>{dd}</dl></body></html>".encode()
+    assert _notes(next(parse_html(html, "T.html", []).iter("dl")), "p/T.html")[3] == []

@@ -556,6 +556,8 @@ def test_a_changed_row_whose_crc_was_not_made_right_is_a_miss(tmp_path, sources_
     ("member", 0, "p.Other.id()"),  # a row that is not the member the header names
     ("member", 1, "p.Other.api"),
     ("member", 12, "no-such-layout"),
+    ("member", 15, [7]),  # an overridden member's id that is no string
+    ("member", 15, "p.Base.m()"),  # the overridden members not a list
     ("class", 9, [1]),
     ("class", 0, "p.Other"),
 ])
