@@ -109,8 +109,11 @@ def open_docs(paths: list[str]):
             hits = store.hits if store is not None else 0
             one = DocIndex.open(p, store=store)
             how = "from the doc-index cache" if store is not None and store.hits > hits else "once per build"
-            _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
-                           f"loaded in {time.perf_counter() - t:.1f} s ({how})")
+            if one.failed:  # "0 members loaded" read as if it had been (a new user, session 10)
+                _progress.note(f"javadoc {p}: not read ({'; '.join(r for _p, r in one.warnings[:1])})")
+            else:
+                _progress.note(f"javadoc {p}: {sum(len(d.members) for d in one.docsets)} members "
+                               f"loaded in {time.perf_counter() - t:.1f} s ({how})")
             _DOCS_MEMO[key] = one
             _trim_memo()
         else:
